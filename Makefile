@@ -1,0 +1,57 @@
+# Two commands matter: `make run` (the main job) and `make test` (everything CI checks).
+# Both create .venv and install what they need on a fresh machine with Python 3.11.
+
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: run test lint typecheck pytest bench install dev clean help
+
+help:
+	@echo "make run    - install and start warroom"
+	@echo "make test   - install dev tools; run ruff, mypy --strict and the whole test suite"
+	@echo "make bench  - the performance suite (prints a table)"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	@touch $@
+
+$(VENV)/.dev: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	@touch $(VENV)/.installed $@
+
+install: $(VENV)/.installed
+dev: $(VENV)/.dev
+
+run: install
+	@$(BIN)/warroom --help
+	@echo
+	@echo "Worked example: the exact odds of 8 dice needing 4+, re-rolling misses:"
+	@echo "  warroom odds demo.pool dice=8 at=4 reroll=misses"
+	@$(BIN)/warroom odds demo.pool dice=8 at=4 reroll=misses
+
+lint: dev
+	$(BIN)/ruff check src tests benchmarks
+
+typecheck: dev
+	$(BIN)/mypy src
+
+pytest: dev
+	$(BIN)/pytest
+
+test: dev
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy src
+	$(BIN)/pytest
+
+bench: dev
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

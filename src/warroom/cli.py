@@ -1,0 +1,247 @@
+"""The command line: thin words over :mod:`warroom.api`.
+
+Usage errors (unknown names, bad values, wrong dice) print one clear message and exit
+with code 2; nothing prints a traceback unless WARROOM_DEBUG is set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import click
+import typer
+
+from warroom.errors import UsageError, WarroomError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+app = typer.Typer(
+    name="warroom",
+    help="An umpire for tabletop wargames: exact odds, explained resolutions, battle logs.\n\n"
+    "Games: Flames of War (fow), Advanced Squad Leader (asl), Blitzkrieg Commander (bkc),"
+    " Cold War Commander (cwc). Parameters are given as key=value.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+_STATE: dict[str, str] = {"lang": "en"}
+
+ParamsArg = Annotated[
+    Optional[list[str]],  # noqa: UP045 - typer needs Optional here
+    typer.Argument(help="Parameters as key=value, e.g. dice=8 at=4. See 'warroom rules GAME'.",
+                   show_default=False),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+@app.callback()
+def _root(
+    lang: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--lang", help="Language of explanations: en, pl or zh "
+                     "(default: WARROOM_LANG or en).", show_default=False),
+    ] = None,
+) -> None:
+    from warroom import i18n
+
+    _STATE["lang"] = i18n.normalize(lang) if lang else i18n.from_env()
+
+
+def _tr() -> Any:
+    from warroom import i18n
+
+    return i18n.translator(_STATE["lang"])
+
+
+def _console() -> Console:
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def _parse(words: list[str] | None) -> dict[str, str]:
+    from warroom.engine.params import parse_assignments
+
+    return parse_assignments(words or [])
+
+
+# --------------------------------------------------------------------------- rules
+@app.command()
+def rules(
+    game: Annotated[Optional[str], typer.Argument(help="fow, asl, bkc, cwc or demo.",  # noqa: UP045
+                                                  show_default=False)] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List game systems, their procedures, parameters (type, default, allowed values),
+    outcome fields and data tables."""
+    from warroom import api
+
+    data = api.rules(game)
+    if as_json:
+        _print_json(data)
+        return
+    from warroom.cli_render import render_rules
+
+    render_rules(_console(), data, _tr(), full=game is not None)
+
+
+# --------------------------------------------------------------------------- odds
+@app.command()
+def odds(
+    procedure: Annotated[str, typer.Argument(help="game.procedure, e.g. fow.shoot")],
+    params: ParamsArg = None,
+    as_json: JsonOpt = False,
+    exact: Annotated[bool, typer.Option("--exact", help="Also give each probability as an "
+                                        "exact fraction.")] = False,
+) -> None:
+    """Exact odds of every outcome, before you commit."""
+    from warroom import api
+
+    dist = api.odds(procedure, _parse(params))
+    if as_json:
+        _print_json(dist.to_json(exact=exact))
+        return
+    from warroom.cli_render import render_odds
+
+    render_odds(_console(), dist, exact=exact)
+
+
+# --------------------------------------------------------------------------- roll
+@app.command()
+def roll(
+    procedure: Annotated[str, typer.Argument(help="game.procedure, e.g. asl.ift")],
+    params: ParamsArg = None,
+    dice: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--dice", help="Your own dice, in the order the steps roll them: 3,5,6.",
+        show_default=False)] = None,
+    seed: Annotated[Optional[int], typer.Option(  # noqa: UP045
+        "--seed", help="Seed for virtual dice (the same seed gives the same dice).",
+        show_default=False)] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Resolve once, with virtual dice or the ones on your table, step by step."""
+    from warroom import api
+    from warroom.dice.sources import parse_dice
+
+    if dice is not None and seed is not None:
+        raise UsageError("give either --dice or --seed, not both")
+    entered = parse_dice(dice) if dice is not None else None
+    if dice is not None and not entered:
+        raise UsageError("--dice needs at least one die, e.g. --dice 3,5,6")
+    res = api.roll(procedure, _parse(params), seed=seed, entered=entered)
+    if as_json:
+        _print_json(res.to_json(_tr()))
+        return
+    from warroom.cli_render import render_roll
+
+    render_roll(_console(), res, _tr())
+
+
+# --------------------------------------------------------------------------- simulate
+@app.command()
+def simulate(
+    procedure: Annotated[str, typer.Argument(help="game.procedure")],
+    params: ParamsArg = None,
+    samples: Annotated[int, typer.Option("--samples", "-n", help="How many resolutions.")
+                       ] = 100_000,
+    seed: Annotated[Optional[int], typer.Option("--seed", show_default=False,  # noqa: UP045
+                                                help="Seed for repeatable runs.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Monte Carlo: many resolutions, with 95% confidence intervals."""
+    from warroom import api
+    from warroom.engine import drivers
+    from warroom.errors import ParameterError
+
+    if not 1 <= samples <= api.MAX_SAMPLES:
+        raise ParameterError("samples", f"{samples} is out of range", f"1 to {api.MAX_SAMPLES}")
+    proc, p = api.prepare(procedure, _parse(params))
+    show = not as_json and samples >= 20_000 and sys.stderr.isatty()
+    if show:
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TimeRemainingColumn
+
+        with Progress("[progress.description]{task.description}", BarColumn(),
+                      "{task.completed:,}/{task.total:,}", TimeRemainingColumn(),
+                      console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task(proc.id, total=samples)
+            est = drivers.simulate(proc, p, samples, seed=seed,
+                                   progress=lambda done, _t: bar.update(task, completed=done))
+    else:
+        est = drivers.simulate(proc, p, samples, seed=seed)
+    if as_json:
+        _print_json(est.to_json())
+        return
+    from warroom.cli_render import render_estimate
+
+    render_estimate(_console(), est)
+
+
+def _register_subcommands() -> None:
+    """Sub-command groups that live beside their subsystem (imported cheaply)."""
+    import importlib
+
+    for module in ("warroom.battle.cli", "warroom.web.cli"):
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name and module.startswith(exc.name):
+                continue
+            raise
+        mod.register(app)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    _register_subcommands()
+    debug = bool(os.environ.get("WARROOM_DEBUG"))
+    try:
+        app(args=argv, prog_name="warroom", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        return int(exc.exit_code)
+    except click.exceptions.Abort:
+        sys.stderr.write("Aborted.\n")
+        return 1
+    except UsageError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    except WarroomError as exc:
+        if debug:
+            raise
+        sys.stderr.write(f"error: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("Interrupted.\n")
+        return 130
+    except Exception as exc:  # pragma: no cover - a bug; say so without a traceback
+        if debug:
+            raise
+        sys.stderr.write(f"internal error ({type(exc).__name__}): {exc}\n"
+                         "Set WARROOM_DEBUG=1 for details and please report it.\n")
+        return 1
+    return 0
+
+
+def run() -> None:
+    """Console-script entry point."""
+    # Start-up time matters at the table: skip pydantic's scan of installed plugins.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    run()

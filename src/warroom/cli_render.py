@@ -1,0 +1,228 @@
+"""Rich rendering for the CLI: tables, small bar charts and the story of a roll."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from warroom.engine.results import Distribution, Estimate, Resolution
+
+Tr = Callable[[str], str]
+MAX_ROWS = 40
+BAR_WIDTH = 28
+
+
+def bar(p: float, width: int = BAR_WIDTH) -> str:
+    """A horizontal bar of eighth-blocks for a probability."""
+    cells = p * width
+    full = int(cells)
+    rest = int((cells - full) * 8)
+    return "█" * full + ("" if rest == 0 else " ▏▎▍▌▋▊▉"[rest])
+
+
+def fmt_pct(p: float) -> str:
+    if p == 0:
+        return "0%"
+    if p < 0.0001:
+        return "<0.01%"
+    return f"{p * 100:.2f}%"
+
+
+def fmt_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v)
+
+
+def _params_line(params: Mapping[str, Any]) -> str:
+    return " ".join(f"{k}={fmt_value(v)}" for k, v in params.items())
+
+
+def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, full: bool) -> None:
+    for system in data:
+        console.print(Text(f"{system['id']} — {tr(system['title'])}", style="bold"))
+        if system.get("description"):
+            console.print(f"  {tr(system['description'])}")
+        for proc in system["procedures"]:
+            console.print(Text(f"\n  {proc['id']}", style="bold cyan"),
+                          Text(f" {tr(proc['title'])}"))
+            console.print(f"    {tr(proc['summary'])}")
+            if not full:
+                continue
+            table = Table(box=None, padding=(0, 1), show_header=True, header_style="dim")
+            table.add_column("parameter")
+            table.add_column("type")
+            table.add_column("default")
+            table.add_column("allowed")
+            table.add_column("meaning")
+            for prm in proc["params"]:
+                allowed = ", ".join(prm.get("choices", []))
+                if not allowed and ("minimum" in prm or "maximum" in prm):
+                    lo = prm.get("minimum", "")
+                    hi = prm.get("maximum", "")
+                    allowed = f"{_n(lo)}..{_n(hi)}"
+                default = "(required)" if prm["required"] else fmt_value(prm["default"])
+                table.add_row(prm["name"], prm["type"], default, allowed, tr(prm["description"]))
+            console.print(table)
+            outs = ", ".join(f["name"] for f in proc["outcome"])
+            console.print(f"    [dim]outcome:[/dim] {outs}")
+            if proc.get("note"):
+                console.print(f"    [dim]note:[/dim] {tr(proc['note'])}")
+        if full and system.get("tables"):
+            console.print(Text("\n  Tables", style="bold"))
+            for name, value in system["tables"].items():
+                console.print(f"  [cyan]{name}[/cyan]")
+                _render_table_value(console, value, indent="    ")
+        console.print()
+
+
+def _n(x: Any) -> str:
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    return str(x)
+
+
+def _render_table_value(console: Console, value: Any, indent: str) -> None:
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if isinstance(v, (Mapping, list)) and v and not _flat(v):
+                console.print(f"{indent}{k}:")
+                _render_table_value(console, v, indent + "  ")
+            else:
+                console.print(f"{indent}{k}: {_inline(v)}")
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, (Mapping, list)) and not _flat(item):
+                _render_table_value(console, item, indent + "  ")
+                console.print()
+            else:
+                console.print(f"{indent}- {_inline(item)}")
+    else:
+        console.print(f"{indent}{value}")
+
+
+def _flat(v: Any) -> bool:
+    if isinstance(v, Mapping):
+        return all(not isinstance(x, (Mapping, list)) for x in v.values()) and len(v) <= 6
+    if isinstance(v, list):
+        return all(not isinstance(x, (Mapping, list)) for x in v) and len(v) <= 12
+    return True
+
+
+def _inline(v: Any) -> str:
+    if isinstance(v, Mapping):
+        return ", ".join(f"{k}={_inline(x)}" for k, x in v.items())
+    if isinstance(v, list):
+        return ", ".join(_inline(x) for x in v)
+    return fmt_value(v)
+
+
+def render_odds(console: Console, dist: Distribution, exact: bool = False) -> None:
+    console.print(Text(dist.procedure, style="bold"), Text(_params_line(dist.params), style="dim"))
+    rows = list(dist.items())
+    table = Table(show_edge=False, header_style="bold")
+    for f in dist.fields:
+        table.add_column(f)
+    table.add_column("chance", justify="right")
+    if exact:
+        table.add_column("exact", justify="right")
+    table.add_column("")
+    shown = rows
+    if len(rows) > MAX_ROWS:
+        shown = sorted(rows, key=lambda r: -r[1])[:MAX_ROWS]
+        shown.sort(key=lambda r: rows.index(r))
+    for outcome, p in shown:
+        cells: list[str | Text] = [fmt_value(outcome[f]) for f in dist.fields]
+        cells.append(fmt_pct(float(p)))
+        if exact:
+            cells.append(f"{p.numerator}/{p.denominator}")
+        cells.append(Text(bar(float(p)), style="green"))
+        table.add_row(*cells)
+    console.print(table)
+    if len(rows) > MAX_ROWS:
+        console.print(f"[dim]{len(rows) - MAX_ROWS} rarer outcomes not shown "
+                      "(use --json for all)[/dim]")
+    for name in dist.numeric_fields():
+        marg = dist.at_least(name)
+        if len(marg) <= 1:
+            continue
+        console.print(Text(f"\n{name}: at least N", style="bold"),
+                      Text(f"  (average {float(dist.mean(name)):.2f})", style="dim"))
+        t = Table(show_edge=False, show_header=False, box=None)
+        t.add_column(justify="right")
+        t.add_column(justify="right")
+        t.add_column()
+        for v, p in marg.items():
+            if v == min(marg):
+                continue
+            t.add_row(f"≥ {v}", fmt_pct(float(p)), Text(bar(float(p)), style="cyan"))
+        console.print(t)
+    for i, name in enumerate(dist.fields):
+        if dist.numeric_fields().count(name):
+            continue
+        if len(dist.fields) > 1:
+            marg = dist.marginal(name)
+            if len(marg) > 1:
+                parts = ", ".join(f"{fmt_value(v)} {fmt_pct(float(p))}" for v, p in marg.items())
+                console.print(f"[bold]{name}[/bold]: {parts}")
+        del i
+
+
+def render_roll(console: Console, res: Resolution, tr: Tr) -> None:
+    data = res.to_json(tr)
+    console.print(Text(res.procedure, style="bold"), Text(_params_line(res.params), style="dim"))
+    for n, step in enumerate(data["steps"], start=1):
+        line = Text(f"{n:>2}. ", style="dim")
+        line.append(step["text"])
+        if step["target"] is not None:
+            kind = "+" if step["target_kind"] == "at_least" else ""
+            label = f"{step['target']}{kind}" if kind else f"≤{step['target']}"
+            line.append(f"   [{tr('target')} {label}", style="yellow")
+            if step["base_reason"] and (step["modifiers"] or step["base"] != step["target"]):
+                line.append(f": {step['base']} {step['base_reason']}", style="yellow")
+            for m in step["modifiers"]:
+                line.append(f", {m['value']:+d} {m['reason']}", style="yellow")
+            line.append("]", style="yellow")
+        console.print(line)
+        if step["dice"]:
+            dice = " ".join(str(d) for d in step["dice"])
+            extra = ""
+            if step["rerolled"]:
+                extra = f"  {tr('re-rolled')}: " + " ".join(str(d) for d in step["rerolled"])
+            console.print(f"      🎲 {dice}{extra}")
+        if step["result"]:
+            console.print(Text(f"      → {step['result']}", style="green"))
+    console.print(Text(tr("Outcome") + ": ", style="bold"),
+                  Text(", ".join(f"{k} = {fmt_value(v)}" for k, v in res.outcome.items())))
+    if res.seed is not None:
+        dice = ",".join(str(d) for d in res.dice)
+        console.print(f"[dim]seed {res.seed}; replay with --seed {res.seed}"
+                      f"{' or --dice ' + dice if dice else ''}[/dim]")
+
+
+def render_estimate(console: Console, est: Estimate) -> None:
+    data = est.to_json()
+    console.print(Text(est.procedure, style="bold"), Text(_params_line(est.params), style="dim"))
+    console.print(f"[dim]{est.samples:,} samples, seed {est.seed}, {est.seconds:.2f}s "
+                  f"({est.samples / max(est.seconds, 1e-9):,.0f}/s)[/dim]")
+    table = Table(show_edge=False, header_style="bold")
+    for f in est.fields:
+        table.add_column(f)
+    table.add_column("estimate", justify="right")
+    table.add_column("95% interval", justify="right")
+    table.add_column("")
+    rows = data["outcomes"]
+    if len(rows) > MAX_ROWS:
+        rows = sorted(rows, key=lambda r: -r["p"])[:MAX_ROWS]
+    for row in rows:
+        lo, hi = row["ci95"]
+        table.add_row(*[fmt_value(row["outcome"][f]) for f in est.fields], fmt_pct(row["p"]),
+                      f"{fmt_pct(lo)}–{fmt_pct(hi)}", Text(bar(row["p"]), style="green"))
+    console.print(table)
+    for name, m in data["means"].items():
+        console.print(f"[bold]{name}[/bold] average {m['mean']:.3f} "
+                      f"(95%: {m['ci95'][0]:.3f}–{m['ci95'][1]:.3f})")

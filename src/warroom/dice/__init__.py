@@ -1,0 +1,1 @@
+"""Dice mathematics with exact integer weights, and seeded random sources."""

@@ -1,0 +1,1 @@
+"""The procedure core: the dice interface, drivers, steps, registry and parameters."""

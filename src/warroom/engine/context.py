@@ -1,0 +1,124 @@
+"""The interface a procedure uses to ask for dice.
+
+A procedure is written once against :class:`Dice`. Four drivers implement it:
+exact odds, a seeded roll, dice entered by a player, and Monte Carlo sampling.
+
+Requests are made at the level the rules speak of: "8 dice at 4+, re-roll misses",
+"one save per hit", "2d6". Counts returned by :meth:`Dice.pool`, :meth:`Dice.split`
+and :meth:`Dice.each` behave like ``int``. Under the exact driver they may be lazy
+stand-ins: arithmetic and comparisons on them are free, while branching on them
+(``if hits > 2:``) makes the driver enumerate their values, which is correct but
+slower. Prefer storing a comparison in the outcome (``"pinned": hits >= 5``) over
+branching on it when only the outcome needs it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from warroom.dice.weights import Reroll, View
+from warroom.engine.messages import Msg, msg
+from warroom.engine.steps import Target
+
+Chain = Callable[["Dice"], str]
+"""A per-item sub-procedure: rolls what one item needs and returns its category."""
+
+
+def as_target(at: int | Target) -> Target:
+    return at if isinstance(at, Target) else Target.of(at, "target number")
+
+
+class Dice(ABC):
+    """What a procedure may ask of the umpire. Every method records a step when rolling."""
+
+    @abstractmethod
+    def pool(
+        self,
+        n: int,
+        at: int | Target,
+        *,
+        rule: str,
+        what: str,
+        reroll: Reroll = "none",
+    ) -> int:
+        """Roll ``n`` dice needing ``at``+ each; return how many succeed.
+
+        ``reroll="misses"`` re-rolls every failed die once; ``reroll="hits"`` forces
+        every success to be rolled again (it stays a success only if it succeeds again).
+        A target above the die's highest face cannot be reached: no dice are rolled.
+        """
+
+    @abstractmethod
+    def split(
+        self,
+        n: int,
+        classes: Mapping[str, Sequence[int]],
+        *,
+        rule: str,
+        what: str,
+        target: Target | None = None,
+    ) -> dict[str, int]:
+        """Roll one die per item for ``n`` items; count the items whose face falls in
+        each class. ``classes`` maps a category to its faces and must cover 1-6 once."""
+
+    @abstractmethod
+    def each(
+        self,
+        n: int,
+        chain: Chain,
+        labels: Sequence[str],
+        *,
+        rule: str,
+        what: str,
+    ) -> dict[str, int]:
+        """Run ``chain`` for each of ``n`` independent items and count the categories
+        it returns. At the table the items roll in step: everyone's first roll, then
+        everyone's second roll, and so on."""
+
+    @abstractmethod
+    def die(self, *, rule: str, what: str, sides: int = 6, target: Target | None = None) -> int:
+        """Roll one die."""
+
+    @abstractmethod
+    def dice(
+        self,
+        k: int,
+        *,
+        rule: str,
+        what: str,
+        sides: int = 6,
+        view: View = "ordered",
+        target: Target | None = None,
+    ) -> Any:
+        """Roll ``k`` dice together. ``view`` says what the rule needs of them: the
+        ``ordered`` tuple (e.g. white and coloured die), the ``sorted`` tuple, the
+        ``sum``, the ``max`` or the ``min``. Ask for the least you need: it is faster."""
+
+    @abstractmethod
+    def test(
+        self,
+        at: int | Target,
+        *,
+        rule: str,
+        what: str,
+        reroll: bool = False,
+    ) -> bool:
+        """One die needing ``at``+; with ``reroll`` a failure is rolled once more."""
+
+    @abstractmethod
+    def pick(self, k: int, *, rule: str, what: str) -> int:
+        """Choose one of ``k`` things at random, each equally likely (index from 0).
+
+        At the table: roll a die (two dice above six things) and re-roll results that
+        do not name a thing."""
+
+    @abstractmethod
+    def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,
+             **args: Any) -> None:
+        """Record a step that rolls no dice (a table lookup, a consequence, a choice)."""
+
+    # Convenience -------------------------------------------------------------
+    def msg(self, template: str, **args: Any) -> Msg:
+        return msg(template, **args)

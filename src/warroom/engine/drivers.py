@@ -1,0 +1,82 @@
+"""The four ways of answering a procedure's dice: exact, roll, entered, Monte Carlo."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from warroom.dice.sources import DiceSource, EnteredSource, SeededSource, new_seed
+from warroom.engine.context import Dice
+from warroom.engine.exact import exact_run
+from warroom.engine.montecarlo import SampleDice
+from warroom.engine.params import normalized
+from warroom.engine.procedure import Params, Procedure
+from warroom.engine.results import Distribution, Estimate, Resolution
+from warroom.engine.roll import RollDice
+from warroom.errors import RuleError
+
+Progress = Callable[[int, int], None]
+
+
+def _checked(proc: Procedure, out: Mapping[str, Any]) -> dict[str, Any]:
+    missing = [f for f in proc.fields if f not in out]
+    extra = [k for k in out if k not in proc.fields]
+    if missing or extra:
+        raise RuleError(f"{proc.id} returned fields {sorted(out)}; declared {list(proc.fields)}")
+    return {f: out[f] for f in proc.fields}
+
+
+def exact(proc: Procedure, params: Params) -> Distribution:
+    """Every outcome with its exact probability."""
+    w = exact_run(lambda d: proc.run(params, d), proc.fields)
+    return Distribution(proc.id, normalized(params), proc.fields, w.weights, w.denominator)
+
+
+def resolve(proc: Procedure, params: Params, source: DiceSource) -> Resolution:
+    """One resolution with dice from ``source``, steps recorded."""
+    dice = RollDice(source)
+    out = _checked(proc, proc.run(params, dice))
+    source.finish()
+    seed = source.seed if isinstance(source, SeededSource) else None
+    return Resolution(proc.id, normalized(params), out, tuple(dice.steps), tuple(source.used),
+                      seed, entered=isinstance(source, EnteredSource))
+
+
+def roll(proc: Procedure, params: Params, *, seed: int | None = None,
+         dice: Sequence[object] | None = None, rng: random.Random | None = None) -> Resolution:
+    """Roll with a seed (a fresh one is drawn and recorded when none is given), with a
+    generator owned by the caller (a battle's), or with dice typed in by a player."""
+    if dice is not None:
+        return resolve(proc, params, EnteredSource(dice))
+    return resolve(proc, params, SeededSource(seed, rng))
+
+
+def simulate(proc: Procedure, params: Params, samples: int, *, seed: int | None = None,
+             progress: Progress | None = None) -> Estimate:
+    """Monte Carlo: ``samples`` independent resolutions, counted."""
+    seed = new_seed() if seed is None else seed
+    rng = random.Random(seed)
+    ctx: Dice = SampleDice(rng)
+    run = proc.run
+    fields = proc.fields
+    counts: dict[tuple[Any, ...], int] = {}
+    start = time.perf_counter()
+    chunk = max(1, min(samples, 5000))
+    done = 0
+    first = True
+    while done < samples:
+        todo = min(chunk, samples - done)
+        for _ in range(todo):
+            out = run(params, ctx)
+            if first:
+                _checked(proc, out)
+                first = False
+            key = tuple([out[f] for f in fields])
+            counts[key] = counts.get(key, 0) + 1
+        done += todo
+        if progress is not None:
+            progress(done, samples)
+    return Estimate(proc.id, normalized(params), fields, counts, samples, seed,
+                    time.perf_counter() - start)

@@ -1,0 +1,459 @@
+"""The exact driver: the full distribution of a procedure's outcomes as exact fractions.
+
+Two techniques keep the tree small:
+
+* requests for pools, splits and per-item chains are answered with lazy counts
+  (:mod:`warroom.engine.symbolic`); each pool becomes one categorical per item and a
+  multinomial over counts, evaluated with integer weights over a common denominator;
+* requests that must be concrete (single dice, tests, or a lazy count the procedure
+  branches on) are enumerated by replaying the procedure with a prefix of answers.
+
+Equal outcomes are merged. The result sums to exactly 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from math import comb, gcd, lcm
+from typing import Any
+
+from warroom.dice.weights import (
+    Reroll,
+    View,
+    binomial,
+    dice_view,
+    multinomial,
+    success_weight,
+)
+from warroom.engine.context import Chain, Dice, as_target
+from warroom.engine.messages import Msg
+from warroom.engine.steps import Target
+from warroom.engine.symbolic import Cond, NeedConcrete, Node, Sym
+from warroom.errors import RuleError
+
+Outcome = tuple[Any, ...]
+Run = Callable[[Dice], Mapping[str, Any]]
+
+
+class _Branch(BaseException):
+    def __init__(self, options: Sequence[tuple[Any, int]], den: int) -> None:
+        super().__init__()
+        self.options = options
+        self.den = den
+
+
+def check_classes(classes: Mapping[str, Sequence[int]], sides: int = 6) -> None:
+    seen: list[int] = []
+    for faces in classes.values():
+        seen.extend(faces)
+    if sorted(seen) != list(range(1, sides + 1)):
+        raise RuleError(f"split classes must cover faces 1-{sides} exactly once, got {classes}")
+
+
+class ExactDice(Dice):
+    """Answers requests from a replay path, lazily where it can."""
+
+    def __init__(self, path: Sequence[Any], concrete: set[int], all_concrete: bool = False):
+        self.path = path
+        self.pos = 0
+        self.ordinal = 0
+        self.concrete = concrete
+        self.all_concrete = all_concrete
+        self.roots: list[Node] = []
+
+    # -- plumbing --------------------------------------------------------------
+    def _next(self) -> int:
+        i = self.ordinal
+        self.ordinal += 1
+        return i
+
+    def _answer(self, options: Sequence[tuple[Any, int]], den: int) -> Any:
+        if len(options) == 1:
+            return options[0][0]
+        if self.pos < len(self.path):
+            value = self.path[self.pos]
+            self.pos += 1
+            return value
+        raise _Branch(options, den)
+
+    def _lazy(self, i: int) -> bool:
+        return not self.all_concrete and i not in self.concrete
+
+    def _categorize(self, i: int, n: Any, probs: Sequence[tuple[str, int]], den: int
+                    ) -> dict[str, Any]:
+        """Split the items counted by ``n`` into categories of chance ``num/den`` each."""
+        live = [(label, p) for label, p in probs if p]
+        if isinstance(n, int):
+            if n == 0 or len(live) == 1:
+                return {label: (n if p == den else 0) for label, p in probs}
+            if n < 0:
+                raise RuleError(f"a pool cannot have {n} items")
+            root = Node(i, None, 1, 1, n)
+            self.roots.append(root)
+            leaves = [root]
+        else:
+            terms = n.terms
+            if n.const != 0 or any(c != 1 for c in terms.values()):
+                raise NeedConcrete(n.origins() | {i})
+            if len(terms) == 1:
+                leaves = next(iter(terms)).leaves()
+            else:
+                nodes = list(terms)
+                leaves = [leaf for node in nodes for leaf in node.leaves()]
+                if len(set(map(id, leaves))) != len(leaves) or any(
+                    a is not b and _ancestor(a, b) for a in nodes for b in nodes
+                ):
+                    raise NeedConcrete(n.origins() | {i})
+            if len(live) == 1:
+                return {label: (n if p == den else 0) for label, p in probs}
+        out: dict[str, Any] = {label: 0 for label, _ in probs}
+        for label, p in live:
+            children: dict[Node, int] = {}
+            for leaf in leaves:
+                child = Node(i, leaf, p, den)
+                leaf.children.append(child)
+                children[child] = 1
+            out[label] = Sym(children)
+        return out
+
+    def _concrete_count(self, i: int, n: Any) -> int:
+        if isinstance(n, Sym):
+            raise NeedConcrete(n.origins() | {i})
+        return int(n)
+
+    # -- requests ----------------------------------------------------------------
+    def pool(self, n: int, at: int | Target, *, rule: str, what: str,
+             reroll: Reroll = "none") -> int:
+        i = self.ordinal
+        self.ordinal = i + 1
+        num, den = success_weight(at if isinstance(at, int) else at.final, reroll)
+        if self._lazy(i):
+            return self._categorize(i, n, (("hit", num), ("miss", den - num)), den)["hit"]  # type: ignore[no-any-return]
+        k = self._concrete_count(i, n)
+        options, d = binomial(k, num, den)
+        return self._answer(options, d)  # type: ignore[no-any-return]
+
+    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: str,
+              target: Target | None = None) -> dict[str, int]:
+        i = self._next()
+        probs = [(label, len(faces)) for label, faces in classes.items()]
+        if sum(w for _, w in probs) != 6:
+            check_classes(classes)
+        return self._categorical(i, n, probs, 6)
+
+    def _categorical(self, i: int, n: Any, probs: Sequence[tuple[str, int]], den: int
+                     ) -> dict[str, Any]:
+        if self._lazy(i):
+            return self._categorize(i, n, probs, den)
+        k = self._concrete_count(i, n)
+        counts, d = multinomial(k, [w for _, w in probs])
+        value = self._answer(counts, d)
+        return {label: c for (label, _), c in zip(probs, value, strict=True)}
+
+    def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
+             what: str) -> dict[str, int]:
+        i = self._next()
+        sub = exact_run(lambda d: {"label": chain(d)}, ("label",), all_concrete=True)
+        probs_map: dict[str, int] = dict.fromkeys(labels, 0)
+        for (label,), w in sub.weights.items():
+            if label not in probs_map:
+                raise RuleError(f"chain returned {label!r}, not one of {list(labels)}")
+            probs_map[label] += w
+        return self._categorical(i, n, list(probs_map.items()), sub.denominator)
+
+    def die(self, *, rule: str, what: str, sides: int = 6, target: Target | None = None) -> int:
+        self._next()
+        return self._answer([(f, 1) for f in range(1, sides + 1)], sides)  # type: ignore[no-any-return]
+
+    def dice(self, k: int, *, rule: str, what: str, sides: int = 6, view: View = "ordered",
+             target: Target | None = None) -> Any:
+        self._next()
+        if view == "ordered" and k > 4:
+            raise RuleError("ask for a sorted, sum, max or min view of more than 4 dice")
+        options, den = dice_view(k, sides, view)
+        return self._answer(options, den)
+
+    def test(self, at: int | Target, *, rule: str, what: str, reroll: bool = False) -> bool:
+        self._next()
+        num, den = success_weight(as_target(at).final, "misses" if reroll else "none")
+        options = [(True, num), (False, den - num)] if num and num != den else [(num == den, 1)]
+        return bool(self._answer(options, den))
+
+    def pick(self, k: int, *, rule: str, what: str) -> int:
+        self._next()
+        if k < 1:
+            raise RuleError("pick needs at least one thing to choose from")
+        return self._answer([(j, 1) for j in range(k)], k)  # type: ignore[no-any-return]
+
+    def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,
+             **args: Any) -> None:
+        return None
+
+
+def _ancestor(a: Node, b: Node) -> bool:
+    node = b.parent
+    while node is not None:
+        if node is a:
+            return True
+        node = node.parent
+    return False
+
+
+class Weights:
+    """Outcome tuples with integer weights over one denominator (exact, not yet reduced)."""
+
+    __slots__ = ("denominator", "fields", "weights")
+
+    def __init__(self, fields: Sequence[str], weights: dict[Outcome, int], denominator: int):
+        self.fields = tuple(fields)
+        self.weights = weights
+        self.denominator = denominator
+
+
+def exact_run(run: Run, fields: Sequence[str], all_concrete: bool = False) -> Weights:
+    """Enumerate ``run`` exactly. ``fields`` orders the outcome tuple."""
+    concrete: set[int] = set()
+    while True:
+        try:
+            return _enumerate(run, tuple(fields), concrete, all_concrete)
+        except NeedConcrete as need:
+            new = need.origins - concrete
+            if not new:  # pragma: no cover - would loop forever
+                raise RuleError("exact driver could not make a lazy count concrete") from None
+            concrete |= new
+
+
+def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
+               all_concrete: bool) -> Weights:
+    plain: dict[int, dict[Outcome, int]] = {}
+    lazy: list[tuple[int, int, dict[Outcome, int]]] = []
+    stack: list[tuple[tuple[Any, ...], int, int]] = [((), 1, 1)]
+    while stack:
+        path, num, den = stack.pop()
+        ctx = ExactDice(path, concrete, all_concrete)
+        try:
+            out = run(ctx)
+        except _Branch as br:
+            for value, w in br.options:
+                if w:
+                    stack.append(((*path, value), num * w, den * br.den))
+            continue
+        values = [_field(out, f) for f in fields]
+        if any(isinstance(v, (Sym, Cond)) for v in values):
+            sub, sub_den = _evaluate(values)
+            lazy.append((den * sub_den, num, sub))
+            continue
+        bucket = plain.setdefault(den, {})
+        key = tuple(values)
+        bucket[key] = bucket.get(key, 0) + num
+    if not plain and len(lazy) == 1 and lazy[0][1] == 1:
+        den, _, sub = lazy[0]
+        return Weights(fields, sub, den)
+    for den, num, sub in lazy:
+        bucket = plain.setdefault(den, {})
+        for key, w in sub.items():
+            bucket[key] = bucket.get(key, 0) + num * w
+    return _merge(fields, plain)
+
+
+def _field(out: Mapping[str, Any], name: str) -> Any:
+    try:
+        return out[name]
+    except KeyError:
+        raise RuleError(f"procedure did not return outcome field {name!r}") from None
+
+
+def _merge(fields: tuple[str, ...], acc: dict[int, dict[Outcome, int]]) -> Weights:
+    if len(acc) == 1:
+        (den, bucket), = acc.items()
+        return Weights(fields, bucket, den)
+    common = lcm(*acc)
+    merged: dict[Outcome, int] = {}
+    for den, bucket in acc.items():
+        scale = common // den
+        for key, w in bucket.items():
+            merged[key] = merged.get(key, 0) + w * scale
+    return Weights(fields, merged, common)
+
+
+def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
+    """Distribution of an outcome whose fields hold lazy counts and conditions."""
+    exprs: list[Sym] = []
+    seen: set[int] = set()
+    for v in values:
+        for s in ([v] if isinstance(v, Sym) else v.syms() if isinstance(v, Cond) else []):
+            if id(s) not in seen:
+                seen.add(id(s))
+                exprs.append(s)
+    # expand every expression onto the leaves of the category trees
+    leaf_coef: list[dict[Node, int]] = []
+    roots: dict[Node, list[Node]] = {}
+    for e in exprs:
+        coefs: dict[Node, int] = {}
+        for node, c in e.terms.items():
+            for leaf in node.leaves():
+                coefs[leaf] = coefs.get(leaf, 0) + c
+            r = node.root()
+            if r not in roots:
+                roots[r] = r.leaves()
+        leaf_coef.append(coefs)
+    # mixed-radix encoding of the vector of expression values into one int
+    mults: list[int] = []
+    los: list[int] = []
+    radices: list[int] = []
+    mult = 1
+    offset = 0
+    for e, coefs in zip(exprs, leaf_coef, strict=True):
+        lo = hi = e.const
+        for r, leaves in roots.items():
+            cs = [coefs.get(leaf, 0) for leaf in leaves]
+            lo += r.size * min(0, *cs)
+            hi += r.size * max(0, *cs)
+        mults.append(mult)
+        los.append(lo)
+        radices.append(hi - lo + 1)
+        offset += (e.const - lo) * mult
+        mult *= hi - lo + 1
+    dist: dict[int, int] | None = None
+    den = 1
+    for r, leaves in roots.items():
+        deltas: list[int] = []
+        nums: list[int] = []
+        dens: list[int] = []
+        for leaf in leaves:
+            delta = 0
+            for coefs, m in zip(leaf_coef, mults, strict=True):
+                c = coefs.get(leaf, 0)
+                if c:
+                    delta += c * m
+            num, d = leaf.chance()
+            deltas.append(delta)
+            nums.append(num)
+            dens.append(d)
+        d = lcm(*dens)
+        chances: dict[int, int] = {}
+        for delta, num, dd in zip(deltas, nums, dens, strict=True):
+            chances[delta] = chances.get(delta, 0) + num * (d // dd)
+        g = gcd(*chances.values())
+        if g > 1:
+            d //= g
+            chances = {k: w // g for k, w in chances.items()}
+        part = _multinomial_keys(r.size, list(chances.items()))
+        den *= d**r.size
+        if dist is None:
+            dist = part
+        else:
+            nxt: dict[int, int] = {}
+            for k1, w1 in dist.items():
+                for k2, w2 in part.items():
+                    nxt[k1 + k2] = nxt.get(k1 + k2, 0) + w1 * w2
+            dist = nxt
+    if dist is None:
+        dist = {0: 1}
+    if offset:
+        dist = {k + offset: w for k, w in dist.items()}
+    return _decode(values, exprs, mults, los, radices, dist), den
+
+
+def _decode(values: list[Any], exprs: list[Sym], mults: list[int], los: list[int],
+            radices: list[int], dist: dict[int, int]) -> dict[Outcome, int]:
+    """Turn mixed-radix keys back into outcome tuples."""
+    pure = len(values) == len(exprs) and all(v is e for v, e in zip(values, exprs, strict=True))
+    if pure and len(exprs) == 1:
+        lo0 = los[0]
+        return {(k + lo0,): w for k, w in dist.items()}
+    if pure and len(exprs) == 2:
+        r0, lo0, lo1 = radices[0], los[0], los[1]
+        return {(k % r0 + lo0, k // r0 + lo1): w for k, w in dist.items()}
+    out: dict[Outcome, int] = {}
+    spec = list(zip(exprs, mults, los, radices, strict=True))
+    for key, w in dist.items():
+        vals = {id(e): (key // m) % rad + lo for e, m, lo, rad in spec}
+        outcome = tuple(
+            vals[id(v)] if isinstance(v, Sym)
+            else v.evaluate(vals) if isinstance(v, Cond) else v
+            for v in values
+        )
+        out[outcome] = out.get(outcome, 0) + w
+    return out
+
+
+def _multinomial_keys(n: int, classes: list[tuple[int, int]]) -> dict[int, int]:
+    """Sum of per-item key deltas over ``n`` items -> integer weight (over den**n).
+
+    ``classes`` holds (delta, weight) per category. Rows of binomial weights are built
+    once; for three categories each row's keys form an arithmetic progression, so a
+    row goes into the result with one C-level ``zip``.
+    """
+    classes = [(d, w) for d, w in classes if w]
+    if len(classes) == 1:
+        d, w = classes[0]
+        return {n * d: w**n}
+    if len(classes) == 2:
+        (d1, w1), (d2, w2) = classes
+        if d1 == d2:
+            return {n * d1: (w1 + w2) ** n}
+        row = _binomial_row(n, w1, w2)
+        return dict(zip(range(n * d2, n * d2 + (n + 1) * (d1 - d2), d1 - d2), row, strict=True))
+    if len(classes) == 3:
+        (da, wa), (db, wb), (dc, wc) = classes
+        pb = [1]
+        pc = [1]
+        for _ in range(n):
+            pb.append(pb[-1] * wb)
+            pc.append(pc[-1] * wc)
+        step = db - dc
+        out: dict[int, int] = {}
+        pa = 1
+        terms = 0
+        for a in range(n + 1):
+            m = n - a
+            base = comb(n, a) * pa
+            start = a * da + m * dc
+            row = [base * comb(m, b) * pb[b] * pc[m - b] for b in range(m + 1)]
+            if step:
+                out.update(zip(range(start, start + (m + 1) * step, step), row, strict=True))
+                terms += m + 1
+            else:
+                out[start] = sum(row)
+                terms += 1
+            pa *= wa
+        if len(out) == terms:
+            return out
+        # some outcomes coincide: add up instead of overwriting
+        out = {}
+        pa = 1
+        for a in range(n + 1):
+            m = n - a
+            base = comb(n, a) * pa
+            start = a * da + m * dc
+            for b in range(m + 1):
+                k = start + b * step
+                out[k] = out.get(k, 0) + base * comb(m, b) * pb[b] * pc[m - b]
+            pa *= wa
+        return out
+    # four or more categories: peel one off and recurse
+    (d0, w0), rest = classes[0], classes[1:]
+    rest_total = sum(w for _, w in rest)
+    result: dict[int, int] = {}
+    p0 = 1
+    for c in range(n + 1):
+        sub = _multinomial_keys(n - c, rest) if c < n else {0: 1}
+        scale = comb(n, c) * p0
+        shift = c * d0
+        for k, w in sub.items():
+            key = k + shift
+            result[key] = result.get(key, 0) + scale * w
+        p0 *= w0
+    del rest_total
+    return result
+
+
+def _binomial_row(m: int, wb: int, wc: int) -> list[int]:
+    """[C(m,b) wb^b wc^(m-b) for b in 0..m]."""
+    pb = [1]
+    pc = [1]
+    for _ in range(m):
+        pb.append(pb[-1] * wb)
+        pc.append(pc[-1] * wc)
+    return [comb(m, b) * pb[b] * pc[m - b] for b in range(m + 1)]

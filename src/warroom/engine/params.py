@@ -1,0 +1,181 @@
+"""Parameters: describing a procedure's schema, and parsing values typed by people."""
+
+from __future__ import annotations
+
+import enum
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Literal
+
+import annotated_types
+from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticUndefined
+
+from warroom.engine.procedure import Params, Procedure
+from warroom.errors import ParameterError, UnknownParameterError
+
+TypeName = Literal["int", "float", "fraction", "bool", "str", "choice", "list"]
+
+
+@dataclass(frozen=True, slots=True)
+class ParamSpec:
+    name: str
+    type: TypeName
+    default: Any
+    required: bool
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    description: str = ""
+    examples: tuple[Any, ...] = ()
+
+    def allowed(self) -> str:
+        if self.choices:
+            return ", ".join(self.choices)
+        if self.type == "bool":
+            return "true/false, yes/no, 1/0"
+        lo = "" if self.minimum is None else _num(self.minimum)
+        hi = "" if self.maximum is None else _num(self.maximum)
+        word = {"int": "a whole number", "float": "a number", "fraction": "a number"}.get(
+            self.type, "text")
+        if lo and hi:
+            return f"{word} from {lo} to {hi}"
+        if lo:
+            return f"{word}, at least {lo}"
+        if hi:
+            return f"{word}, at most {hi}"
+        return word
+
+    def to_dict(self) -> dict[str, Any]:
+        default = self.default
+        if isinstance(default, Fraction):
+            default = float(default)
+        if isinstance(default, enum.Enum):
+            default = default.value
+        if isinstance(default, tuple):
+            default = list(default)
+        out: dict[str, Any] = {
+            "name": self.name,
+            "type": self.type,
+            "default": default,
+            "required": self.required,
+            "description": self.description,
+        }
+        if self.choices:
+            out["choices"] = list(self.choices)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        if self.examples:
+            out["examples"] = list(self.examples)
+        return out
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def _unwrap_optional(ann: Any) -> Any:
+    origin = typing.get_origin(ann)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(ann) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return ann
+
+
+def describe(model: type[BaseModel]) -> list[ParamSpec]:
+    """The schema of a parameter model, as players and tests need it."""
+    specs: list[ParamSpec] = []
+    for name, info in model.model_fields.items():
+        ann = _unwrap_optional(info.annotation)
+        choices: tuple[str, ...] = ()
+        kind: TypeName
+        origin = typing.get_origin(ann)
+        if origin is Literal:
+            kind = "choice"
+            choices = tuple(str(a) for a in typing.get_args(ann))
+        elif isinstance(ann, type) and issubclass(ann, enum.Enum):
+            kind = "choice"
+            choices = tuple(str(m.value) for m in ann)
+        elif ann is bool:
+            kind = "bool"
+        elif ann is int:
+            kind = "int"
+        elif ann is float:
+            kind = "float"
+        elif ann is Fraction:
+            kind = "fraction"
+        elif origin in (list, tuple) or ann in (list, tuple):
+            kind = "list"
+            inner = typing.get_args(ann)
+            if inner and typing.get_origin(inner[0]) is Literal:
+                choices = tuple(str(a) for a in typing.get_args(inner[0]))
+        else:
+            kind = "str"
+        lo = hi = None
+        for meta in info.metadata:
+            if isinstance(meta, annotated_types.Ge):
+                lo = float(meta.ge)  # type: ignore[arg-type]
+            elif isinstance(meta, annotated_types.Gt):
+                lo = float(meta.gt) + (1 if kind == "int" else 0)  # type: ignore[arg-type]
+            elif isinstance(meta, annotated_types.Le):
+                hi = float(meta.le)  # type: ignore[arg-type]
+            elif isinstance(meta, annotated_types.Lt):
+                hi = float(meta.lt) - (1 if kind == "int" else 0)  # type: ignore[arg-type]
+        required = info.default is PydanticUndefined and info.default_factory is None
+        default = None if required else info.get_default(call_default_factory=True)
+        specs.append(ParamSpec(name, kind, default, required, choices, lo, hi,
+                               info.description or "", tuple(info.examples or ())))
+    return specs
+
+
+def parse_assignments(words: Sequence[str]) -> dict[str, str]:
+    """``["dice=8", "at=4"]`` -> ``{"dice": "8", "at": "4"}``."""
+    out: dict[str, str] = {}
+    for word in words:
+        if "=" not in word:
+            raise ParameterError("", f"expected key=value, got {word!r}")
+        key, _, value = word.partition("=")
+        key = key.strip().replace("-", "_")
+        if not key:
+            raise ParameterError("", f"expected key=value, got {word!r}")
+        if key in out:
+            raise ParameterError(key, "given twice")
+        out[key] = value.strip()
+    return out
+
+
+def validate(proc: Procedure, raw: Mapping[str, Any]) -> Params:
+    """Check and convert raw values (strings from the CLI, JSON values from the web)."""
+    specs = {s.name: s for s in describe(proc.params)}
+    for key in raw:
+        if key not in specs:
+            raise UnknownParameterError(proc.id, key, list(specs))
+    try:
+        return proc.params.model_validate(dict(raw))
+    except ValidationError as exc:
+        raise _to_parameter_error(exc, specs) from None
+
+
+def _to_parameter_error(exc: ValidationError, specs: Mapping[str, ParamSpec]) -> ParameterError:
+    err = exc.errors(include_url=False)[0]
+    loc = err.get("loc") or ()
+    name = str(loc[0]) if loc else ""
+    message = str(err.get("msg", "invalid value"))
+    if message.startswith("Value error, "):
+        message = message[len("Value error, "):]
+    if "input" in err and name and err.get("type") != "missing":
+        message = f"{err['input']!r} is not valid: {message}"
+    spec = specs.get(name)
+    return ParameterError(name, message, spec.allowed() if spec else "")
+
+
+def normalized(params: Params) -> dict[str, Any]:
+    """Parameters as plain JSON values."""
+    out = params.model_dump(mode="json")
+    return dict(out)

@@ -1,0 +1,88 @@
+"""A procedure: one rule from a reference card, written once with typed parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from warroom.engine.context import Dice
+
+FieldKind = Literal["int", "bool", "str", "float"]
+
+
+class Params(BaseModel):
+    """Base class of every procedure's parameters: strict names, frozen values."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeField:
+    """A declared field of a procedure's outcome."""
+
+    name: str
+    kind: FieldKind
+    doc: str = ""
+    values: tuple[str, ...] = ()  # for kind="str": every value it can take
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "type": self.kind, "doc": self.doc}
+        if self.values:
+            out["values"] = list(self.values)
+        return out
+
+
+def outcome(*fields: OutcomeField | tuple[str, FieldKind] | tuple[str, FieldKind, str]
+            ) -> tuple[OutcomeField, ...]:
+    """Declare outcome fields: ``outcome(("hits", "int", "hits scored"), ...)``."""
+    out: list[OutcomeField] = []
+    for f in fields:
+        out.append(f if isinstance(f, OutcomeField) else OutcomeField(*f))
+    return tuple(out)
+
+
+RunFn = Callable[[Any, Dice], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Procedure:
+    """One rule. ``run(params, dice)`` returns a mapping with every declared field."""
+
+    id: str
+    title: str
+    summary: str
+    params: type[Params]
+    outcome: tuple[OutcomeField, ...]
+    run: RunFn
+    source: str = ""
+    note: str = ""
+    tags: tuple[str, ...] = field(default=())
+
+    @property
+    def game(self) -> str:
+        return self.id.split(".", 1)[0]
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.outcome)
+
+
+def procedure(
+    id: str,
+    *,
+    title: str,
+    summary: str,
+    params: type[Params],
+    outcome: Sequence[OutcomeField],
+    source: str = "",
+    note: str = "",
+) -> Callable[[RunFn], Procedure]:
+    """Decorator turning a rule function into a :class:`Procedure` (registers nothing)."""
+
+    def wrap(fn: RunFn) -> Procedure:
+        return Procedure(id, title, summary, params, tuple(outcome), fn, source, note)
+
+    return wrap

@@ -1,0 +1,233 @@
+"""The roll driver: real dice, seeded or typed in, with every step recorded."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from warroom.dice.sources import DiceSource
+from warroom.dice.weights import Reroll, View, faces_at_least, view_of
+from warroom.engine.context import Chain, Dice, as_target
+from warroom.engine.exact import check_classes
+from warroom.engine.messages import Msg, as_msg, msg
+from warroom.engine.steps import Step, Target
+from warroom.errors import RuleError
+
+
+class RollDice(Dice):
+    def __init__(self, source: DiceSource, record: bool = True) -> None:
+        self.source = source
+        self.record = record
+        self.steps: list[Step] = []
+        self._item: str | None = None
+
+    def _take(self, k: int, what: str, rule: str, sides: int = 6) -> list[int]:
+        if k <= 0:
+            return []
+        return self.source.take(k, sides=sides, what=self._what(what), rule=rule)
+
+    def _what(self, what: str) -> str:
+        return f"{what} ({self._item})" if self._item else what
+
+    def _step(self, step: Step) -> None:
+        if self.record:
+            self.steps.append(step)
+
+    def _what_msg(self, what: str) -> Msg:
+        return msg("{what} ({item})", what=Msg(what), item=self._item) if self._item else Msg(what)
+
+    def pool(self, n: int, at: int | Target, *, rule: str, what: str,
+             reroll: Reroll = "none") -> int:
+        t = as_target(at)
+        n = int(n)
+        if n < 0:
+            raise RuleError(f"a pool cannot have {n} dice")
+        w = self._what_msg(what)
+        if n == 0:
+            self._step(Step(rule, msg("{what}: no dice to roll", what=w), t,
+                            result=msg("successes: {n}", n=0)))
+            return 0
+        if faces_at_least(t.final) == 0:
+            self._step(Step(rule, msg("{what}: {n} dice would need {at}+, which no die can roll",
+                                      what=w, n=n, at=t.final), t,
+                            result=msg("successes: {n}", n=0)))
+            return 0
+        first = self._take(n, what, rule)
+        hits = sum(1 for v in first if v >= t.final)
+        again: list[int] = []
+        text = msg("{what}: {n} dice needing {at}+", what=w, n=n, at=t.final)
+        if reroll == "misses" and hits < n:
+            again = self._take(n - hits, what + " (re-rolled misses)", rule)
+            hits += sum(1 for v in again if v >= t.final)
+            text = msg("{what}: {n} dice needing {at}+, misses re-rolled", what=w, n=n, at=t.final)
+        elif reroll == "hits" and hits:
+            again = self._take(hits, what + " (re-rolled successes)", rule)
+            hits = sum(1 for v in again if v >= t.final)
+            text = msg("{what}: {n} dice needing {at}+, successes must be re-rolled",
+                       what=w, n=n, at=t.final)
+        self._step(Step(rule, text, t, dice=tuple(first), rerolled=tuple(again),
+                        result=msg("successes: {n}", n=hits)))
+        return hits
+
+    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: str,
+              target: Target | None = None) -> dict[str, int]:
+        check_classes(classes)
+        n = int(n)
+        values = self._take(n, what, rule)
+        counts = {label: sum(1 for v in values if v in faces) for label, faces in classes.items()}
+        summary = ", ".join(f"{c} {label}" for label, c in counts.items() if c) or "none"
+        text = msg("{what}: one die for each of {n}", what=self._what_msg(what), n=n)
+        self._step(Step(rule, text,
+                        target, dice=tuple(values), result=Msg(summary)))
+        return counts
+
+    def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
+             what: str) -> dict[str, int]:
+        n = int(n)
+        answers: list[list[Any]] = [[] for _ in range(n)]
+        results: list[str | None] = [None] * n
+        pending = list(range(n))
+        while pending:
+            requests: list[tuple[int, _Pending]] = []
+            for i in pending:
+                try:
+                    results[i] = chain(_Replay(answers[i]))
+                except _Pending as pending_request:
+                    requests.append((i, pending_request))
+            # the round's requests are rolled together, item by item
+            for i, req in requests:
+                outer = self._item
+                self._item = f"{what} {i + 1}"
+                try:
+                    answers[i].append(getattr(self, req.method)(*req.args, **req.kwargs))
+                finally:
+                    self._item = outer
+            pending = [i for i, _ in requests]
+        counts = {label: 0 for label in labels}
+        for r in results:
+            if r not in counts:
+                raise RuleError(f"chain returned {r!r}, not one of {list(labels)}")
+            counts[r] += 1
+        summary = ", ".join(f"{c} {label}" for label, c in counts.items() if c) or "none"
+        self._step(Step(rule, msg("{what}: {n} in all", what=Msg(what), n=n), result=Msg(summary)))
+        return counts
+
+    def die(self, *, rule: str, what: str, sides: int = 6, target: Target | None = None) -> int:
+        (v,) = self._take(1, what, rule, sides)
+        self._step(Step(rule, msg("{what}: one die", what=self._what_msg(what)), target,
+                        dice=(v,), result=msg("rolled {v}", v=v)))
+        return v
+
+    def dice(self, k: int, *, rule: str, what: str, sides: int = 6, view: View = "ordered",
+             target: Target | None = None) -> Any:
+        values = self._take(k, what, rule, sides)
+        seen = view_of(values, view)
+        result = msg("total {v}", v=seen) if view == "sum" else msg("rolled {v}", v=values)
+        self._step(Step(rule, msg("{what}: {k} dice", what=self._what_msg(what), k=k), target,
+                        dice=tuple(values), result=result))
+        return seen
+
+    def test(self, at: int | Target, *, rule: str, what: str, reroll: bool = False) -> bool:
+        t = as_target(at)
+        w = self._what_msg(what)
+        if faces_at_least(t.final) == 0:
+            self._step(Step(rule, msg("{what}: would need {at}+, which no die can roll",
+                                      what=w, at=t.final), t, result=Msg("failed")))
+            return False
+        (v,) = self._take(1, what, rule)
+        passed = v >= t.final
+        again: tuple[int, ...] = ()
+        if not passed and reroll:
+            (v2,) = self._take(1, what + " (re-roll)", rule)
+            again = (v2,)
+            passed = v2 >= t.final
+        self._step(Step(rule, msg("{what}: needs {at}+", what=w, at=t.final), t, dice=(v,),
+                        rerolled=again, result=Msg("passed" if passed else "failed")))
+        return passed
+
+    def pick(self, k: int, *, rule: str, what: str) -> int:
+        if k < 1:
+            raise RuleError("pick needs at least one thing to choose from")
+        if k == 1:
+            return 0
+        rolled: list[int] = []
+        if k <= 6:
+            while True:
+                (v,) = self._take(1, what, rule)
+                rolled.append(v)
+                if v <= k:
+                    choice = v - 1
+                    break
+        else:
+            if k > 36:
+                raise RuleError("pick supports at most 36 choices")
+            limit = k * (36 // k)
+            while True:
+                a, b = self._take(2, what, rule)
+                rolled.extend((a, b))
+                v = (a - 1) * 6 + (b - 1)
+                if v < limit:
+                    choice = v % k
+                    break
+        text = msg("{what}: random choice among {k}", what=self._what_msg(what), k=k)
+        self._step(Step(rule, text,
+                        dice=tuple(rolled), result=msg("number {v}", v=choice + 1)))
+        return choice
+
+    def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,
+             **args: Any) -> None:
+        if not self.record:
+            return
+        body = Msg(text, args) if isinstance(text, str) else text
+        self._step(Step(rule, body, result=None if result is None else as_msg(result)))
+
+
+class _Pending(BaseException):
+    def __init__(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        super().__init__()
+        self.method = method
+        self.args = args
+        self.kwargs = kwargs
+
+
+class _Replay(Dice):
+    """Replays one item's earlier answers; its next request is handed to the parent."""
+
+    def __init__(self, answers: list[Any]) -> None:
+        self.answers = answers
+        self.pos = 0
+
+    def _ask(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        if self.pos < len(self.answers):
+            self.pos += 1
+            return self.answers[self.pos - 1]
+        raise _Pending(method, args, kwargs)
+
+    def pool(self, n: int, at: int | Target, *, rule: str, what: str,
+             reroll: Reroll = "none") -> int:
+        return self._ask("pool", n, at, rule=rule, what=what, reroll=reroll)  # type: ignore[no-any-return]
+
+    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: str,
+              target: Target | None = None) -> dict[str, int]:
+        return self._ask("split", n, classes, rule=rule, what=what, target=target)  # type: ignore[no-any-return]
+
+    def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
+             what: str) -> dict[str, int]:
+        return self._ask("each", n, chain, labels, rule=rule, what=what)  # type: ignore[no-any-return]
+
+    def die(self, *, rule: str, what: str, sides: int = 6, target: Target | None = None) -> int:
+        return self._ask("die", rule=rule, what=what, sides=sides, target=target)  # type: ignore[no-any-return]
+
+    def dice(self, k: int, *, rule: str, what: str, sides: int = 6, view: View = "ordered",
+             target: Target | None = None) -> Any:
+        return self._ask("dice", k, rule=rule, what=what, sides=sides, view=view, target=target)
+
+    def test(self, at: int | Target, *, rule: str, what: str, reroll: bool = False) -> bool:
+        return self._ask("test", at, rule=rule, what=what, reroll=reroll)  # type: ignore[no-any-return]
+
+    def pick(self, k: int, *, rule: str, what: str) -> int:
+        return self._ask("pick", k, rule=rule, what=what)  # type: ignore[no-any-return]
+
+    def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,
+             **args: Any) -> None:
+        return None

@@ -1,0 +1,160 @@
+"""The exact driver on procedures written for these tests, against brute force."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction as F
+from typing import Any
+
+import pytest
+from pydantic import Field
+
+from tests.helpers import brute_force
+from warroom.engine import drivers
+from warroom.engine.context import Dice
+from warroom.engine.params import validate
+from warroom.engine.procedure import Params, Procedure, outcome, procedure
+
+
+class N(Params):
+    n: int = Field(3, ge=0, le=40)
+
+
+def _dist(proc: Procedure, **params: Any) -> dict[tuple[Any, ...], F]:
+    d = drivers.exact(proc, validate(proc, params))
+    assert d.total() == 1
+    return {k: F(w, d.denominator) for k, w in d.weights.items()}
+
+
+# Q1 of the benchmark: hits at 4+, save d6+6 vs AT 10, firepower 3+.
+def _q1(p: N, d: Dice) -> Mapping[str, Any]:
+    hits = d.pool(p.n, 4, rule="t.hit", what="to hit")
+    save = d.split(hits, {"higher": [5, 6], "equal": [4], "lower": [1, 2, 3]},
+                   rule="t.save", what="saves")
+    bailed_eq = d.pool(save["equal"], 3, rule="t.fp", what="fp equal")
+    destroyed = d.pool(save["lower"], 3, rule="t.fp", what="fp lower")
+    return {"destroyed": destroyed, "bailed": bailed_eq + (save["lower"] - destroyed),
+            "any": destroyed + bailed_eq + save["lower"] - destroyed > 0}
+
+
+q1 = procedure("t.q1", title="", summary="", params=N,
+               outcome=outcome(("destroyed", "int"), ("bailed", "int"), ("any", "bool")))(_q1)
+
+
+def _per_die(hit: int, save: int, fp: int) -> tuple[int, int]:
+    if hit < 4 or save + 6 > 10:
+        return (0, 0)
+    if save + 6 == 10:
+        return (0, 1) if fp >= 3 else (0, 0)
+    return (1, 0) if fp >= 3 else (0, 1)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_q1_matches_brute_force(n: int) -> None:
+    def oracle(fs: tuple[int, ...]) -> tuple[int, int, bool]:
+        d = b = 0
+        for i in range(n):
+            x, y = _per_die(fs[3 * i], fs[3 * i + 1], fs[3 * i + 2])
+            d += x
+            b += y
+        return (d, b, d + b > 0)
+
+    assert _dist(q1, n=n) == brute_force(3 * n, oracle)
+
+
+def test_q1_single_die_by_hand() -> None:
+    # hit 1/2; save: d6+6 > 10 on 5-6 (1/3), = 10 on 4 (1/6), < 10 on 1-3 (1/2)
+    # destroyed: 1/2 * 1/2 * 2/3 = 1/6; bailed: 1/2 * (1/6 * 2/3 + 1/2 * 1/3) = 5/36
+    d = _dist(q1, n=1)
+    assert d[(1, 0, True)] == F(1, 6)
+    assert d[(0, 1, True)] == F(5, 36)
+    assert d[(0, 0, False)] == 1 - F(1, 6) - F(5, 36)
+
+
+# The same rule written with branching on counts: must give the same answer.
+def _q1_branchy(p: N, d: Dice) -> Mapping[str, Any]:
+    hits = d.pool(p.n, 4, rule="t.hit", what="to hit")
+    if hits == 0:
+        return {"destroyed": 0, "bailed": 0, "any": False}
+    save = d.split(hits, {"higher": [5, 6], "equal": [4], "lower": [1, 2, 3]},
+                   rule="t.save", what="saves")
+    bailed_eq = d.pool(save["equal"], 3, rule="t.fp", what="fp equal")
+    destroyed = d.pool(save["lower"], 3, rule="t.fp", what="fp lower")
+    bailed = bailed_eq + save["lower"] - destroyed
+    return {"destroyed": destroyed, "bailed": max(bailed, 0), "any": destroyed + bailed > 0}
+
+
+q1_branchy = procedure("t.q1b", title="", summary="", params=N,
+                       outcome=q1.outcome)(_q1_branchy)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 6])
+def test_branching_on_lazy_counts_gives_same_answer(n: int) -> None:
+    assert _dist(q1_branchy, n=n) == _dist(q1, n=n)
+
+
+def _chain(d: Dice) -> str:
+    if not d.test(4, rule="t.hit", what="hit"):
+        return "miss"
+    face = d.die(rule="t.save", what="save")
+    if face >= 5:
+        return "saved"
+    return "destroyed" if d.test(3, rule="t.fp", what="fp") else "bailed"
+
+
+def _each(p: N, d: Dice) -> Mapping[str, Any]:
+    c = d.each(p.n, _chain, ("miss", "saved", "bailed", "destroyed"), rule="t.each", what="die")
+    return {"destroyed": c["destroyed"], "bailed": c["bailed"], "any": c["destroyed"] > 0}
+
+
+each_proc = procedure("t.each", title="", summary="", params=N, outcome=q1.outcome)(_each)
+
+
+def test_each_matches_hand_calculation() -> None:
+    # per item: destroyed 1/2 * 2/3 * 2/3 = 2/9; bailed 1/2 * 2/3 * 1/3 = 1/9
+    d = _dist(each_proc, n=1)
+    assert d == {(1, 0, True): F(2, 9), (0, 1, False): F(1, 9), (0, 0, False): F(2, 3)}
+    two = _dist(each_proc, n=2)
+    assert two[(2, 0, True)] == F(4, 81)
+    assert two[(1, 1, True)] == 2 * F(2, 9) * F(1, 9)
+
+
+def test_each_roll_is_lockstep_and_replays() -> None:
+    proc = each_proc
+    p = validate(proc, {"n": 3})
+    res = drivers.roll(proc, p, seed=11)
+    again = drivers.roll(proc, p, dice=list(res.dice))
+    assert again.outcome == res.outcome
+    assert again.steps == res.steps
+    # all first rolls (to hit) come before any later roll
+    rules = [s.rule for s in res.steps if s.dice]
+    assert rules[: rules.count("t.hit")] == ["t.hit"] * rules.count("t.hit")
+
+
+def _views(p: N, d: Dice) -> Mapping[str, Any]:
+    total = d.dice(2, rule="t.dr", what="DR", view="sum")
+    pair = d.dice(2, rule="t.dr", what="pair", view="sorted")
+    return {"total": total, "doubles": pair[0] == pair[1]}
+
+
+views = procedure("t.views", title="", summary="", params=N,
+                  outcome=outcome(("total", "int"), ("doubles", "bool")))(_views)
+
+
+def test_dice_views() -> None:
+    d = drivers.exact(views, validate(views, {}))
+    assert d.marginal("total")[7] == F(1, 6)
+    assert d.marginal("total")[12] == F(1, 36)
+    assert d.marginal("doubles")[True] == F(1, 6)
+
+
+def test_pick_is_uniform() -> None:
+    def run(p: N, d: Dice) -> Mapping[str, Any]:
+        return {"i": d.pick(p.n, rule="t.pick", what="unit")}
+
+    proc = procedure("t.pick", title="", summary="", params=N,
+                     outcome=outcome(("i", "int")))(run)
+    dist = drivers.exact(proc, validate(proc, {"n": 5}))
+    assert dist.marginal("i") == {i: F(1, 5) for i in range(5)}
+    res = drivers.roll(proc, validate(proc, {"n": 4}), dice=[6, 5, 3])
+    assert res.outcome == {"i": 2}

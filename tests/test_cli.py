@@ -1,0 +1,142 @@
+"""The CLI contract: outputs, and every error path (exit 2, a message, no traceback)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from warroom.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_odds_json_exact(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "odds", "demo.pool", "dice=2", "at=4", "--json", "--exact")
+    assert code == 0
+    data = json.loads(out)
+    assert data["procedure"] == "demo.pool"
+    assert data["params"] == {"dice": 2, "at": 4, "reroll": "none"}
+    assert data["outcomes"] == [
+        {"outcome": {"successes": 0}, "p": 0.25, "exact": "1/4"},
+        {"outcome": {"successes": 1}, "p": 0.5, "exact": "1/2"},
+        {"outcome": {"successes": 2}, "p": 0.25, "exact": "1/4"},
+    ]
+
+
+def test_odds_json_without_exact(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "odds", "demo.pool", "dice=1", "--json")
+    assert code == 0
+    assert "exact" not in json.loads(out)["outcomes"][0]
+
+
+def test_odds_human(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "odds", "demo.pool", "dice=3")
+    assert code == 0
+    assert "at least" in out and "12.50%" in out and "█" in out
+
+
+def test_roll_json_with_dice(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "roll", "demo.pool", "dice=3", "--dice", "3,5,6", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"procedure", "params", "outcome", "steps", "dice", "seed"}
+    assert data["outcome"] == {"successes": 2}
+    assert data["dice"] == [3, 5, 6]
+    assert data["seed"] is None
+    assert data["steps"][0]["dice"] == [3, 5, 6]
+
+
+def test_roll_seeded_is_repeatable(capsys: pytest.CaptureFixture[str]) -> None:
+    _, a, _ = run(capsys, "roll", "demo.pool", "--seed", "9", "--json")
+    _, b, _ = run(capsys, "roll", "demo.pool", "--seed", "9", "--json")
+    assert a == b and json.loads(a)["seed"] == 9
+
+
+def test_roll_human_story(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "roll", "demo.pool", "dice=2", "at=5", "--dice", "5 2")
+    assert code == 0
+    assert "needing 5+" in out and "5 2" in out and "successes = 1" in out
+
+
+def test_simulate_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", "demo.pool", "dice=4", "--samples", "2000",
+                       "--seed", "3", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["samples"] == 2000 and data["seed"] == 3
+    assert abs(sum(r["p"] for r in data["outcomes"]) - 1) < 1e-9
+    assert all(r["ci95"][0] <= r["p"] <= r["ci95"][1] for r in data["outcomes"])
+    assert "successes" in data["means"]
+
+
+def test_rules_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "rules", "demo", "--json")
+    assert code == 0
+    (system,) = json.loads(out)
+    (proc,) = system["procedures"]
+    assert proc["id"] == "demo.pool"
+    names = {p["name"]: p for p in proc["params"]}
+    assert names["reroll"]["choices"] == ["none", "misses", "hits"]
+    assert names["dice"]["type"] == "int" and names["dice"]["default"] == 6
+    assert proc["outcome"][0]["name"] == "successes"
+
+
+def test_rules_all_human(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "rules")
+    assert code == 0 and "demo.pool" in out
+
+
+ERRORS = [
+    (("odds", "demo.pol"), "did you mean 'demo.pool'"),
+    (("odds", "nogame.pool"), "unknown procedure"),
+    (("odds", "demo.pool", "dcie=3"), "did you mean 'dice'"),
+    (("odds", "demo.pool", "dice=abc"), "parameter 'dice'"),
+    (("odds", "demo.pool", "dice=-1"), "from 0 to 200"),
+    (("odds", "demo.pool", "reroll=sometimes"), "none, misses, hits"),
+    (("odds", "demo.pool", "dice"), "expected key=value"),
+    (("odds", "demo.pool", "dice=1", "dice=2"), "given twice"),
+    (("roll", "demo.pool", "dice=3", "--dice", "1,2"), "1 more needed for dice"),
+    (("roll", "demo.pool", "dice=1", "--dice", "1,2"), "too many dice"),
+    (("roll", "demo.pool", "dice=1", "--dice", "9"), "from 1 to 6"),
+    (("roll", "demo.pool", "dice=1", "--dice", "x"), "from 1 to 6"),
+    (("roll", "demo.pool", "--dice", "1", "--seed", "3"), "either --dice or --seed"),
+    (("roll", "demo.pool", "--dice", ""), "at least one die"),
+    (("simulate", "demo.pool", "--samples", "0"), "samples"),
+    (("rules", "chess"), "unknown game system"),
+    (("odds",), "Missing argument"),
+    (("frobnicate",), "No such command"),
+    (("roll", "demo.pool", "--seed", "abc"), "Invalid value"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), ERRORS, ids=[" ".join(a) for a, _ in ERRORS])
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], args: tuple[str, ...],
+                             message: str) -> None:
+    code, out, err = run(capsys, *args)
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err + out
+
+
+def test_console_script_exit_code_and_no_traceback() -> None:
+    env = dict(os.environ, WARROOM_DEBUG="")
+    proc = subprocess.run([sys.executable, "-m", "warroom.cli", "odds", "demo.pool", "at=99"],
+                          capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 2
+    assert "parameter 'at'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_help(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    for word in ("rules", "odds", "roll", "simulate"):
+        assert word in out
