@@ -1,8 +1,9 @@
 """Translations. Message ids are the English templates used in procedures and pages.
 
-Catalogs live beside this file as ``<lang>/LC_MESSAGES/warroom.po`` and are read with
-Babel on first use (no compile step). A language without a catalog, or a message
-without a translation, falls back to English.
+Catalogs live beside this file as ``<lang>/LC_MESSAGES/<area>.po`` (one file per area:
+core, fow, asl, commander, battle, web) and are read with Babel on first use, merged,
+with no compile step. A language without a catalog, or a message without a
+translation, falls back to English.
 """
 
 from __future__ import annotations
@@ -35,17 +36,19 @@ def catalog(lang: str) -> dict[str, str]:
     lang = normalize(lang)
     if lang == "en":
         return {}
-    path = CATALOG_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
-    if not path.exists():
+    folder = CATALOG_DIR / lang / "LC_MESSAGES"
+    if not folder.is_dir():
         return {}
     from babel.messages.pofile import read_po
 
-    with path.open("rb") as fh:
-        cat = read_po(fh, locale=lang, domain=DOMAIN)
     out: dict[str, str] = {}
-    for message in cat:
-        if message.id and isinstance(message.id, str) and message.string and not message.fuzzy:
-            out[message.id] = str(message.string)
+    for path in sorted(folder.glob("*.po")):
+        with path.open("rb") as fh:
+            cat = read_po(fh, locale=lang, domain=path.stem)
+        for message in cat:
+            if (message.id and isinstance(message.id, str) and message.string
+                    and not message.fuzzy):
+                out[message.id] = str(message.string)
     return out
 
 
