@@ -127,11 +127,28 @@ def describe(model: type[BaseModel]) -> list[ParamSpec]:
                 hi = float(meta.le)  # type: ignore[arg-type]
             elif isinstance(meta, annotated_types.Lt):
                 hi = float(meta.lt) - (1 if kind == "int" else 0)  # type: ignore[arg-type]
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        if kind == "list" and not choices:
+            choices = _extra_choices(extra)
         required = info.default is PydanticUndefined and info.default_factory is None
         default = None if required else info.get_default(call_default_factory=True)
         specs.append(ParamSpec(name, kind, default, required, choices, lo, hi,
                                info.description or "", tuple(info.examples or ())))
     return specs
+
+
+def _extra_choices(extra: Mapping[str, Any]) -> tuple[str, ...]:
+    """Allowed items of a list parameter, declared in ``json_schema_extra`` either as
+    ``{"choices": [...]}`` or ``{"choices_from": "module:function"}``."""
+    if isinstance(extra.get("choices"), (list, tuple)):
+        return tuple(str(c) for c in extra["choices"])
+    source = extra.get("choices_from")
+    if isinstance(source, str) and ":" in source:
+        import importlib
+
+        module, _, attr = source.partition(":")
+        return tuple(str(c) for c in getattr(importlib.import_module(module), attr)())
+    return ()
 
 
 def parse_assignments(words: Sequence[str]) -> dict[str, str]:

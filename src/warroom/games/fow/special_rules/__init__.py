@@ -1,0 +1,1 @@
+"""Flames of War national and unit special rules: the catalog and their own procedures."""
