@@ -106,6 +106,24 @@ def test_monte_carlo_agrees_with_exact(proc: Procedure, data: st.DataObject) -> 
         assert close_enough(p_mc, p_exact, MC_SAMPLES), (proc.id, key, p_mc, p_exact)
 
 
+VECTOR_PROCEDURES = [p for p in PROCEDURES if p.vectorize]
+
+
+@pytest.mark.parametrize("proc", VECTOR_PROCEDURES, ids=[p.id for p in VECTOR_PROCEDURES])
+@settings(max_examples=4)
+@given(data=st.data())
+def test_vectorised_monte_carlo_agrees_with_exact(proc: Procedure, data: st.DataObject) -> None:
+    params = _valid(proc, data.draw(params_strategy(describe(proc.params))))
+    dist = drivers.exact(proc, params)
+    n = 20_000
+    est = drivers.simulate(proc, params, n, seed=99, vector=True)
+    assert est.extra.get("vectorized") is True
+    assert sum(est.counts.values()) == n
+    for key in set(est.counts) | set(dist.weights):
+        p_exact = dist.weights.get(key, 0) / dist.denominator
+        assert close_enough(est.counts.get(key, 0) / n, p_exact, n), (proc.id, key)
+
+
 @pytest.mark.parametrize("proc", PROCEDURES, ids=IDS)
 @settings(max_examples=10)
 @given(data=st.data())

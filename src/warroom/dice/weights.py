@@ -7,6 +7,7 @@ Every function returns ``(options, denominator)`` where ``options`` is a list of
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from math import comb, factorial
@@ -77,6 +78,7 @@ def multinomial(n: int, weights: Sequence[int]) -> tuple[list[tuple[tuple[int, .
     return [(cs, w) for cs, w in out if w], den**n
 
 
+@functools.cache
 def dice_view(k: int, sides: int, view: View) -> tuple[Options, int]:
     """The distribution of ``k`` dice seen as ordered tuples, sorted tuples, a sum, max or min."""
     den = sides**k

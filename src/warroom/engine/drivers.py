@@ -18,6 +18,8 @@ from warroom.engine.roll import RollDice
 from warroom.errors import RuleError
 
 Progress = Callable[[int, int], None]
+VECTOR_THRESHOLD = 20_000
+VECTOR_BATCH = 100_000
 
 
 def _checked(proc: Procedure, out: Mapping[str, Any]) -> dict[str, Any]:
@@ -54,9 +56,15 @@ def roll(proc: Procedure, params: Params, *, seed: int | None = None,
 
 
 def simulate(proc: Procedure, params: Params, samples: int, *, seed: int | None = None,
-             progress: Progress | None = None) -> Estimate:
-    """Monte Carlo: ``samples`` independent resolutions, counted."""
+             progress: Progress | None = None, vector: bool | None = None) -> Estimate:
+    """Monte Carlo: ``samples`` independent resolutions, counted.
+
+    Procedures marked ``vectorize`` run on numpy batches for large runs (``vector=None``
+    decides by size; True/False forces it)."""
     seed = new_seed() if seed is None else seed
+    use_vector = proc.vectorize and (samples >= VECTOR_THRESHOLD if vector is None else vector)
+    if use_vector:
+        return _simulate_vector(proc, params, samples, seed, progress)
     rng = random.Random(seed)
     ctx: Dice = SampleDice(rng)
     run = proc.run
@@ -80,3 +88,27 @@ def simulate(proc: Procedure, params: Params, samples: int, *, seed: int | None 
             progress(done, samples)
     return Estimate(proc.id, normalized(params), fields, counts, samples, seed,
                     time.perf_counter() - start)
+
+
+def _simulate_vector(proc: Procedure, params: Params, samples: int, seed: int,
+                     progress: Progress | None) -> Estimate:
+    import numpy as np
+
+    from warroom.engine.montecarlo import VectorDice, count_batch
+
+    rng = np.random.default_rng(seed)
+    kinds = [f.kind for f in proc.outcome]
+    if any(k not in ("int", "bool") for k in kinds):
+        raise RuleError(f"{proc.id} is marked vectorize but has non-numeric outcome fields")
+    counts: dict[tuple[Any, ...], int] = {}
+    start = time.perf_counter()
+    done = 0
+    while done < samples:
+        batch = min(VECTOR_BATCH, samples - done)
+        out = proc.run(params, VectorDice(rng, batch))
+        count_batch(_checked(proc, out), proc.fields, kinds, batch, counts)
+        done += batch
+        if progress is not None:
+            progress(done, samples)
+    return Estimate(proc.id, normalized(params), proc.fields, counts, samples, seed,
+                    time.perf_counter() - start, {"vectorized": True})

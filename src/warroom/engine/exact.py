@@ -13,6 +13,7 @@ Equal outcomes are merged. The result sums to exactly 1.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from math import comb, gcd, lcm
 from typing import Any
@@ -285,17 +286,20 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
             if id(s) not in seen:
                 seen.add(id(s))
                 exprs.append(s)
-    # expand every expression onto the leaves of the category trees
+    # every category tree involved, walked once: its leaves with their chances
+    roots: dict[Node, list[tuple[Node, int, int]]] = {}
+    for e in exprs:
+        for node in e.terms:
+            r = node.root()
+            if r not in roots:
+                roots[r] = _leaf_chances(r)
+    # each expression's coefficient on each leaf
     leaf_coef: list[dict[Node, int]] = []
-    roots: dict[Node, list[Node]] = {}
     for e in exprs:
         coefs: dict[Node, int] = {}
         for node, c in e.terms.items():
-            for leaf in node.leaves():
+            for leaf in node.leaves() if node.children else (node,):
                 coefs[leaf] = coefs.get(leaf, 0) + c
-            r = node.root()
-            if r not in roots:
-                roots[r] = r.leaves()
         leaf_coef.append(coefs)
     # mixed-radix encoding of the vector of expression values into one int
     mults: list[int] = []
@@ -306,9 +310,15 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
     for e, coefs in zip(exprs, leaf_coef, strict=True):
         lo = hi = e.const
         for r, leaves in roots.items():
-            cs = [coefs.get(leaf, 0) for leaf in leaves]
-            lo += r.size * min(0, *cs)
-            hi += r.size * max(0, *cs)
+            cmin = cmax = 0
+            for leaf, _, _ in leaves:
+                c = coefs.get(leaf, 0)
+                if c < cmin:
+                    cmin = c
+                elif c > cmax:
+                    cmax = c
+            lo += r.size * cmin
+            hi += r.size * cmax
         mults.append(mult)
         los.append(lo)
         radices.append(hi - lo + 1)
@@ -317,28 +327,20 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
     dist: dict[int, int] | None = None
     den = 1
     for r, leaves in roots.items():
-        deltas: list[int] = []
-        nums: list[int] = []
-        dens: list[int] = []
-        for leaf in leaves:
+        d = lcm(*(dd for _, _, dd in leaves))
+        chances: dict[int, int] = {}
+        for leaf, num, dd in leaves:
             delta = 0
             for coefs, m in zip(leaf_coef, mults, strict=True):
                 c = coefs.get(leaf, 0)
                 if c:
                     delta += c * m
-            num, d = leaf.chance()
-            deltas.append(delta)
-            nums.append(num)
-            dens.append(d)
-        d = lcm(*dens)
-        chances: dict[int, int] = {}
-        for delta, num, dd in zip(deltas, nums, dens, strict=True):
             chances[delta] = chances.get(delta, 0) + num * (d // dd)
         g = gcd(*chances.values())
         if g > 1:
             d //= g
             chances = {k: w // g for k, w in chances.items()}
-        part = _multinomial_keys(r.size, list(chances.items()))
+        part = _multinomial_keys(r.size, tuple(chances.items()))
         den *= d**r.size
         if dist is None:
             dist = part
@@ -353,6 +355,20 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
     if offset:
         dist = {k + offset: w for k, w in dist.items()}
     return _decode(values, exprs, mults, los, radices, dist), den
+
+
+def _leaf_chances(root: Node) -> list[tuple[Node, int, int]]:
+    """Every leaf under ``root`` with its chance (num, den) per item, in one walk."""
+    out: list[tuple[Node, int, int]] = []
+    stack: list[tuple[Node, int, int]] = [(root, 1, 1)]
+    while stack:
+        node, num, den = stack.pop()
+        if not node.children:
+            out.append((node, num, den))
+            continue
+        for child in node.children:
+            stack.append((child, num * child.prob[0], den * child.prob[1]))
+    return out
 
 
 def _decode(values: list[Any], exprs: list[Sym], mults: list[int], los: list[int],
@@ -378,14 +394,18 @@ def _decode(values: list[Any], exprs: list[Sym], mults: list[int], los: list[int
     return out
 
 
-def _multinomial_keys(n: int, classes: list[tuple[int, int]]) -> dict[int, int]:
+@functools.lru_cache(maxsize=1024)
+def _multinomial_keys(n: int, classes: tuple[tuple[int, int], ...]) -> dict[int, int]:
     """Sum of per-item key deltas over ``n`` items -> integer weight (over den**n).
+
+    Memoised: a pure function of small integers that recurs across queries and sweeps.
+    Callers must not mutate the returned dict.
 
     ``classes`` holds (delta, weight) per category. Rows of binomial weights are built
     once; for three categories each row's keys form an arithmetic progression, so a
     row goes into the result with one C-level ``zip``.
     """
-    classes = [(d, w) for d, w in classes if w]
+    classes = tuple((d, w) for d, w in classes if w)
     if len(classes) == 1:
         d, w = classes[0]
         return {n * d: w**n}
@@ -434,18 +454,16 @@ def _multinomial_keys(n: int, classes: list[tuple[int, int]]) -> dict[int, int]:
         return out
     # four or more categories: peel one off and recurse
     (d0, w0), rest = classes[0], classes[1:]
-    rest_total = sum(w for _, w in rest)
     result: dict[int, int] = {}
     p0 = 1
     for c in range(n + 1):
-        sub = _multinomial_keys(n - c, rest) if c < n else {0: 1}
+        sub = _multinomial_keys(n - c, tuple(rest)) if c < n else {0: 1}
         scale = comb(n, c) * p0
         shift = c * d0
         for k, w in sub.items():
             key = k + shift
             result[key] = result.get(key, 0) + scale * w
         p0 *= w0
-    del rest_total
     return result
 
 

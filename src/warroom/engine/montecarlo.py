@@ -74,3 +74,88 @@ class SampleDice(Dice):
     def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,
              **args: Any) -> None:
         return None
+
+
+class VectorDice(Dice):
+    """Answers every request for a whole batch of samples at once with numpy arrays.
+
+    Only for procedures marked ``vectorize=True``: straight-line rules whose outcome
+    fields are ints or bools computed with arithmetic and comparisons (no ``if`` on a
+    count, no table lookup by a count). The conformance tests check such procedures'
+    Monte Carlo against their exact odds like any other.
+    """
+
+    def __init__(self, rng: Any, batch: int) -> None:
+        self.rng = rng
+        self.batch = batch
+
+    def _p(self, at: int | Target, reroll: str) -> float:
+        num, den = success_weight(at if isinstance(at, int) else at.final, reroll)  # type: ignore[arg-type]
+        return num / den
+
+    def pool(self, n: int, at: int | Target, *, rule: str, what: str,
+             reroll: Reroll = "none") -> Any:
+        p = self._p(at, reroll)
+        return self.rng.binomial(n, p, size=None if _is_array(n) else self.batch)
+
+    def _multinomial(self, n: Any, labels: Sequence[str], probs: Sequence[float]) -> Any:
+        counts = self.rng.multinomial(n, probs, size=None if _is_array(n) else self.batch)
+        return {label: counts[:, i] for i, label in enumerate(labels)}
+
+    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: str,
+              target: Target | None = None) -> Any:
+        return self._multinomial(n, list(classes), [len(f) / 6 for f in classes.values()])
+
+    def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
+             what: str) -> Any:
+        from warroom.engine.exact import exact_run
+
+        sub = exact_run(lambda d: {"label": chain(d)}, ("label",), all_concrete=True)
+        weights = dict.fromkeys(labels, 0)
+        for (label,), w in sub.weights.items():
+            weights[label] += w
+        return self._multinomial(n, list(labels), [w / sub.denominator for w in weights.values()])
+
+    def die(self, *, rule: str, what: str, sides: int = 6, target: Target | None = None) -> Any:
+        return self.rng.integers(1, sides + 1, size=self.batch)
+
+    def dice(self, k: int, *, rule: str, what: str, sides: int = 6, view: View = "ordered",
+             target: Target | None = None) -> Any:
+        rolls = self.rng.integers(1, sides + 1, size=(self.batch, k))
+        if view == "sum":
+            return rolls.sum(axis=1)
+        if view == "max":
+            return rolls.max(axis=1)
+        if view == "min":
+            return rolls.min(axis=1)
+        if view == "sorted":
+            rolls.sort(axis=1)
+        return tuple(rolls[:, i] for i in range(k))
+
+    def test(self, at: int | Target, *, rule: str, what: str, reroll: bool = False) -> Any:
+        return self.rng.random(self.batch) < self._p(at, "misses" if reroll else "none")
+
+    def pick(self, k: int, *, rule: str, what: str) -> Any:
+        return self.rng.integers(0, k, size=self.batch)
+
+    def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,
+             **args: Any) -> None:
+        return None
+
+
+def _is_array(value: Any) -> bool:
+    return hasattr(value, "shape") and getattr(value, "ndim", 0) > 0
+
+
+def count_batch(out: Mapping[str, Any], fields: Sequence[str], kinds: Sequence[str],
+                batch: int, counts: dict[tuple[Any, ...], int]) -> None:
+    """Add one batch of vector outcomes to ``counts`` (outcome tuple -> samples)."""
+    import numpy as np
+
+    columns = [np.broadcast_to(np.asarray(out[f]), (batch,)).astype(np.int64) for f in fields]
+    table = np.stack(columns, axis=1)
+    rows, freq = np.unique(table, axis=0, return_counts=True)
+    for row, c in zip(rows.tolist(), freq.tolist(), strict=True):
+        key = tuple(bool(v) if kind == "bool" else int(v)
+                    for v, kind in zip(row, kinds, strict=True))
+        counts[key] = counts.get(key, 0) + int(c)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -90,6 +91,11 @@ def _unwrap_optional(ann: Any) -> Any:
 
 def describe(model: type[BaseModel]) -> list[ParamSpec]:
     """The schema of a parameter model, as players and tests need it."""
+    return list(_describe(model))
+
+
+@functools.cache
+def _describe(model: type[BaseModel]) -> tuple[ParamSpec, ...]:
     specs: list[ParamSpec] = []
     for name, info in model.model_fields.items():
         ann = _unwrap_optional(info.annotation)
@@ -134,7 +140,7 @@ def describe(model: type[BaseModel]) -> list[ParamSpec]:
         default = None if required else info.get_default(call_default_factory=True)
         specs.append(ParamSpec(name, kind, default, required, choices, lo, hi,
                                info.description or "", tuple(info.examples or ())))
-    return specs
+    return tuple(specs)
 
 
 def _extra_choices(extra: Mapping[str, Any]) -> tuple[str, ...]:
@@ -169,13 +175,14 @@ def parse_assignments(words: Sequence[str]) -> dict[str, str]:
 
 def validate(proc: Procedure, raw: Mapping[str, Any]) -> Params:
     """Check and convert raw values (strings from the CLI, JSON values from the web)."""
-    specs = {s.name: s for s in describe(proc.params)}
+    fields = proc.params.model_fields
     for key in raw:
-        if key not in specs:
-            raise UnknownParameterError(proc.id, key, list(specs))
+        if key not in fields:
+            raise UnknownParameterError(proc.id, key, list(fields))
     try:
-        return proc.params.model_validate(dict(raw))
+        return proc.params.model_validate(raw)
     except ValidationError as exc:
+        specs = {s.name: s for s in _describe(proc.params)}
         raise _to_parameter_error(exc, specs) from None
 
 

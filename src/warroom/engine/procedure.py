@@ -60,6 +60,9 @@ class Procedure:
     source: str = ""
     note: str = ""
     tags: tuple[str, ...] = field(default=())
+    vectorize: bool = False
+    """Monte Carlo may run this rule on whole numpy batches (straight-line arithmetic and
+    comparisons only; int and bool outcome fields)."""
 
     @property
     def game(self) -> str:
@@ -79,10 +82,12 @@ def procedure(
     outcome: Sequence[OutcomeField],
     source: str = "",
     note: str = "",
+    vectorize: bool = False,
 ) -> Callable[[RunFn], Procedure]:
     """Decorator turning a rule function into a :class:`Procedure` (registers nothing)."""
 
     def wrap(fn: RunFn) -> Procedure:
-        return Procedure(id, title, summary, params, tuple(outcome), fn, source, note)
+        return Procedure(id, title, summary, params, tuple(outcome), fn, source, note,
+                         vectorize=vectorize)
 
     return wrap

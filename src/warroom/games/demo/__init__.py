@@ -25,6 +25,7 @@ class PoolParams(Params):
     summary="Roll some dice needing X+ each and count the successes.",
     params=PoolParams,
     outcome=outcome(("successes", "int", "dice that succeeded")),
+    vectorize=True,
 )
 def pool(p: PoolParams, d: Dice) -> dict[str, Any]:
     target = Target.of(p.at, "asked for")
