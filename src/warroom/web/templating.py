@@ -1,0 +1,53 @@
+"""Jinja2 templates shared by every page (the battle pages extend ``base.html`` too).
+
+``render(request, "page.html", {...})`` fills in the page language, the translator
+``_`` and the language switch, and remembers a ``?lang=`` choice in a cookie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from warroom.web import lang as langs
+
+TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"
+
+
+@cache
+def templates() -> Jinja2Templates:
+    tpl = Jinja2Templates(directory=str(TEMPLATES))
+    tpl.env.globals["LANGUAGES"] = langs.LANGUAGE_NAMES
+    from warroom.web.charts import bar_chart, fmt_pct, fmt_value
+
+    tpl.env.globals["bar_chart"] = bar_chart
+    tpl.env.filters["pct"] = fmt_pct
+    tpl.env.filters["value"] = fmt_value
+    return tpl
+
+
+def page_lang(request: Request) -> str:
+    """The language of this request: ``?lang=``, the cookie, then Accept-Language."""
+    return langs.choose(request.query_params.get("lang"), request.cookies.get(langs.COOKIE),
+                        request.headers.get("accept-language"))
+
+
+def render(request: Request, name: str, context: Mapping[str, Any] | None = None,
+           status_code: int = 200) -> HTMLResponse:
+    """Render a template in the request's language."""
+    lang = page_lang(request)
+    tr = langs.translator(lang)
+    ctx: dict[str, Any] = {"lang": lang, "_": tr, "request": request}
+    ctx.update(context or {})
+    response = templates().TemplateResponse(request, name, ctx, status_code=status_code)
+    asked = request.query_params.get("lang")
+    if asked and lang == asked.strip().lower()[:2]:
+        response.set_cookie(langs.COOKIE, lang, max_age=365 * 24 * 3600, samesite="lax")
+    return response
