@@ -16,7 +16,10 @@ FieldKind = Literal["int", "bool", "str", "float"]
 class Params(BaseModel):
     """Base class of every procedure's parameters: strict names, frozen values."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+    # defer_build: a game with dozens of procedures builds only the schemas it uses,
+    # which keeps `warroom odds ...` start-up short.
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True,
+                              defer_build=True)
 
 
 @dataclass(frozen=True, slots=True)
