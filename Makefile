@@ -30,11 +30,9 @@ install: $(VENV)/.installed
 dev: $(VENV)/.dev
 
 run: install
-	@$(BIN)/warroom --help
-	@echo
-	@echo "Worked example: the exact odds of 8 dice needing 4+, re-rolling misses:"
-	@echo "  warroom odds demo.pool dice=8 at=4 reroll=misses"
-	@$(BIN)/warroom odds demo.pool dice=8 at=4 reroll=misses
+	@echo "Starting warroom: open http://$(HOST):$(PORT)/ in a browser (phone or laptop)."
+	@echo "Use HOST=0.0.0.0 to let phones on your network connect. Ctrl+C stops it."
+	$(BIN)/warroom serve --host $(HOST) --port $(PORT)
 
 lint: dev
 	$(BIN)/ruff check src tests benchmarks

@@ -41,7 +41,7 @@ def validation_message(errors: list[Any]) -> tuple[str, str | None]:
     if not errors:
         return "invalid request", None
     err = errors[0]
-    loc = [str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path")]
+    loc = [x for x in err.get("loc", ()) if x not in ("body", "query", "path")]
     kind = err.get("type", "")
     if kind == "json_invalid":
         return "the request body is not valid JSON", None
@@ -49,8 +49,8 @@ def validation_message(errors: list[Any]) -> tuple[str, str | None]:
         return "the request needs a JSON body, e.g. {\"procedure\": \"demo.pool\"}", None
     if not loc and kind in ("model_attributes_type", "dict_type"):
         return "the request body must be a JSON object", None
-    name = loc[0] if loc else ""
-    where = ".".join(loc)
+    name = str(loc[0]) if loc else ""
+    where = name + "".join(f"[{x}]" for x in loc[1:] if isinstance(x, int))
     text = str(err.get("msg", "invalid value"))
     if kind == "extra_forbidden":
         return f"unknown field {where!r}", name
