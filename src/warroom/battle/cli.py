@@ -1,0 +1,363 @@
+"""``warroom battle ...``: the battle tracker's commands (thin words over
+:class:`warroom.battle.core.Battles`).
+
+Importing this module is cheap: SQLAlchemy, Alembic and the engine load inside the
+commands that need them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+
+from warroom.errors import UsageError
+
+if TYPE_CHECKING:
+    from warroom.battle.core import Battles
+
+battle_app = typer.Typer(
+    name="battle",
+    help="Keep a battle: forces, markers, turn and phase, every roll in a log that loses "
+    "nothing. The database is --db PATH (or an SQLAlchemy URL), else WARROOM_DB, else a "
+    "file in your user data folder.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+_DB: dict[str, str | None] = {"db": None}
+
+DbOpt = Annotated[Optional[str], typer.Option(  # noqa: UP045 - typer needs Optional
+    "--db", help="Database file or SQLAlchemy URL (default: WARROOM_DB, else the user "
+    "data folder).", show_default=False)]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+IdArg = Annotated[str, typer.Argument(help="The battle's id (see 'warroom battle list').")]
+ExpectOpt = Annotated[Optional[int], typer.Option(  # noqa: UP045
+    "--expect", help="Only record if the battle is still at this state counter "
+    "(protects against someone else's change).", show_default=False)]
+Words = Annotated[Optional[list[str]], typer.Argument(  # noqa: UP045
+    help="key=value pairs.", show_default=False)]
+
+
+@battle_app.callback()
+def _group(db: DbOpt = None) -> None:
+    _DB["db"] = db
+
+
+def _battles(db: str | None) -> Battles:
+    from warroom.battle.core import Battles
+    from warroom.battle.store import open_store
+
+    return Battles(open_store(db or _DB["db"]))
+
+
+def _tr() -> Any:
+    from warroom import cli
+
+    return cli._tr()
+
+
+def _out(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def _echo(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _words(words: list[str] | None) -> dict[str, str]:
+    from warroom.engine.params import parse_assignments
+
+    return parse_assignments(words or [])
+
+
+def _markers(u: dict[str, Any]) -> str:
+    tr = _tr()
+    parts = []
+    for k, v in u["markers"].items():
+        parts.append(tr(k.replace("_", " ")) if v is True else f"{tr(k.replace('_', ' '))} {v}")
+    return ", ".join(parts) or "-"
+
+
+def _describe(event: dict[str, Any]) -> str:
+    """One line for an event of the log."""
+    tr = _tr()
+    kind = event["kind"]
+    side = f" [{event['by']}]" if event.get("by") else ""
+    head = f"#{event['seq']}{side}"
+    if kind == "created":
+        text = tr("battle created: {game}, seed {seed}").format(game=event["game"],
+                                                               seed=event["seed"])
+    elif kind == "unit_added":
+        stats = " ".join(f"{k}={v}" for k, v in event["stats"].items())
+        text = tr("unit {unit} joins side {side}").format(unit=event["unit"],
+                                                          side=event["side"]) + (
+            f" ({stats})" if stats else "")
+    elif kind == "marked":
+        value = event["value"]
+        shown = tr("cleared") if value is None else ("" if value is True else f"= {value}")
+        text = f"{event['unit']}: {tr(event['marker'].replace('_', ' '))} {shown}".rstrip()
+    elif kind == "resolved":
+        outcome = ", ".join(f"{k}={v}" for k, v in event["outcome"].items())
+        who = f" {event['unit'] or ''}{' → ' + event['target'] if event['target'] else ''}"
+        how = tr("your dice") if event["entered"] else tr("virtual dice")
+        dice = " ".join(str(d) for d in event["dice"]) or "-"
+        text = f"{event['procedure']}{who.rstrip()}: {outcome}  ({how}: {dice})"
+    elif kind == "phase":
+        text = tr("turn {turn}, side {side}: {phase}").format(
+            turn=event["turn"], side=event["side"], phase=event["phase"])
+    elif kind == "undone":
+        text = tr("undo of event {n}").format(n=event["target"])
+    else:
+        text = kind
+    if event.get("undone"):
+        text += "  " + tr("(undone)")
+    return f"{head} {text}"
+
+
+# ---------------------------------------------------------------------------- commands
+@battle_app.command("new")
+def new(
+    game: Annotated[str, typer.Argument(help="fow, asl, bkc, cwc or demo.")],
+    name: Annotated[Optional[str], typer.Option("--name", help="A name for the battle.",  # noqa: UP045
+                                                show_default=False)] = None,
+    seed: Annotated[Optional[int], typer.Option(  # noqa: UP045
+        "--seed", help="Seed of the battle's dice (default: a fresh one, recorded).",
+        show_default=False)] = None,
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Start a battle."""
+    made = _battles(db).new(game, name, seed)
+    if as_json:
+        _out({"id": made["id"]})
+        return
+    _echo(_tr()("battle {id} started").format(id=made["id"]))
+
+
+@battle_app.command("list")
+def list_(db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Every battle in the database."""
+    rows = _battles(db).list_battles()
+    if as_json:
+        _out(rows)
+        return
+    if not rows:
+        _echo(_tr()("no battles yet: start one with 'warroom battle new GAME'"))
+    for r in rows:
+        _echo(f"{r['id']}  {r['game']:<4}  {r['name']}  "
+              + _tr()("turn {turn}, side {side}: {phase}").format(**r))
+
+
+@battle_app.command("show")
+def show(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """The battle now: turn, phase with its checklist, units with their markers."""
+    data = _battles(db).show(battle_id)
+    if as_json:
+        _out(data)
+        return
+    tr = _tr()
+    _echo(f"{data['name']} ({data['game']}, {data['id']})  "
+          + tr("state {n}").format(n=data["counter"]))
+    _echo(tr("turn {turn}, side {side}: {phase}").format(
+        turn=data["turn"], side=data["side"], phase=tr(data["phase_title"])))
+    for item in data["checklist"]:
+        _echo(f"  [ ] {tr(item)}")
+    for side in ("A", "B"):
+        units = [u for u in data["units"] if u["side"] == side]
+        _echo(tr("side {side}:").format(side=side))
+        if not units:
+            _echo("  -")
+        for u in units:
+            stats = " ".join(f"{k}={v}" for k, v in u["stats"].items())
+            left = (" " + tr("{n} teams left").format(n=u["teams_left"])
+                    if "teams_left" in u else "")
+            _echo(f"  {u['name']}  {stats}{left}  {_markers(u)}")
+
+
+@battle_app.command("add-unit")
+def add_unit(
+    battle_id: IdArg,
+    side: Annotated[str, typer.Option("--side", help="A or B.")],
+    name: Annotated[str, typer.Option("--name", help="The unit's name (unique in the battle).")],
+    stats: Words = None,
+    expect: ExpectOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Add a unit with its stats as key=value (teams=5 skill=veteran morale=7 ...).
+    Stats named like a procedure's parameters fill them in 'battle do'."""
+    event = _battles(db).add_unit(battle_id, side, name, _words(stats), expect=expect)
+    if as_json:
+        _out(event)
+        return
+    _echo(_describe(event))
+
+
+@battle_app.command("mark")
+def mark(
+    battle_id: IdArg,
+    unit: Annotated[str, typer.Argument(help="The unit's name.")],
+    marker: Annotated[str, typer.Argument(
+        help="pinned, pinned=no, hits=3, hits=+1, hits=clear ... (markers depend on the "
+        "game; a wrong one lists them).")],
+    expect: ExpectOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Set, change or clear a marker on a unit by hand."""
+    name, eq, value = marker.partition("=")
+    event = _battles(db).mark(battle_id, unit, name, value if eq else None, expect=expect)
+    if as_json:
+        _out(event)
+        return
+    _echo(_describe(event))
+
+
+@battle_app.command("do")
+def do(
+    battle_id: IdArg,
+    procedure: Annotated[str, typer.Argument(help="A procedure of the battle's game, "
+                                             "e.g. fow.shoot.")],
+    params: Annotated[Optional[list[str]], typer.Argument(  # noqa: UP045
+        help="Parameters as key=value, plus the battle keys: unit=NAME (who acts), "
+        "target=NAME (who the outcome falls on; default the unit), side=A|B (whose roll, "
+        "for luck), clear=MARKER (remove it if the test is passed). Parameters you leave "
+        "out are filled from the units' stats of the same name (target_X from the "
+        "target's stat X).", show_default=False)] = None,
+    dice: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--dice", help="The dice on your table, in the order the steps roll them: 3,5,6. "
+        "Without it, the battle's own dice roll.", show_default=False)] = None,
+    expect: ExpectOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Resolve a procedure in the battle: the outcome changes the named unit's markers."""
+    from warroom.dice.sources import parse_dice
+
+    entered = parse_dice(dice) if dice is not None else None
+    if dice is not None and not entered:
+        raise UsageError("--dice needs at least one die, e.g. --dice 3,5,6")
+    event = _battles(db).do(battle_id, procedure, _words(params), entered, expect=expect)
+    if as_json:
+        _out(event)
+        return
+    tr = _tr()
+    for step in event["steps"]:
+        dice_text = " ".join(str(d) for d in step["dice"])
+        line = f"  {step['text']}"
+        if dice_text:
+            line += f": {dice_text}"
+        if step.get("result"):
+            line += f" → {step['result']}"
+        _echo(line)
+    _echo(_describe(event))
+    for change in event["effects"]:
+        value = change["value"]
+        shown = tr("cleared") if value is None else ("" if value is True else f"= {value}")
+        _echo(f"  {change['unit']}: {tr(change['marker'].replace('_', ' '))} {shown}".rstrip())
+
+
+@battle_app.command("next")
+def next_(battle_id: IdArg, expect: ExpectOpt = None, db: DbOpt = None,
+          as_json: JsonOpt = False) -> None:
+    """Advance to the next phase (or the other side's turn) and print its checklist."""
+    event = _battles(db).advance(battle_id, expect=expect)
+    if as_json:
+        _out(event)
+        return
+    tr = _tr()
+    _echo(tr("turn {turn}, side {side}: {phase}").format(
+        turn=event["turn"], side=event["side"], phase=tr(event["title"])))
+    for item in event["checklist"]:
+        _echo(f"  [ ] {tr(item)}")
+
+
+@battle_app.command("undo")
+def undo(battle_id: IdArg, expect: ExpectOpt = None, db: DbOpt = None,
+         as_json: JsonOpt = False) -> None:
+    """Take back the latest event. A roll made again afterwards gets the same dice."""
+    event = _battles(db).undo(battle_id, expect=expect)
+    if as_json:
+        _out(event)
+        return
+    _echo(_describe(event))
+
+
+@battle_app.command("log")
+def log(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Every event of the battle, oldest first."""
+    events = _battles(db).log(battle_id)
+    if as_json:
+        _out(events)
+        return
+    for e in events:
+        _echo(_describe(e))
+
+
+@battle_app.command("export")
+def export(battle_id: IdArg, db: DbOpt = None,
+           as_json: JsonOpt = False) -> None:
+    """The whole battle as JSON on stdout (for 'warroom battle import')."""
+    _ = as_json  # export is always JSON
+    _out(_battles(db).export(battle_id))
+
+
+@battle_app.command("import")
+def import_(
+    file: Annotated[str, typer.Argument(help="A file written by 'warroom battle export' "
+                                        "('-' reads stdin).")],
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Add an exported battle (it must replay exactly); keeps its id when free."""
+    from pathlib import Path
+
+    from warroom.battle.errors import ImportFormatError
+
+    try:
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ImportFormatError(f"cannot read {file!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ImportFormatError(f"{file!r} is not a text file") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(f"{file!r} is not JSON: {exc}") from None
+    made = _battles(db).import_(data)
+    if as_json:
+        _out({"id": made["id"]})
+        return
+    _echo(_tr()("battle {id} imported").format(id=made["id"]))
+
+
+@battle_app.command("verify")
+def verify(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Replay every event from scratch, re-rolling with the recorded dice and seed;
+    exit 0 only when every outcome and the state reproduce."""
+    report = _battles(db).verify(battle_id)
+    if as_json:
+        _out(report.to_json())
+    else:
+        tr = _tr()
+        if report.ok:
+            _echo(tr("ok: {n} events reproduce").format(n=report.events))
+        for p in report.problems:
+            _echo(f"{tr('problem')}: {p}")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@battle_app.command("luck")
+def luck(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Per side: what its rolls were expected to give, and what they gave."""
+    data = _battles(db).luck(battle_id)
+    if as_json:
+        _out(data)
+        return
+    tr = _tr()
+    for side, info in data["sides"].items():
+        _echo(tr("side {side}: {n} rolls").format(side=side, n=info["rolls"]))
+        for name, f in info["fields"].items():
+            _echo("  " + tr("{field}: expected {expected}, got {actual}").format(
+                field=name, expected=f"{f['expected']:.2f}", actual=f["actual"]))
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``warroom battle`` to the main app."""
+    app.add_typer(battle_app, name="battle")

@@ -1,0 +1,33 @@
+"""What can go wrong when recording a battle; every one is a usage error (exit 2, 422)."""
+
+from __future__ import annotations
+
+from warroom.errors import UsageError
+
+
+class BattleError(UsageError):
+    """Bad input for a battle: nothing was recorded."""
+
+
+class StaleStateError(BattleError):
+    """A write based on an old state counter (someone else recorded an event first)."""
+
+    def __init__(self, expected: int, current: int) -> None:
+        self.expected = expected
+        self.current = current
+        super().__init__(
+            f"the battle has changed: you expected state {expected} but it is now at "
+            f"{current}; reload and try again (nothing was recorded)")
+
+
+class NothingToUndoError(BattleError):
+    def __init__(self) -> None:
+        super().__init__("nothing to undo: the battle is as it was created")
+
+
+class ImportFormatError(BattleError):
+    """A file that is not a warroom battle export, or one that does not replay."""
+
+
+class AccessError(BattleError):
+    """A link that does not allow this action."""

@@ -1,0 +1,241 @@
+"""Battle state, derived from events by a pure fold (no dice, no database).
+
+Events are plain JSON mappings ``{"seq", "kind", "at", "after", ...data}``. The state
+after an event depends only on the state before it and the event's data: a resolution
+event carries its outcome and the marker changes it caused, so the fold never re-runs a
+procedure (``verify`` does that separately).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from warroom.battle import phases
+from warroom.battle.errors import BattleError, NothingToUndoError
+from warroom.errors import UnknownNameError
+
+SIDES = ("A", "B")
+Scalar = int | str
+MarkerKind = Literal["flag", "count"]
+
+_COMMON: dict[str, MarkerKind] = {"eliminated": "flag", "concealed": "flag", "smoke": "flag"}
+
+MARKERS: dict[str, dict[str, MarkerKind]] = {
+    "fow": {**_COMMON, "pinned": "flag", "gone_to_ground": "flag", "dug_in": "flag",
+            "assaulted": "flag", "hits": "count", "destroyed": "count",
+            "bailed_out": "count", "bogged": "count"},
+    "asl": {**_COMMON, "broken": "flag", "pinned": "flag", "dm": "flag", "replaced": "flag",
+            "wounded": "flag", "berserk": "flag", "cx": "flag", "prep_fire": "flag",
+            "first_fire": "flag", "final_fire": "flag", "encircled": "flag",
+            "casualty_reduction": "count"},
+    "bkc": {**_COMMON, "suppressed": "flag", "hits": "count", "retreat_cm": "count"},
+    "cwc": {**_COMMON, "suppressed": "flag", "hits": "count", "retreat_cm": "count"},
+    "demo": {**_COMMON, "pinned": "flag", "hits": "count"},
+}
+"""Markers each game knows: a flag is on or off; a count is a whole number (0 = none)."""
+
+
+def marker_kinds(game: str) -> dict[str, MarkerKind]:
+    return MARKERS.get(game, MARKERS["demo"])
+
+
+def marker_kind(game: str, name: str) -> MarkerKind:
+    kinds = marker_kinds(game)
+    if name not in kinds:
+        raise UnknownNameError("marker", name, sorted(kinds))
+    return kinds[name]
+
+
+_ON = {"", "yes", "true", "on", "1", "y"}
+_OFF = {"no", "false", "off", "0", "n", "clear", "none"}
+
+
+def marker_value(game: str, name: str, text: str | None, current: int | bool | None
+                 ) -> int | bool | None:
+    """The new value of a marker from what a player typed (None removes it).
+
+    A flag: ``pinned`` or ``pinned=yes`` sets it, ``pinned=no`` clears it. A count:
+    ``hits=3`` sets it, ``hits=+1``/``hits=-2`` changes it, ``hits`` adds one,
+    ``hits=0`` or ``hits=clear`` removes it.
+    """
+    kind = marker_kind(game, name)
+    raw = "" if text is None else text.strip().lower()
+    if kind == "flag":
+        if raw in _ON:
+            return True
+        if raw in _OFF:
+            return None
+        raise BattleError(f"marker {name!r} is on or off: give {name}, {name}=yes or "
+                          f"{name}=no, not {text!r}")
+    if raw in ("clear", "none", "off", "no"):
+        return None
+    base = int(current or 0)
+    try:
+        if raw == "":
+            value = base + 1
+        elif raw[0] in "+-":
+            value = base + int(raw)
+        else:
+            value = int(raw)
+    except ValueError:
+        raise BattleError(f"marker {name!r} counts: give a whole number like {name}=2, "
+                          f"{name}=+1 or {name}=clear, not {text!r}") from None
+    if value < 0:
+        raise BattleError(f"marker {name!r} cannot go below 0 (it is {base})")
+    return value or None
+
+
+def parse_stat(text: str) -> Scalar:
+    t = text.strip()
+    try:
+        return int(t)
+    except ValueError:
+        return t
+
+
+@dataclass
+class Unit:
+    name: str
+    side: str
+    stats: dict[str, Scalar] = field(default_factory=dict)
+    markers: dict[str, int | bool] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "side": self.side, "stats": dict(self.stats),
+                               "markers": dict(self.markers)}
+        teams = self.stats.get("teams")
+        if isinstance(teams, int):
+            out["teams_left"] = max(0, teams - int(self.markers.get("destroyed", 0)))
+        return out
+
+
+@dataclass
+class State:
+    id: str
+    game: str
+    name: str
+    seed: int
+    turn: int = 1
+    side: str = "A"
+    phase: str = ""
+    rolls: int = 0
+    units: dict[str, Unit] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "game": self.game, "name": self.name, "seed": self.seed,
+                "turn": self.turn, "side": self.side, "phase": self.phase,
+                "rolls": self.rolls, "units": [u.to_json() for u in self.units.values()]}
+
+    def digest(self) -> str:
+        data = self.to_json()
+        del data["id"]  # an imported copy under a new id is the same battle
+        text = json.dumps(data, sort_keys=True, ensure_ascii=True,
+                          separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def unit(self, name: str) -> Unit:
+        if name in self.units:
+            return self.units[name]
+        folded = {n.casefold(): n for n in self.units}
+        if name.casefold() in folded:
+            return self.units[folded[name.casefold()]]
+        raise UnknownNameError("unit", name, list(self.units),
+                               "Add it with 'warroom battle add-unit'.")
+
+    def phase_info(self) -> phases.Phase:
+        return phases.phase(self.game, self.phase)
+
+
+def initial(battle_id: str, game: str, name: str, seed: int) -> State:
+    first = phases.sequence(game)[0].id
+    return State(battle_id, game, name, seed, phase=first)
+
+
+def _set_marker(unit: Unit, name: str, value: Any) -> None:
+    if value is None or value is False or value == 0:
+        unit.markers.pop(name, None)
+    else:
+        unit.markers[name] = value
+
+
+def apply(state: State, event: Mapping[str, Any]) -> State:
+    """The state after one (non-undo) event; the input is left unchanged."""
+    kind = event["kind"]
+    new = copy.deepcopy(state)
+    if kind == "created":
+        return initial(state.id, str(event["game"]), str(event["name"]), int(event["seed"]))
+    if kind == "unit_added":
+        unit = Unit(str(event["unit"]), str(event["side"]), dict(event.get("stats", {})))
+        new.units[unit.name] = unit
+    elif kind == "marked":
+        _set_marker(new.unit(str(event["unit"])), str(event["marker"]), event["value"])
+    elif kind == "resolved":
+        if event.get("roll_index") is not None:
+            new.rolls = int(event["roll_index"]) + 1
+        for change in event.get("effects", ()):
+            _set_marker(new.unit(str(change["unit"])), str(change["marker"]), change["value"])
+    elif kind == "phase":
+        new.turn, new.side, new.phase = int(event["turn"]), str(event["side"]), str(
+            event["phase"])
+    else:
+        raise BattleError(f"unknown event kind {kind!r}")
+    return new
+
+
+def next_position(state: State) -> tuple[int, str, str]:
+    """(turn, side, phase) after the current phase."""
+    seq = phases.sequence(state.game)
+    ids = [p.id for p in seq]
+    i = ids.index(state.phase) if state.phase in ids else -1
+    if i + 1 < len(ids):
+        return state.turn, state.side, ids[i + 1]
+    other = "B" if state.side == "A" else "A"
+    turn = state.turn + 1 if other == "A" else state.turn
+    return turn, other, ids[0]
+
+
+@dataclass
+class Replay:
+    """The fold of an event log: the current state, and the stack undo walks back."""
+
+    states: list[State]
+    live: list[int]  # seq of the event that produced each state after the first
+
+    @property
+    def state(self) -> State:
+        return self.states[-1]
+
+    def last_live(self) -> int:
+        if not self.live:
+            raise NothingToUndoError()
+        return self.live[-1]
+
+
+def fold(battle_id: str, events: Iterable[Mapping[str, Any]]) -> Replay:
+    """Replay a log from scratch. ``undone`` events pop the latest live event."""
+    replay: Replay | None = None
+    for ev in events:
+        if replay is None:
+            if ev["kind"] != "created":
+                raise BattleError("a battle log must start with its 'created' event")
+            first = initial(battle_id, str(ev["game"]), str(ev["name"]), int(ev["seed"]))
+            replay = Replay([first], [])
+            continue
+        if ev["kind"] == "undone":
+            target = replay.last_live()
+            if int(ev["target"]) != target:
+                raise BattleError(f"event {ev['seq']} undoes {ev['target']}, "
+                                  f"but the latest live event is {target}")
+            replay.states.pop()
+            replay.live.pop()
+        else:
+            replay.states.append(apply(replay.state, ev))
+            replay.live.append(int(ev["seq"]))
+    if replay is None:
+        raise BattleError("empty battle log")
+    return replay

@@ -1,0 +1,183 @@
+"""The battle store: SQLAlchemy 2 Core over any URL, SQLite by default.
+
+One transaction per event. On SQLite the file runs in WAL mode with ``synchronous=FULL``
+and every write transaction starts with ``BEGIN IMMEDIATE``, so two writers are
+serialised and a killed process leaves either the whole event or none of it. The
+schema is created and upgraded by Alembic (``migrations/``) when the store opens.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event as sa_event
+from sqlalchemy.engine import Connection, Engine
+
+from warroom.battle.errors import BattleError, StaleStateError
+from warroom.errors import UnknownNameError
+
+HEAD = "0001"
+"""The newest migration; the store skips Alembic entirely when the DB is at it."""
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+metadata = sa.MetaData()
+battles = sa.Table(
+    "battles", metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("game", sa.String(32), nullable=False),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("seed", sa.BigInteger, nullable=False),
+    sa.Column("created_at", sa.String(40), nullable=False),
+    sa.Column("updated_at", sa.String(40), nullable=False),
+    sa.Column("counter", sa.Integer, nullable=False),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("token_a", sa.String(64), nullable=False),
+    sa.Column("token_b", sa.String(64), nullable=False),
+    sa.Column("token_view", sa.String(64), nullable=False),
+)
+events = sa.Table(
+    "events", metadata,
+    sa.Column("battle_id", sa.String(32), sa.ForeignKey("battles.id", ondelete="CASCADE"),
+              primary_key=True),
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("kind", sa.String(20), nullable=False),
+    sa.Column("at", sa.String(40), nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+)
+
+
+def default_path() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("warroom", appauthor=False)) / "battles.db"
+
+
+def resolve_url(db: str | None = None) -> str:
+    """``--db`` (a path or an SQLAlchemy URL), else ``WARROOM_DB``, else the default file
+    under the user's data directory."""
+    target = db or os.environ.get("WARROOM_DB") or str(default_path())
+    if "://" in target:
+        return target
+    path = Path(target).expanduser().resolve()
+    if path.is_dir():
+        raise BattleError(f"--db {target!r} is a folder; give a file name")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path}"
+
+
+def _sqlite_setup(engine: Engine) -> None:
+    @sa_event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA busy_timeout=15000")
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=FULL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    @sa_event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def migrate(conn: Connection) -> None:
+    """Bring the schema to the newest revision (a fresh DB and an old one alike)."""
+    if sa.inspect(conn).has_table("alembic_version"):
+        row = conn.execute(sa.text("SELECT version_num FROM alembic_version")).first()
+        if row is not None and row[0] == HEAD:
+            return
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.attributes["connection"] = conn
+    command.upgrade(cfg, "head")
+
+
+class Store:
+    """Battles and their events in one database."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        try:
+            self.engine = sa.create_engine(url)
+        except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError) as exc:
+            raise BattleError(f"cannot use database {url!r}: {exc}") from None
+        if self.engine.dialect.name == "sqlite":
+            _sqlite_setup(self.engine)
+        try:
+            with self.engine.begin() as conn:
+                migrate(conn)
+        except sa.exc.OperationalError as exc:
+            raise BattleError(f"cannot open database {url!r}: {exc.orig}") from None
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ---------------------------------------------------------------- reading
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn:
+            yield conn
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """One transaction: everything in it is recorded, or nothing."""
+        with self.engine.begin() as conn:
+            yield conn
+
+    @staticmethod
+    def battle_row(conn: Connection, battle_id: str) -> dict[str, Any]:
+        row = conn.execute(sa.select(battles).where(battles.c.id == battle_id)).mappings(
+            ).first()
+        if row is None:
+            ids = [r[0] for r in conn.execute(sa.select(battles.c.id)).all()]
+            raise UnknownNameError("battle", battle_id, ids,
+                                   "Use 'warroom battle list' to see them.")
+        return dict(row)
+
+    @staticmethod
+    def list_rows(conn: Connection) -> list[dict[str, Any]]:
+        rows = conn.execute(sa.select(battles).order_by(battles.c.created_at)).mappings()
+        return [dict(r) for r in rows]
+
+    @staticmethod
+    def load_events(conn: Connection, battle_id: str) -> list[dict[str, Any]]:
+        rows = conn.execute(sa.select(events.c.body).where(events.c.battle_id == battle_id)
+                            .order_by(events.c.seq)).all()
+        return [json.loads(r[0]) for r in rows]
+
+    # ---------------------------------------------------------------- writing
+    @staticmethod
+    def insert_battle(conn: Connection, row: Mapping[str, Any]) -> None:
+        conn.execute(sa.insert(battles).values(**row))
+
+    @staticmethod
+    def append(conn: Connection, battle_id: str, event: Mapping[str, Any], old_counter: int,
+               state: str) -> None:
+        """Add one event and move the counter on, only if nobody moved it first."""
+        seq = int(event["seq"])
+        done = conn.execute(
+            sa.update(battles)
+            .where(battles.c.id == battle_id, battles.c.counter == old_counter)
+            .values(counter=seq, state=state, updated_at=event["at"]))
+        if done.rowcount != 1:
+            current = conn.execute(sa.select(battles.c.counter).where(
+                battles.c.id == battle_id)).scalar_one()
+            raise StaleStateError(old_counter, int(current))
+        conn.execute(sa.insert(events).values(
+            battle_id=battle_id, seq=seq, kind=event["kind"], at=event["at"],
+            body=json.dumps(event, ensure_ascii=False, sort_keys=True)))
+
+
+def open_store(db: str | None = None) -> Store:
+    return Store(resolve_url(db))
