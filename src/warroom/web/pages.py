@@ -57,9 +57,18 @@ class FieldForm:
             return "checkboxes" if self.spec.choices else "text"
         if self.spec.choices:
             return "select"
-        if self.spec.type in ("int", "float", "fraction"):
+        if self.spec.type in ("int", "float"):
             return "number"
         return "text"
+
+    @property
+    def folded(self) -> bool:
+        """Long lists of choices (special rules) fold away below the other inputs."""
+        return self.widget == "checkboxes" and len(self.choices) > 8
+
+    @property
+    def count(self) -> int:
+        return len(self.value) if isinstance(self.value, (list, tuple)) else 0
 
     @property
     def step(self) -> str:
@@ -108,13 +117,14 @@ def raw_params(specs: Sequence[ParamSpec], form: Form, prefix: str = "") -> dict
 
 def form_fields(specs: Sequence[ParamSpec], values: Mapping[str, Any], tr: Tr,
                 prefix: str = "") -> list[FieldForm]:
+    """Inputs for every parameter, filled with the current values (long lists last)."""
     out = []
     for spec in specs:
         value = values.get(spec.name, spec.to_dict()["default"])
         choices = [(c, label(c, tr)) for c in spec.choices]
         out.append(FieldForm(spec, prefix + spec.name, label(spec.name, tr),
                              tr(spec.description) if spec.description else "", value, choices))
-    return out
+    return sorted(out, key=lambda f: f.folded)
 
 
 @dataclass
@@ -285,3 +295,9 @@ def compare_results(request: Request, proc_id: str) -> HTMLResponse:
 
 
 __all__ = ["fmt_pct", "router"]
+
+
+@router.get("/p/{proc_id}/roll", response_class=HTMLResponse)
+def roll_page_get(request: Request, proc_id: str) -> HTMLResponse:
+    """The language switch on a roll result leads here: show the procedure page."""
+    return procedure_page(request, proc_id)
