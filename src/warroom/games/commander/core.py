@@ -1,0 +1,486 @@
+"""The shared core of Blitzkrieg Commander and Cold War Commander.
+
+Each function here builds one procedure for a rule set: the rule is written once and
+the numbers, tables and game-only parameters come from :class:`Rules` (the TOML data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal
+
+from warroom.engine.context import Dice
+from warroom.engine.messages import Msg, msg
+from warroom.engine.procedure import OutcomeField, Params, Procedure, outcome
+from warroom.engine.steps import Target
+from warroom.games.commander import params as P
+from warroom.games.commander.data import Call, ModSpec, Rules
+
+Result = Literal["success", "failure", "bonus", "blunder"]
+RESULTS = ("success", "failure", "bonus", "blunder")
+PASSED = ("success", "bonus")
+
+
+# ---------------------------------------------------------------- helpers
+def modified(base: Target, specs: Iterable[ModSpec], values: Mapping[str, Any]) -> Target:
+    """Apply data-declared modifiers to ``base``; flags of one group count once."""
+    groups: set[str] = set()
+    t = base
+    for s in specs:
+        amount = s.amount(dict(values))
+        if not amount:
+            continue
+        if s.group:
+            if s.group in groups:
+                continue
+            groups.add(s.group)
+        t = t.plus(amount, s.label)
+    return t
+
+
+def classify(pair: tuple[int, int], cv: int) -> Result:
+    """A 2d6 command roll (sorted): double 1 always passes with a bonus, double 6 is
+    always a blunder, otherwise it passes when the total is at most the modified CV."""
+    if pair == (1, 1):
+        return "bonus"
+    if pair == (6, 6):
+        return "blunder"
+    return "success" if pair[0] + pair[1] <= cv else "failure"
+
+
+def command_roll(rules: Rules, call: Call, d: Dice, t: Target, rule: str) -> tuple[Result, int]:
+    """Roll 2d6 against the modified CV; on a blunder roll its table. -> (result, d6)."""
+    pair = d.dice(2, view="sorted", rule=rule, what="2d6 command test", target=t)
+    result = classify(pair, t.final)
+    blunder = 0
+    if result == "bonus":
+        d.note(rule + ".bonus", "double 1: command bonus, {effect}", effect=Msg(call.bonus))
+    elif result == "blunder":
+        table = call.blunder_table
+        blunder = d.die(rule=f"{rules.id}.blunder.{table}", what="blunder table d6")
+        entry = rules.blunder(table, blunder)
+        d.note(f"{rules.id}.blunder.{table}", "double 6: blunder, table entry {face}: {title} "
+               "{effect}", face=blunder, title=Msg(entry.title), effect=Msg(entry.text))
+    else:
+        d.note(rule, "{total} against command value {cv}: {outcome}", total=sum(pair),
+               cv=t.final, outcome=Msg(result))
+    return result, blunder
+
+
+def _proc(rules: Rules, name: str, title: str, summary: str, params: type[Params],
+          fields: tuple[OutcomeField, ...], run: Callable[[Any, Dice], dict[str, Any]],
+          note: str = "") -> Procedure:
+    return Procedure(f"{rules.id}.{name}", f"{rules.title}: {title}", summary, params, fields,
+                     run, rules.source, note)
+
+
+def _values(p: Params) -> dict[str, Any]:
+    return p.model_dump()
+
+
+# ---------------------------------------------------------------- command
+def command(rules: Rules) -> Procedure:
+    call = rules.command
+    params = P.build(f"{rules.id.upper()}CommandParams", P.CommandBase,
+                     P.spec_fields(call.modifiers))
+
+    def run(p: P.CommandBase, d: Dice) -> dict[str, Any]:
+        t = modified(Target.of(p.cv, "command value", "at_most"), call.modifiers, _values(p))
+        result, blunder = command_roll(rules, call, d, t, f"{rules.id}.command")
+        return {"result": result, "blunder": blunder, "modified_cv": t.final}
+
+    return _proc(rules, "command", "command test",
+                 "Give an order: 2d6 at or under the modified command value; double 1 is a "
+                 "command bonus, double 6 a blunder.", params,
+                 outcome(OutcomeField("result", "str", "how the test went", RESULTS),
+                         ("blunder", "int", "the d6 rolled on the blunder table (0 if none)"),
+                         ("modified_cv", "int", "command value after modifiers")),
+                 run, "Double 1 passes and double 6 blunders whatever the modified value.")
+
+
+def orders(rules: Rules) -> Procedure:
+    call = rules.command
+    per_order = [s for s in call.modifiers if s.per_order]
+    others = [s for s in call.modifiers if not s.per_order]
+    params = P.build(f"{rules.id.upper()}OrdersParams", P.OrdersBase, P.spec_fields(others))
+
+    def run(p: P.OrdersBase, d: Dice) -> dict[str, Any]:
+        values = _values(p)
+        given = 0
+        stopped: str = "none"
+        for i in range(1, p.orders + 1):
+            for s in per_order:
+                values[s.param] = i
+            t = modified(Target.of(p.cv, "command value", "at_most"), call.modifiers, values)
+            cv = t.final
+
+            def one(dd: Dice, cv: int = cv, t: Target = t, i: int = i) -> str:
+                pair = dd.dice(2, view="sorted", rule=f"{rules.id}.orders", target=t,
+                               what=f"2d6 for order {i}")
+                return classify(pair, cv)
+
+            got = d.each(1, one, RESULTS, rule=f"{rules.id}.orders", what="command test")
+            if got["failure"] or got["blunder"]:
+                stopped = "blunder" if got["blunder"] else "failure"
+                d.note(f"{rules.id}.orders", "order {i} against {cv}: {outcome}; the chain "
+                       "stops", i=i, cv=cv, outcome=Msg(stopped))
+                break
+            given += 1
+            d.note(f"{rules.id}.orders", "order {i} against {cv}: given", i=i, cv=cv)
+        return {"orders": given, "stopped_by": stopped}
+
+    return _proc(rules, "orders", "chain of orders",
+                 "How many successive orders one commander gets off to the same unit "
+                 "before the first failure, each order after the first at -1.", params,
+                 outcome(("orders", "int", "orders given before the first failure"),
+                         OutcomeField("stopped_by", "str", "what ended the chain (none = "
+                                      "every order given)", ("none", "failure", "blunder"))),
+                 run, "A blunder ends the chain like a failure; roll its table with "
+                      "the command procedure.")
+
+
+# ---------------------------------------------------------------- artillery and air calls
+def support_call(rules: Rules, kind: Literal["artillery", "air"]) -> Procedure:
+    call = rules.artillery if kind == "artillery" else rules.air
+    who = "FAO" if kind == "artillery" else "FAC"
+    params = P.build(f"{rules.id.upper()}{kind.title()}CallParams", P.CommandBase,
+                     P.spec_fields(call.modifiers))
+    rule = f"{rules.id}.{kind}_call"
+
+    def run(p: P.CommandBase, d: Dice) -> dict[str, Any]:
+        values = _values(p)
+        t = modified(Target.of(p.cv, msg("{who} command value", who=who), "at_most"),
+                     call.modifiers, values)
+        result, blunder = command_roll(rules, call, d, t, rule)
+        deviation = 0
+        if result in PASSED and call.deviation is not None:
+            deviation = _deviate(call, values, result, d, rule + ".deviation")
+        if result in PASSED:
+            d.note(rule + ".area", "target area: {area}", area=Msg(call.area))
+        return {"result": result, "blunder": blunder, "modified_cv": t.final,
+                "deviation_cm": deviation}
+
+    title = "artillery call (FAO)" if kind == "artillery" else "air support call (FAC)"
+    summary = (f"The {who} calls for {'fire' if kind == 'artillery' else 'an air strike'}: "
+               "a command test with the card's modifiers, its own blunder table, then "
+               "deviation.")
+    return _proc(rules, f"{kind}_call", title, summary, params,
+                 outcome(OutcomeField("result", "str", "how the call went", RESULTS),
+                         ("blunder", "int", "the d6 rolled on the blunder table (0 if none)"),
+                         ("modified_cv", "int", "command value after modifiers"),
+                         ("deviation_cm", "int", "how far the strike drifts, in cm (0 = on "
+                          "target or no strike)")),
+                 run, "The direction die is not modelled: roll it at the table for the "
+                      "direction of any deviation.")
+
+
+def _deviate(call: Call, values: Mapping[str, Any], result: str, d: Dice, rule: str) -> int:
+    dev = call.deviation
+    assert dev is not None
+    if result == "bonus" and dev.on_bonus == "none":
+        d.note(rule, "command bonus: no deviation")
+        return 0
+    if dev.method == "fixed":
+        total = int(d.dice(dev.dice, view="sum", rule=rule, what="deviation dice"))
+        if dev.double_if and values.get(dev.double_if):
+            total *= 2
+            d.note(rule, "deviation doubled: {cm} cm", cm=total)
+        if result == "bonus":
+            total //= 2
+            d.note(rule, "command bonus: deviation halved (rounded down) to {cm} cm", cm=total)
+        return total
+    distance = int(values[dev.distance_param])
+    n = -(-distance // dev.per_cm)
+    if dev.extra_die_if and values.get(dev.extra_die_if):
+        n += 1
+    if dev.fewer_die_if and values.get(dev.fewer_die_if):
+        n -= 1
+    if n <= 0:
+        d.note(rule, "no deviation dice: the strike lands on target")
+        return 0
+    return int(d.dice(n, view="sum", rule=rule, what="deviation dice"))
+
+
+# ---------------------------------------------------------------- anti-aircraft fire
+def aa_fire(rules: Rules) -> Procedure:
+    aa = rules.aa
+    rule = f"{rules.id}.aa_fire"
+
+    def run(p: P.AABase, d: Dice) -> dict[str, Any]:
+        d.note(rule, "who fires: {who}", who=Msg(aa.who))
+        hits = int(d.pool(p.attacks, Target.of(aa.hit_score, "AA fire hits"), rule=rule,
+                          what="AA dice"))
+        shot_down = hits >= p.hits_value
+        aborted = False
+        if shot_down:
+            d.note(rule, "{hits} hits against hits value {value}: shot down", hits=hits,
+                   value=p.hits_value)
+        elif hits:
+            aborts = d.pool(hits, Target.of(aa.abort_score, "abort roll"),
+                            rule=rule + ".abort", what="abort rolls")
+            aborted = bool(aborts)
+            if aborted:
+                d.note(rule + ".abort", "the aircraft aborts its mission")
+        left = 0 if shot_down or aborted else max(0, p.aircraft_attack - hits)
+        if not (shot_down or aborted):
+            d.note(rule, "the aircraft attacks with {left}", left=left)
+        return {"hits": hits, "shot_down": shot_down, "aborted": aborted, "attack_left": left}
+
+    return _proc(rules, "aa_fire", "anti-aircraft fire",
+                 f"AA fire at one aircraft: hits on {aa.hit_score}+, shot down at its hits "
+                 f"value, an abort roll per hit ({aa.abort_score}+ aborts), attack -1 per hit.",
+                 P.AABase,
+                 outcome(("hits", "int", "AA hits on the aircraft"),
+                         ("shot_down", "bool", "hits reached its hits value"),
+                         ("aborted", "bool", "an abort roll succeeded"),
+                         ("attack_left", "int", "its attack value if it carries on (0 if "
+                          "shot down or aborted)")),
+                 run)
+
+
+# ---------------------------------------------------------------- fire
+def fire(rules: Rules) -> Procedure:
+    f = rules.fire
+    g = rules.id
+    fields = {**P.spec_fields(f.modifiers), **P.flag_fields(f.flags),
+              "cover": P.cover_field(f.cover, "the target's cover")}
+    params = P.build(f"{g.upper()}FireParams", P.FireBase, fields)
+    damage_keys = tuple(dict.fromkeys(["none", *(e.key for e in f.damage)]))
+
+    def run(p: P.FireBase, d: Dice) -> dict[str, Any]:
+        values = _values(p)
+        score = hit_score(rules, values)
+        attacks = modified(Target.of(p.attacks, "attack value"), f.modifiers, values)
+        n = max(0, attacks.final)
+        if attacks.modifiers:
+            d.note(f"{g}.fire.attacks", "attack dice: {n} ({mods})", n=n, mods=[
+                msg("{value} {reason}", value=f"{m.value:+d}", reason=m.reason)
+                for m in attacks.modifiers])
+        blocked = ((p.attack_marker == "*" and p.armoured)
+                   or (p.attack_marker == "#" and not p.armoured))
+        raw: Any = 0
+        if blocked:
+            d.note(f"{g}.fire.marker", "an attack marked {mark} cannot hit this target",
+                   mark=p.attack_marker)
+        else:
+            raw = d.pool(n, score, rule=f"{g}.fire.hit", what="attack dice")
+        hits = raw
+        if p.save and raw:
+            save = Target.of(p.save, "save")
+            worse = [name for name in f.armoured_save_worse if values.get(name)]
+            if p.armoured and worse:
+                save = save.plus(1, "armour hit in the flank or rear, or by ground-attack "
+                                    "aircraft or dive bombers")
+            hits = raw - d.pool(raw, save, rule=f"{g}.fire.save", what="saves")
+        h = int(hits)
+        out = resolve_hits(rules, values, h, score, d)
+        if damage_keys != ("none",):
+            out["damage"] = _damage(rules, values, h, out["destroyed"], d)
+        return out
+
+    out_fields = outcome(
+        ("hits", "int", "unsaved hits from this attack"),
+        ("destroyed", "bool", "removed by hits, or by retreating too far"),
+        ("suppressed", "bool", "suppressed after this attack (false if destroyed)"),
+        ("retreat_cm", "int", "how far an already suppressed unit retreats"))
+    if damage_keys != ("none",):
+        out_fields = (*out_fields, OutcomeField(
+            "damage", "str", "damage to armour or an anti-tank gun with 4+ hits this turn",
+            damage_keys))
+    note = ("A save of 1 cancels every hit. Any die at or above the hit score suppresses. "
+            "The card's hit score for indirect fire on full armour (6) is used.")
+    return _proc(rules, "fire", "fire at one unit",
+                 "One attack on one unit by the card's eight steps: to hit, saves, hits "
+                 "value, suppression, and retreat of an already suppressed unit.", params,
+                 out_fields, run, note)
+
+
+def hit_score(rules: Rules, values: Mapping[str, Any]) -> Target:
+    """The score needed to hit the target, with every step of the reasoning."""
+    f = rules.fire
+    covers = list(f.cover)
+    cover = str(values["cover"])
+    t = Target.of(f.cover[cover], msg("target in {cover}", cover=Msg(cover)))
+    if values["target_recce"] and f.recce_cover_shift:
+        better = covers[min(len(covers) - 1, covers.index(cover) + f.recce_cover_shift)]
+        t = t.plus(f.cover[better] - t.final,
+                   msg("recce: cover counts as {better}", better=Msg(better)))
+    if values["indirect"] and values["armoured"]:
+        need = f.indirect_open_topped if values.get("open_topped") else f.indirect_full_armour
+        if need > t.final:
+            t = t.plus(need - t.final, "armour under indirect fire")
+    if f.flamer_score is not None and values.get("flamethrower_or_sniper"):
+        t = t.plus(f.flamer_score - t.final, "vehicle flamethrower or sniper")
+    if f.suppressive_score is not None and values.get("suppressive"):
+        t = t.plus(f.suppressive_score - t.final, "suppressive fire")
+    if values["target_hq"]:
+        t = t.plus(f.hq_score - t.final, "HQ target")
+    return t
+
+
+def resolve_hits(rules: Rules, values: Mapping[str, Any], h: int, score: Target, d: Dice
+                 ) -> dict[str, Any]:
+    """Steps 5 to 8: hits value, suppression, retreat of a suppressed unit."""
+    g = rules.id
+    total = int(values["existing_hits"]) + h
+    already = bool(values["suppressed"])
+    out: dict[str, Any] = {"hits": h, "destroyed": False, "suppressed": already,
+                           "retreat_cm": 0}
+    if total >= values["hits_value"]:
+        d.note(f"{g}.fire.destroyed", "{total} hits reach hits value {value}: destroyed",
+               total=total, value=values["hits_value"])
+        out.update(destroyed=True, suppressed=False)
+        return out
+    if h == 0:
+        d.note(f"{g}.fire.suppression", "no hits: nothing changes")
+        return out
+    if not already:
+        top = d.dice(h, view="max", rule=f"{g}.fire.suppression", what="suppression dice",
+                     target=score)
+        out["suppressed"] = top >= score.final
+        d.note(f"{g}.fire.suppression", "highest die {top} against {at}: {outcome}", top=top,
+               at=score.final, outcome=Msg("suppressed" if out["suppressed"] else "not "
+                                          "suppressed"))
+        return out
+    cm = int(d.dice(h, view="sum", rule=f"{g}.fire.retreat", what="retreat dice"))
+    out["retreat_cm"] = cm
+    limit = rules.fire.retreat_limit_cm
+    if cm > limit and not values["target_recce"]:
+        d.note(f"{g}.fire.retreat", "already suppressed: retreats {cm} cm, more than {limit} "
+               "cm: eliminated", cm=cm, limit=limit)
+        out.update(destroyed=True, suppressed=False)
+    else:
+        d.note(f"{g}.fire.retreat", "already suppressed: retreats {cm} cm from the attacker",
+               cm=cm)
+    return out
+
+
+def _damage(rules: Rules, values: Mapping[str, Any], h: int, destroyed: bool, d: Dice) -> str:
+    f = rules.fire
+    before = int(values["existing_hits"])
+    eligible = values["armoured"] or values.get("anti_tank")
+    if destroyed or not eligible or not before < f.damage_threshold <= before + h:
+        return "none"
+    face = d.die(rule=f"{rules.id}.fire.damage", what="damage d6")
+    entry = next(e for e in f.damage if face in e.faces)
+    d.note(f"{rules.id}.fire.damage", "damage roll {face}: {effect}", face=face,
+           effect=Msg(entry.text))
+    return entry.key
+
+
+# ---------------------------------------------------------------- assault
+def assault(rules: Rules) -> Procedure:
+    a = rules.assault
+    g = rules.id
+    types = list(a.values)
+    fields = {
+        **P.spec_fields(a.modifiers),
+        "attacker": P.type_field(types, a.default_attacker, "the attacking unit's type"),
+        "defender": P.type_field(types, a.default_defender, "the defending unit's type"),
+        "attacker_cover": P.cover_field(rules.fire.cover, "cover the attacker stands in"),
+        "defender_cover": P.cover_field(rules.fire.cover, "cover the defender stands in"),
+    }
+    params = P.build(f"{g.upper()}AssaultParams", P.AssaultBase, fields)
+    draw = "both_fall_back" if a.draw == "fall_back_3d6" else "another_round"
+
+    def run(p: P.AssaultBase, d: Dice) -> dict[str, Any]:
+        values = _values(p)
+        att = _side_hits(rules, values, "attacker", "defender", d)
+        dfn = _side_hits(rules, values, "defender", "attacker", d)
+        return _assault_result(rules, draw, att, dfn, d)
+
+    return _proc(rules, "assault", "close combat",
+                 "Both sides roll their close-combat attacks; the side scoring more hits "
+                 "wins, with the card's result for a draw, a win and a heavy defeat.", params,
+                 outcome(OutcomeField("winner", "str", "who scored more hits",
+                                      ("attacker", "defender", "draw")),
+                         ("attacker_hits", "int", "hits the attacker scored on the defender"),
+                         ("defender_hits", "int", "hits the defender scored on the attacker"),
+                         ("retreat_cm", "int", "how far the loser retreats (or both fall "
+                          "back on a draw)"),
+                         OutcomeField("result", "str", "the card's result",
+                                      (draw, "loser_retreats", "loser_eliminated"))),
+                 run, _assault_note(rules))
+
+
+def _assault_note(rules: Rules) -> str:
+    a = rules.assault
+    parts = ["Hits are scored at the target's cover score and the target's save applies, "
+             "as in the full rules; apply the hits to each unit's hits value yourself."]
+    if a.loser_retreat == "unstated":
+        parts.append("The card gives no retreat distance for the loser: retreat_cm is 0; "
+                     "move it as the rulebook says.")
+    else:
+        parts.append("The loser retreats the hit difference in cm and is eliminated beyond "
+                     "the rout limit; a draw falls back one 3d6 roll.")
+    if a.double_eliminates:
+        parts.append("Twice the loser's hits (including 1 or more against 0) eliminates it.")
+    return " ".join(parts)
+
+
+def _side_hits(rules: Rules, values: Mapping[str, Any], me: str, them: str, d: Dice) -> int:
+    a = rules.assault
+    g = rules.id
+    mine, theirs = str(values[me]), str(values[them])
+    t = Target.of(a.values[mine], msg("{unit} attack value", unit=Msg(mine)))
+    if me == "attacker":
+        t = modified(t, a.modifiers, values)
+    if (mine in a.anti_armour_types and theirs in a.armour_types
+            and (not a.anti_armour_needs_open or values[f"{them}_cover"] == "open")):
+        t = t.plus(1, "against armour")
+    t = t.plus(-1 if values[f"{me}_suppressed"] else 0, "suppressed")
+    t = t.plus(-int(values[f"{me}_flanked"]), "enemies on the flank or rear")
+    support = int(values[f"{me}_support"])
+    if a.support == "attack_die":
+        t = t.plus(support, "supporting units")
+    n = max(0, t.final)
+    d.note(f"{g}.assault.attacks", "{side} rolls {n} dice", side=Msg(me), n=n)
+    cover = str(values[f"{them}_cover"])
+    score = Target.of(rules.fire.cover[cover], msg("target in {cover}", cover=Msg(cover)))
+    raw = d.pool(n, score, rule=f"{g}.assault.hit", what=f"{me} attack dice")
+    hits: Any = raw
+    save = int(values[f"{them}_save"])
+    if save and raw:
+        hits = raw - d.pool(raw, Target.of(save, "save"), rule=f"{g}.assault.save",
+                            what=f"{them} saves")
+    h = int(hits)
+    if a.support == "extra_hit" and support:
+        h += support
+        d.note(f"{g}.assault.support", "{n} supporting units add {n} hits", n=support)
+    return h
+
+
+def _assault_result(rules: Rules, draw: str, att: int, dfn: int, d: Dice) -> dict[str, Any]:
+    a = rules.assault
+    g = rules.id
+    out: dict[str, Any] = {"attacker_hits": att, "defender_hits": dfn, "retreat_cm": 0}
+    if att == dfn:
+        out.update(winner="draw", result=draw)
+        if a.draw == "fall_back_3d6":
+            cm = int(d.dice(3, view="sum", rule=f"{g}.assault.draw", what="fall-back dice"))
+            out["retreat_cm"] = cm
+            d.note(f"{g}.assault.draw", "equal hits: both sides fall back {cm} cm", cm=cm)
+        else:
+            d.note(f"{g}.assault.draw", "equal hits: fight another round")
+        return out
+    win, lose = (att, dfn) if att > dfn else (dfn, att)
+    out["winner"] = "attacker" if att > dfn else "defender"
+    if a.double_eliminates and win >= 2 * lose:
+        out["result"] = "loser_eliminated"
+        d.note(f"{g}.assault.result", "{win} hits against {lose}: at least double, the loser "
+               "is eliminated and the winner consolidates", win=win, lose=lose)
+        return out
+    if a.loser_retreat == "difference":
+        cm = win - lose
+        out["retreat_cm"] = cm
+        if cm > a.rout_limit_cm:
+            out["result"] = "loser_eliminated"
+            d.note(f"{g}.assault.result", "the loser must retreat {cm} cm, more than {limit} "
+                   "cm: eliminated", cm=cm, limit=a.rout_limit_cm)
+            return out
+        d.note(f"{g}.assault.result", "the loser retreats {cm} cm; the winner holds, falls "
+               "back or pursues", cm=cm)
+    else:
+        d.note(f"{g}.assault.result", "the loser retreats and the winner consolidates")
+    out["result"] = "loser_retreats"
+    return out
