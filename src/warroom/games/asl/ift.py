@@ -1,0 +1,273 @@
+"""asl.ift: one attack on the Infantry Fire Table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from math import ceil
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from warroom.engine.context import Dice
+from warroom.engine.messages import Msg, msg
+from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
+from warroom.games.asl import tables as T
+
+Terrain = Literal["open", "road", "grain", "orchard", "woods", "wooden_building",
+                  "stone_building"]
+
+
+class IftParams(Params):
+    fp: Fraction | None = Field(
+        ge=0, le=200,
+        description="firepower of the attack before modifications; fractions allowed "
+                    "(3.5 or 7/2). Give fp or gun_mm, not both",
+        examples=[1, 2, 3.5, 4, 8, 12, 20, 36, 40, None])
+    gun_mm: int | None = Field(
+        None, ge=1, le=600,
+        description="gun calibre in mm: fires on the column under that calibre in the "
+                    "IFT header (in between: the lower one). Instead of fp")
+    drm: int = Field(0, ge=-10, le=10,
+                     description="total DRM, or any DRM not covered by the parts below "
+                                 "(added to them)")
+    terrain: Terrain | None = Field(None, description="the target's terrain, for its TEM")
+    tem: int | None = Field(None, ge=-1, le=5,
+                            description="the target's TEM as a number, instead of terrain")
+    hindrance: int = Field(0, ge=0, le=6, description="hindrance hexes: +1 each")
+    ffmo: bool = Field(False, description="First Fire vs a unit moving in open ground: -1 "
+                                          "(not with hindrance or positive TEM)")
+    ffnam: bool = Field(False, description="First Fire vs non-assault movement: -1")
+    leader_drm: int = Field(0, ge=-3, le=1,
+                            description="leadership DRM of the leader directing the fire")
+    ft_carried: int = Field(0, ge=0, le=3,
+                            description="flamethrowers carried by the target: -1 each")
+    area_fire: int = Field(0, ge=0, le=4,
+                           description="how many area-fire halvings apply (pinned firer, "
+                                       "AFPh, long range, first/final fire): x1/2 each")
+    pbf: bool = Field(False, description="point-blank fire at an adjacent target: FP x2")
+    assault_fire: bool = Field(False, description="assault fire in the AFPh (not at long "
+                                                  "range): fractions rounded up, then +1 FP")
+    leader_directed: bool = Field(False, description="a leader directs the fire (no "
+                                                     "cowering)")
+    inexperienced: bool = Field(False, description="inexperienced firer: cowers two "
+                                                   "columns")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gun_instead_of_fp(cls, data: Any) -> Any:
+        # fp is required unless a gun calibre stands in for it
+        if isinstance(data, dict) and "fp" not in data and data.get("gun_mm") is not None:
+            return {**data, "fp": None}
+        return data
+
+    @model_validator(mode="after")
+    def _check(self) -> IftParams:
+        if (self.fp is None) == (self.gun_mm is None):
+            raise ValueError("give exactly one of fp (firepower) or gun_mm (gun calibre)")
+        if (self.terrain is not None and self.tem is not None
+                and self.tem != T.TERRAIN_TEM[self.terrain]):
+            raise ValueError(f"terrain {self.terrain} has TEM {T.TERRAIN_TEM[self.terrain]:+d}"
+                             f" but tem={self.tem}: give one of them")
+        return self
+
+
+RESULT_FIELD = OutcomeField("result", "str", "the IFT result", T.IFT_RESULTS)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything about an attack that does not depend on the dice."""
+
+    column: int
+    fp_notes: tuple[Msg, ...]
+    drm: int
+    mods: tuple[Msg, ...]
+    cowers: bool  # doubles can make this attack cower
+    shift: int  # columns lost when it does
+    directed: bool
+
+
+def fp_modified(fp: Fraction, area_fire: int, pbf: bool, assault_fire: bool
+                ) -> tuple[Fraction, list[Msg]]:
+    """Firepower after the card's modifications, and how it got there."""
+    notes: list[Msg] = []
+    out = fp
+    for i in range(area_fire):
+        before, out = out, out / 2
+        notes.append(msg("area fire #{i} halves the FP: {before} -> {after}",
+                         i=i + 1, before=_fmt(before), after=_fmt(out)))
+    if pbf:
+        before, out = out, out * 2
+        notes.append(msg("point-blank fire doubles the FP: {before} -> {after}",
+                         before=_fmt(before), after=_fmt(out)))
+    if assault_fire:
+        before, out = out, Fraction(ceil(out) + 1)
+        notes.append(msg("assault fire rounds fractions up and adds 1: {before} -> {after}",
+                         before=_fmt(before), after=_fmt(out)))
+    return out, notes
+
+
+def _fmt(x: Fraction) -> str:
+    if x.denominator == 1:
+        return str(x.numerator)
+    whole, rest = divmod(x.numerator, x.denominator)
+    if rest * 2 == x.denominator:
+        return f"{whole}.5"
+    return f"{x.numerator}/{x.denominator}"
+
+
+def drm_parts(p: IftParams) -> tuple[int, list[Msg]]:
+    """The DRMs of an IFT attack with their reasons."""
+    mods: list[Msg] = []
+    total = 0
+
+    def add(value: int, why: Msg) -> None:
+        nonlocal total
+        if value:
+            total += value
+            mods.append(msg("{v:+d} {why}", v=value, why=why))
+
+    tem = 0
+    if p.terrain is not None:
+        tem = T.TERRAIN_TEM[p.terrain]
+        add(tem, msg("TEM ({terrain})", terrain=Msg(p.terrain.replace("_", " "))))
+    elif p.tem is not None:
+        tem = p.tem
+        add(tem, Msg("TEM"))
+    add(p.hindrance, msg("hindrance ({n} hexes)", n=p.hindrance))
+    if p.ffmo:
+        if p.hindrance or tem > 0:
+            mods.append(Msg("FFMO does not apply (hindrance or positive TEM)"))
+        else:
+            add(-1, Msg("FFMO"))
+    if p.ffnam:
+        add(-1, Msg("FFNAM"))
+    add(p.leader_drm, Msg("leader-directed fire"))
+    add(-p.ft_carried, msg("flamethrower carried by the target (x{n})", n=p.ft_carried))
+    add(p.drm, Msg("DRM"))
+    return total, mods
+
+
+@lru_cache(maxsize=512)
+def plan(p: IftParams) -> Plan:
+    notes: list[Msg] = []
+    if p.gun_mm is not None:
+        column, read = T.gun_column(p.gun_mm)
+        if column:
+            notes.append(msg("{mm}mm gun: read under {read}mm in the IFT header, the "
+                             "{col} FP column", mm=p.gun_mm, read=read if read < 200 else
+                             "200+", col=column))
+        else:
+            notes.append(msg("{mm}mm gun: below the smallest calibre in the IFT header "
+                             "(20mm), no column", mm=p.gun_mm))
+        if p.pbf:
+            notes.append(Msg("point-blank fire does not double a gun's HE: ignored"))
+        if p.assault_fire:
+            notes.append(Msg("assault fire is for small arms, not a gun's HE: ignored"))
+        if column and p.area_fire:
+            fp, more = fp_modified(Fraction(column), p.area_fire, False, False)
+            notes.extend(more)
+            column = T.fp_column(fp)
+            notes.append(msg("{fp} FP: the {col} FP column", fp=_fmt(fp), col=column)
+                         if column else
+                         msg("{fp} FP is less than 1: no IFT column, the attack has no "
+                             "effect", fp=_fmt(fp)))
+    else:
+        assert p.fp is not None
+        fp, notes = fp_modified(p.fp, p.area_fire, p.pbf, p.assault_fire)
+        column = T.fp_column(fp)
+        if column == 0:
+            notes.append(msg("{fp} FP is less than 1: no IFT column, the attack has no "
+                             "effect", fp=_fmt(fp)))
+        elif fp > 36:
+            notes.append(msg("{fp} FP: above 36, fire on the 36 column", fp=_fmt(fp)))
+        elif fp == column:
+            notes.append(msg("{fp} FP: fire on the {col} FP column", fp=_fmt(fp), col=column))
+        else:
+            notes.append(msg("{fp} FP falls between columns: use the next lower, the {col} FP "
+                             "column", fp=_fmt(fp), col=column))
+    drm, mods = drm_parts(p)
+    directed = p.leader_directed or p.leader_drm != 0
+    cowers = column > 0 and p.gun_mm is None and not directed
+    return Plan(column, tuple(notes), drm, tuple(mods), cowers,
+                2 if p.inexperienced else 1, directed)
+
+
+def meaning(result: str) -> Msg:
+    """What an IFT result does to the units fired on, in a player's words."""
+    if result.endswith("KIA"):
+        return msg("{n} of the units fired on are eliminated at random; the rest break, or "
+                   "suffer casualty reduction if already broken", n=int(result[0]))
+    if result.startswith("K/"):
+        return msg("one unit at random suffers casualty reduction; every other unit takes "
+                   "a morale check at +{n}", n=int(result[2]))
+    if result == "NMC":
+        return Msg("every unit fired on takes a normal morale check")
+    if result.endswith("MC"):
+        return msg("every unit fired on takes a morale check at +{n}", n=int(result[0]))
+    if result == "PTC":
+        return Msg("every unit fired on takes a pin task check")
+    return Msg("no effect (a broken unit fired on may get DM)")
+
+
+def resolve_ift(p: IftParams, d: Dice) -> tuple[str, int, int]:
+    """Roll one IFT attack: (result, column used, final DR)."""
+    pl = plan(p)
+    for note in pl.fp_notes:
+        d.note("asl.ift.column", note)
+    column = pl.column
+    if column == 0:
+        return "-", 0, 0
+    if pl.cowers:
+        a, b = d.dice(2, view="sorted", rule="asl.ift.dr", what="IFT DR")
+        original = a + b
+    else:
+        original = d.dice(2, view="sum", rule="asl.ift.dr", what="IFT DR")
+        a = b = 0
+    final = original + pl.drm
+    if pl.mods:
+        d.note("asl.ift.drm", "final DR {final} = original DR {orig} {mods}", final=final,
+               orig=original, mods=pl.mods)
+    else:
+        d.note("asl.ift.drm", "no DRM: final DR {final}", final=final)
+    if pl.cowers and a == b:
+        new = T.shift_left(column, pl.shift)
+        if new:
+            d.note("asl.ift.cowering", "doubles and no leader directing: the fire cowers, "
+                   "{n} column(s) left, from {old} to {new}", n=pl.shift, old=column, new=new)
+        else:
+            d.note("asl.ift.cowering", "doubles and no leader directing: the fire cowers "
+                   "off the left of the table, no effect")
+            return "-", 0, final
+        column = new
+    elif a == b and a and pl.directed:
+        d.note("asl.ift.cowering", "doubles, but a leader directs the fire: no cowering")
+    result = T.ift_lookup(column, final)
+    d.note("asl.ift.result", "{col} FP column, final DR {dr}: {res}", meaning(result),
+           col=column, dr=final, res=result)
+    return result, column, final
+
+
+@procedure(
+    "asl.ift",
+    title="Infantry Fire Table attack",
+    summary="Resolve one attack on the IFT: FP column, DR with DRMs, cowering, result.",
+    params=IftParams,
+    outcome=outcome(
+        RESULT_FIELD,
+        ("column", "int", "FP column used after cowering (0: no column, no effect)"),
+        ("final_dr", "int", "the modified DR (0 when no DR was needed)"),
+    ),
+    source="seed 001: Infantry Fire Table, IFT DRM, IFT FP modifications",
+    note="Between columns the next lower one is used, above 36 the 36 column. Where the "
+         "card is silent we follow the ASL rules as we know them: less than 1 FP after "
+         "modifications has no effect; cowering off the 1 column has no effect; a gun's "
+         "HE (gun_mm) does not cower, is not doubled by PBF nor helped by assault fire, "
+         "but area fire halves the FP of its column; a leader's DRM implies he directs "
+         "the fire.",
+)
+def ift(p: IftParams, d: Dice) -> dict[str, Any]:
+    result, column, final = resolve_ift(p, d)
+    return {"result": result, "column": column, "final_dr": final}

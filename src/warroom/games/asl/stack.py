@@ -1,0 +1,304 @@
+"""asl.ift_on_stack: an IFT result applied to every unit in one location."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from warroom.engine.context import Dice
+from warroom.engine.messages import Msg
+from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
+from warroom.games.asl import tables as T
+from warroom.games.asl.ift import meaning
+from warroom.games.asl.morale import MC_LABELS, Kind, judge, wound_killed
+
+UnitKind = Literal["squad", "hs", "leader"]
+MAX_UNITS = 6
+
+UNITS_HELP = (
+    "the units in the location, comma-separated. Each is kind:morale[:third][:flags]. "
+    "kind is squad, hs (half-squad) or leader. For a squad or hs the third field is its "
+    "ELR; for a leader it is his leadership DRM (e.g. leader:9:-2). Flags: broken, "
+    "wounded (leaders), elr=N. Example: squad:7:3,leader:8:-1:elr=3,hs:6:2:broken"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One unit as given, and later its state after the attack."""
+
+    name: str
+    kind: UnitKind
+    morale: int
+    leadership: int = 0
+    elr: int | None = None
+    broken: bool = False
+    wounded: bool = False
+    pinned: bool = False
+    eliminated: bool = False
+    reduced: bool = False
+    replaced: bool = False
+    history: tuple[str, ...] = field(default=())
+
+    def state(self) -> str:
+        if self.eliminated:
+            return "eliminated"
+        parts = [flag for flag, on in (("reduced", self.reduced), ("replaced", self.replaced),
+                                       ("wounded", self.wounded), ("broken", self.broken),
+                                       ("pinned", self.pinned)) if on]
+        return "+".join(parts) or "ok"
+
+
+def _int(text: str, what: str, item: str, lo: int, hi: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{item!r}: {what} must be a whole number, got {text!r}") from None
+    if not lo <= value <= hi:
+        raise ValueError(f"{item!r}: {what} must be from {lo} to {hi}, got {value}")
+    return value
+
+
+@cache
+def parse_units(text: str) -> tuple[Unit, ...]:
+    """Parse the ``units`` text (see ``UNITS_HELP``); a ValueError names the problem."""
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if not items:
+        raise ValueError("give at least one unit, e.g. squad:7:3")
+    if len(items) > MAX_UNITS:
+        raise ValueError(f"at most {MAX_UNITS} units in one location, got {len(items)}")
+    units: list[Unit] = []
+    counts: dict[str, int] = {}
+    for item in items:
+        fields = [f.strip().lower() for f in item.split(":")]
+        kind = fields[0]
+        if kind not in ("squad", "hs", "leader"):
+            raise ValueError(f"{item!r}: unit kind must be squad, hs or leader, got {kind!r}")
+        if len(fields) < 2:
+            raise ValueError(f"{item!r}: give the morale, e.g. {kind}:7")
+        morale = _int(fields[1], "morale", item, 1, 10)
+        leadership = 0
+        elr: int | None = None
+        broken = wounded = False
+        for pos, f in enumerate(fields[2:]):
+            if f == "broken":
+                broken = True
+            elif f == "wounded":
+                if kind != "leader":
+                    raise ValueError(f"{item!r}: only a leader can be wounded")
+                wounded = True
+            elif f.startswith("elr="):
+                elr = _int(f[4:], "ELR", item, 0, 5)
+            elif pos == 0 and kind == "leader":
+                leadership = _int(f, "leadership DRM", item, -3, 1)
+            elif pos == 0:
+                elr = _int(f, "ELR", item, 0, 5)
+            else:
+                raise ValueError(f"{item!r}: unknown flag {f!r} (broken, wounded, elr=N)")
+        counts[kind] = counts.get(kind, 0) + 1
+        units.append(Unit(f"{kind}{counts[kind]}", kind,  # type: ignore[arg-type]
+                          morale, leadership, elr, broken, wounded))
+    return tuple(units)
+
+
+class StackParams(Params):
+    result: Literal[T.IFT_RESULTS] = Field(  # type: ignore[valid-type]
+        "NMC", description="the IFT result to apply (e.g. from asl.ift)")
+    units: str = Field(
+        "squad:7:3,leader:8:-1", description=UNITS_HELP,
+        examples=["squad:7:3,leader:8:-1", "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken",
+                  "hs:6", "squad:6:2:broken,squad:7", "leader:9:-2:wounded,squad:8:4",
+                  "squad:7,squad:7,hs:6,leader:8:-1"])
+    drm: int = Field(0, ge=-3, le=4, description="any further DRM for every unit's MC")
+
+    @field_validator("units")
+    @classmethod
+    def _units(cls, v: str) -> str:
+        parse_units(v)
+        return v
+
+
+def _best_leader(units: list[Unit]) -> int | None:
+    best: int | None = None
+    for i, u in enumerate(units):
+        if u.kind != "leader" or u.eliminated or u.broken:
+            continue
+        if best is None or (u.leadership, -u.morale) < (units[best].leadership,
+                                                        -units[best].morale):
+            best = i
+    return best
+
+
+def casualty(d: Dice, u: Unit) -> Unit:
+    """Casualty reduction: a HS is eliminated, a squad becomes a HS, a leader rolls for
+    his wound."""
+    if u.kind == "hs" or (u.kind == "squad" and u.reduced):
+        d.note("asl.casualty", "{who}: casualty reduction eliminates the half-squad",
+               who=u.name)
+        return replace(u, eliminated=True)
+    if u.kind == "squad":
+        d.note("asl.casualty", "{who}: casualty reduction, the squad becomes a half-squad",
+               who=u.name)
+        return replace(u, reduced=True)
+    killed = wound_killed(d, u.wounded, Msg(u.name))
+    return replace(u, eliminated=True) if killed else replace(u, wounded=True)
+
+
+def _check(d: Dice, u: Unit, kind: Kind, drm: int) -> tuple[Unit, str]:
+    """One unit's MC or PTC as a category (so exact odds group the DRs)."""
+    elr = u.elr
+
+    def chain(dd: Dice) -> str:
+        original = dd.dice(2, view="sum", rule=f"asl.{kind}",
+                           what=f"{kind.upper()} DR for {u.name}")
+        return judge(original, original + drm, u.morale, kind, u.broken, elr).label()
+
+    counts = d.each(1, chain, MC_LABELS, rule=f"asl.{kind}", what=f"{kind.upper()} "
+                    f"{u.name}")
+    label = next(lab for lab in MC_LABELS if counts[lab])
+    return u, label
+
+
+def _apply(d: Dice, u: Unit, kind: Kind, drm: int, label: str) -> Unit:
+    flags = set(label.split("+"))
+    check = "PTC" if kind == "ptc" else "MC"
+    if "eliminated" in flags:
+        d.note(f"asl.{kind}", "{who} fails its {check} at {drm:+d} with an original 12 "
+               "while broken: eliminated", who=u.name, check=check, drm=drm)
+        return replace(u, eliminated=True)
+    if "passed" in flags:
+        d.note(f"asl.{kind}", "{who} passes its {check} at {drm:+d}", who=u.name,
+               check=check, drm=drm)
+        return u
+    if "pinned" in flags:
+        d.note("asl.ptc", "{who} fails its PTC at {drm:+d}: pinned", who=u.name, drm=drm)
+        return replace(u, pinned=True)
+    if u.broken:
+        d.note("asl.mc", "{who} fails its MC at {drm:+d} while broken: casualty reduction",
+               who=u.name, drm=drm)
+        return casualty(d, u)
+    d.note("asl.mc", "{who} fails its MC at {drm:+d}: breaks (DM)", who=u.name, drm=drm)
+    out = replace(u, broken=True)
+    if "replaced" in flags:
+        d.note("asl.elr", "{who} failed by more than its ELR: replaced by a lower-quality "
+               "unit", who=u.name)
+        out = replace(out, replaced=True)
+    if "reduced" in flags:
+        d.note("asl.mc", "{who} rolled an original 12: casualty reduction as well",
+               who=u.name)
+        out = casualty(d, out)
+    return out
+
+
+def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> None:
+    """Every unit not in ``skip`` takes the check: the best leader first, then the
+    others with his leadership DRM if he is still in good order."""
+    order = [i for i in range(len(units)) if i not in skip and not units[i].eliminated]
+    lead = _best_leader(units)
+    if lead is not None and lead in order:
+        order.remove(lead)
+        order.insert(0, lead)
+    helper: int | None = None
+    for i in order:
+        u = units[i]
+        if kind == "ptc" and u.broken:
+            d.note("asl.ptc", "{who} is broken: no PTC (it may get DM)", who=u.name)
+            continue
+        mod = drm
+        if helper is not None:
+            mod += units[helper].leadership
+        _, label = _check(d, u, kind, mod)
+        units[i] = _apply(d, u, kind, mod, label)
+        if i == lead:
+            after = units[i]
+            if after.eliminated or after.broken:
+                d.note("asl.leader", "{who} is no longer in good order: his leadership "
+                       "does not help the others", who=after.name)
+            else:
+                helper = i
+                if after.leadership:
+                    d.note("asl.leader", "{who} is in good order: his {v:+d} applies to "
+                           "the others' checks", who=after.name, v=after.leadership)
+
+
+def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
+    if result == "-":
+        d.note("asl.ift.result", "no effect")
+        return
+    if result.endswith("KIA"):
+        n = int(result[0])
+        alive = list(range(len(units)))
+        if n >= len(alive):
+            d.note("asl.kia", "{n}KIA eliminates every unit in the location", n=n)
+            for i in alive:
+                units[i] = replace(units[i], eliminated=True)
+            return
+        for _ in range(n):
+            j = d.pick(len(alive), rule="asl.kia", what="unit eliminated by the KIA")
+            i = alive.pop(j)
+            d.note("asl.kia", "{who} is eliminated", who=units[i].name)
+            units[i] = replace(units[i], eliminated=True)
+        for i in alive:
+            u = units[i]
+            if u.broken:
+                d.note("asl.kia", "{who} was already broken: casualty reduction",
+                       who=u.name)
+                units[i] = casualty(d, u)
+            else:
+                d.note("asl.kia", "{who} breaks (DM)", who=u.name)
+                units[i] = replace(u, broken=True)
+        return
+    if result.startswith("K/"):
+        n = int(result[2])
+        j = d.pick(len(units), rule="asl.k", what="unit suffering casualty reduction") \
+            if len(units) > 1 else 0
+        d.note("asl.k", "{who} suffers the casualty reduction", who=units[j].name)
+        units[j] = casualty(d, units[j])
+        skip = set() if units[j].kind == "squad" else {j}
+        checks(d, units, "mc", n + drm, skip)
+        return
+    if result == "PTC":
+        checks(d, units, "ptc", drm, set())
+        return
+    checks(d, units, "mc", (0 if result == "NMC" else int(result[0])) + drm, set())
+
+
+@procedure(
+    "asl.ift_on_stack",
+    title="IFT result on a stack",
+    summary="Apply an IFT result to every unit in one location: random KIA and K/ "
+            "victims, morale checks with the best leader first, leader wounds.",
+    params=StackParams,
+    outcome=outcome(
+        OutcomeField("units", "str", "each unit's final state: name=state, where state is "
+                     "ok, eliminated, or reduced/replaced/wounded/broken/pinned joined by "
+                     "+"),
+        ("eliminated", "int", "units eliminated"),
+        ("broken", "int", "surviving units that are broken"),
+        ("pinned", "int", "units pinned"),
+    ),
+    source="seed 001: #KIA, K/#, NMC, #MC, PTC, leader wounds",
+    note="Units are named by kind and order (squad1, hs1, leader1). The best leader "
+         "(lowest leadership DRM, then highest morale) checks first; if he is still in "
+         "good order his DRM applies to every other unit's check, as in ASL. A K/ "
+         "casualty that turns a squad into a half-squad still takes the MC, as the card "
+         "says; a wounded leader does not. Not modelled here: the Leader Loss MC when a "
+         "leader breaks or dies (use asl.leader_wound) and DM markers.",
+)
+def ift_on_stack(p: StackParams, d: Dice) -> dict[str, Any]:
+    units = list(parse_units(p.units))
+    d.note("asl.ift.result", "{result}: {meaning}", result=p.result,
+           meaning=meaning(p.result))
+    apply_result(d, p.result, units, p.drm)
+    state = ",".join(f"{u.name}={u.state()}" for u in units)
+    return {
+        "units": state,
+        "eliminated": sum(1 for u in units if u.eliminated),
+        "broken": sum(1 for u in units if u.broken and not u.eliminated),
+        "pinned": sum(1 for u in units if u.pinned and not u.eliminated),
+    }
+
+
