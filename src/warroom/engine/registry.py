@@ -36,8 +36,8 @@ BUILTIN_SYSTEMS: tuple[tuple[str, str], ...] = (
     ("demo", "warroom.games.demo:system"),
     # ("fow", "warroom.games.fow:system"),
     ("asl", "warroom.games.asl:system"),
-    # ("bkc", "warroom.games.commander:bkc_system"),
-    # ("cwc", "warroom.games.commander:cwc_system"),
+    ("bkc", "warroom.games.commander:bkc_system"),
+    ("cwc", "warroom.games.commander:cwc_system"),
 )
 """(game id, "module:factory") of the systems shipped with warroom."""
 
