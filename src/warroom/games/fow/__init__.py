@@ -1,0 +1,46 @@
+"""Flames of War: the reference card's tests, shooting and hit effects, artillery, air
+support, assaults, and the data tables (phases, movement, command, weapons)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warroom.engine.procedure import Procedure
+from warroom.engine.registry import GameSystem
+
+TABLE_FILES = ("phases", "movement", "command", "to_hit", "weapons", "vehicle_mgs")
+
+
+def load_tables() -> dict[str, Any]:
+    """The data tables, read from the TOML files beside this module."""
+    import tomllib
+    from importlib import resources
+
+    out: dict[str, Any] = {}
+    base = resources.files(__package__) / "data"
+    for name in TABLE_FILES:
+        out[name] = tomllib.loads((base / f"{name}.toml").read_text(encoding="utf-8"))
+    return out
+
+
+def system() -> GameSystem:
+    from warroom.games.fow import special_rules as special
+    from warroom.games.fow.air import PROCEDURES as AIR
+    from warroom.games.fow.artillery import PROCEDURES as ARTILLERY
+    from warroom.games.fow.assault import PROCEDURES as ASSAULT
+    from warroom.games.fow.checks import PROCEDURES as CHECKS
+    from warroom.games.fow.passengers import PROCEDURES as PASSENGERS
+    from warroom.games.fow.shooting import PROCEDURES as SHOOTING
+
+    procs: list[Procedure] = [*CHECKS, *SHOOTING, *ARTILLERY, *AIR, *ASSAULT, *PASSENGERS]
+    tables = load_tables()
+    extra = getattr(special, "procedures", None)
+    if callable(extra):
+        procs.extend(extra())
+    rules_table = getattr(special, "rules_table", None)
+    if callable(rules_table):
+        tables["special_rules"] = rules_table()
+    return GameSystem(
+        "fow", "Flames of War", tuple(procs), tables=tables,
+        description="Flames of War (WWII, 15 mm): the reference card's tests, shooting and "
+                    "hit effects, artillery, air support and assaults, with exact odds.")

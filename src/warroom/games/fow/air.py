@@ -1,0 +1,141 @@
+"""Air support (reference card): the support roll, how many aircraft come, anti-aircraft
+fire, approaching the target, to-hit by the aircraft's weapon and saves."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from warroom.engine.context import Dice
+from warroom.engine.messages import msg
+from warroom.engine.procedure import outcome, procedure
+from warroom.engine.steps import Target
+from warroom.games.fow.common import (
+    RANGE_IN,
+    HitSpec,
+    Skill,
+    TargetType,
+    firepower_target,
+    resolve_one_each,
+    skill_target,
+)
+from warroom.games.fow.special_rules.params import RulesParams
+
+SUPPORT_DICE = {"priority": 7, "limited": 5, "sporadic": 3}
+ARRIVE_ON = {"ground_attack": 5, "interceptors": 6}
+
+
+class AirParams(RulesParams):
+    support: Literal["priority", "limited", "sporadic"] = Field(
+        "limited", description="air support level: 7, 5 or 3 support dice")
+    calls: int = Field(0, ge=0, le=7, description="earlier calls this game (one die fewer each)")
+    aircraft_type: Literal["ground_attack", "interceptors"] = Field(
+        "ground_attack", description="ground attack aircraft come on 5+, interceptors on 6")
+    aa_dice: int = Field(0, ge=0, le=20, description="anti-aircraft dice (total ROF)")
+    aa_skill: Skill = Field("trained", description="the anti-aircraft gunners' skill")
+    aa_firepower: int = Field(4, ge=1, le=6, description="anti-aircraft firepower N+")
+    friendly_within_40: bool = Field(False, description="own teams within 40 cm of the "
+                                     "target point: the attack is called off")
+    target_skill: Skill = Field("trained", description="the target platoon's skill")
+    concealed: bool = Field(False, description="the target is concealed (e.g. in a wood)")
+    gone_to_ground: bool = Field(False, description="the target has gone to ground")
+    weapon: Literal["bombs", "rockets", "cannon"] = Field(
+        "bombs", description="bombs and rockets hit top armour, cannon side armour")
+    weapon_to_hit: int = Field(4, ge=2, le=6, description="the weapon's score to hit")
+    teams: int = Field(3, ge=0, le=12, description="target teams under the template")
+    target: TargetType = Field("infantry", description="tank, infantry, gun or soft")
+    armour: int = Field(0, ge=0, le=15, description="tanks: top armour (bombs, rockets) or "
+                        "side armour (cannon)")
+    at: int = Field(5, ge=0, le=20, description="the weapon's anti-tank rating")
+    firepower: int = Field(4, ge=1, le=6, description="the weapon's firepower N+")
+    dug_in: bool = Field(False, description="dug in or in bulletproof cover")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> AirParams:
+        if self.dug_in and self.target in ("tank", "soft"):
+            raise ValueError("only infantry and guns can be dug in or in bulletproof cover")
+        return self
+
+
+def _nothing(**extra: Any) -> dict[str, Any]:
+    out = {"arrived": False, "aircraft": 0, "approached": 0, "hits": 0, "destroyed": 0,
+           "bailed_out": 0, "pinned": False}
+    out.update(extra)
+    return out
+
+
+@procedure(
+    "fow.air", title="Air support attack",
+    summary="Roll the air support dice, see how many aircraft come, shoot at them with "
+            "anti-aircraft weapons, approach the target, roll to hit and save.",
+    params=AirParams,
+    outcome=outcome(("arrived", "bool", "aircraft arrived"),
+                    ("aircraft", "int", "aircraft left after anti-aircraft fire"),
+                    ("approached", "int", "approach attempt that succeeded (0: none)"),
+                    ("hits", "int", "teams hit"),
+                    ("destroyed", "int", "teams destroyed"),
+                    ("bailed_out", "int", "tanks bailed out"),
+                    ("pinned", "bool", "the target platoon is pinned down")),
+    source="seed 000 (reference card: air support)",
+    note="The support pool starts at 7/5/3 dice and loses one die per earlier call; "
+         "aircraft arrive if any die shows 5+ (ground attack) or 6 (interceptors). A die "
+         "gives the flight size: 1-2 one aircraft, 3-5 two, 6 three. Each anti-aircraft "
+         "hit (a skill test per die) that passes a firepower test downs one aircraft. Three "
+         "approach attempts on the target's skill (+1 concealed, +1 gone to ground); the "
+         "weapon's to-hit gets +1 on the second attempt, +2 on the third; one aircraft "
+         "re-rolls hits, three re-roll misses. Every platoon hit is pinned (card); with "
+         "Quality of Quantity we require 10 hits, since only bombardments keep the "
+         "single-hit pin in the Soviet article.")
+def air(p: AirParams, d: Dice) -> dict[str, Any]:
+    pool = max(SUPPORT_DICE[p.support] - p.calls, 0)
+    d.note("fow.air.support", "{support} air support: {n} dice after {calls} earlier calls",
+           support=p.support, n=pool, calls=p.calls)
+    come = Target.of(ARRIVE_ON[p.aircraft_type], msg("{kind} arrive", kind=p.aircraft_type))
+    arrivals = d.pool(pool, come, rule="fow.air.support", what="air support dice")
+    if not arrivals:
+        return _nothing()
+    face = d.die(rule="fow.air.aircraft", what="number of aircraft")
+    planes = 1 if face <= 2 else 2 if face <= 5 else 3
+    d.note("fow.air.aircraft", "{n} aircraft arrive", n=planes)
+    if p.aa_dice:
+        aa_hits = d.pool(p.aa_dice, skill_target(p.aa_skill), rule="fow.air.anti_aircraft",
+                         what="anti-aircraft fire")
+        downed = d.pool(aa_hits, firepower_target(p.aa_firepower),
+                        rule="fow.air.anti_aircraft", what="firepower tests on aircraft")
+        planes = max(planes - int(downed), 0)
+        d.note("fow.air.anti_aircraft", "{n} aircraft left", n=planes)
+    if not planes:
+        return _nothing(arrived=True)
+    if p.friendly_within_40:
+        d.note("fow.air.approach", "own teams within 40 cm of the target: attack called off")
+        return _nothing(arrived=True, aircraft=planes)
+    at = Target.of(RANGE_IN[p.target_skill], msg("target is {skill}", skill=p.target_skill))
+    at = at.plus(1 if p.concealed else 0, msg("concealed"))
+    at = at.plus(1 if p.gone_to_ground else 0, msg("gone to ground"))
+    attempt = 0
+    for k in (1, 2, 3):
+        if d.test(at, rule="fow.air.approach", what=f"approach, attempt {k}"):
+            attempt = k
+            break
+    if not attempt:
+        return _nothing(arrived=True, aircraft=planes)
+    t = Target.of(p.weapon_to_hit, msg("{weapon} to hit", weapon=p.weapon))
+    t = t.plus(attempt - 1, msg("approached on attempt {k}", k=attempt))
+    reroll: Literal["hits", "none", "misses"] = (
+        "hits" if planes == 1 else "misses" if planes >= 3 else "none")
+    hits = d.pool(p.teams, t, rule="fow.air.to_hit", what="to hit, one die per team",
+                  reroll=reroll)
+    heavy = p.firepower >= 5
+    spec = HitSpec(target=p.target, armour=p.armour, at=p.at, firepower=p.firepower,
+                   dug_in=p.dug_in, gone_to_ground=p.gone_to_ground,
+                   schurzen=p.target_has("schurzen") and p.weapon == "cannon" and heavy,
+                   improvised_armour=p.target_has("improvised_armour") and heavy,
+                   rule="fow.air")
+    destroyed, bailed = resolve_one_each(d, hits, spec)
+    pin_at = 10 if p.target_has("quality_of_quantity") else 1
+    return {"arrived": True, "aircraft": planes, "approached": attempt, "hits": hits,
+            "destroyed": destroyed, "bailed_out": bailed, "pinned": hits >= pin_at}
+
+
+PROCEDURES = (air,)

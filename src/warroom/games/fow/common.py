@@ -1,0 +1,191 @@
+"""Shared pieces of the Flames of War procedures: ratings, target numbers and the
+per-team hit resolution (saves, armour tests, firepower tests).
+
+The hit resolution is written as per-team chains for ``Dice.each``: a chain rolls what
+one team needs for its ``k`` hits and returns the team's worst result. Teams with the
+same number of hits are interchangeable, which keeps exact odds fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from warroom.engine.context import Dice
+from warroom.engine.messages import msg
+from warroom.engine.steps import Target
+
+Skill = Literal["conscript", "trained", "veteran"]
+Motivation = Literal["reluctant", "confident", "fearless"]
+TargetType = Literal["tank", "infantry", "gun", "soft"]
+Aspect = Literal["front", "side"]
+
+SKILLS: tuple[str, ...] = ("conscript", "trained", "veteran")
+MOTIVATIONS: tuple[str, ...] = ("reluctant", "confident", "fearless")
+
+# the card: to hit a target by its skill; a skill test; a motivation test
+TO_HIT: dict[str, int] = {"conscript": 2, "trained": 3, "veteran": 4}
+SKILL_TEST: dict[str, int] = {"conscript": 5, "trained": 4, "veteran": 3}
+MOTIVATION_TEST: dict[str, int] = {"reluctant": 5, "confident": 4, "fearless": 3}
+# ranging in (artillery) and approaching (aircraft) use the target's skill like to-hit
+RANGE_IN: dict[str, int] = TO_HIT
+
+LABELS: tuple[str, ...] = ("destroyed", "bailed_out", "unharmed")
+
+# special rules that make a motivation test pass on 2+
+MOTIVATION_2PLUS: tuple[str, ...] = ("shtraf", "for_the_fatherland")
+
+
+def motivation_target(rating: str, rules: tuple[str, ...]) -> Target:
+    """The motivation test target, with the rules that change it."""
+    t = Target.of(MOTIVATION_TEST[rating], msg("{rating} motivation", rating=rating))
+    for name in MOTIVATION_2PLUS:
+        if name in rules:
+            return t.plus(2 - t.final, msg("special rule {rule}: passes on 2+", rule=name))
+    return t
+
+
+def skill_target(rating: str) -> Target:
+    return Target.of(SKILL_TEST[rating], msg("{rating} skill", rating=rating))
+
+
+def firepower_target(fp: int) -> Target:
+    return Target.of(fp, msg("firepower {fp}+", fp=fp))
+
+
+@dataclass(frozen=True, slots=True)
+class HitSpec:
+    """How one hit on one team is resolved."""
+
+    target: str              # tank | infantry | gun | soft
+    armour: int = 0          # tanks: the armour for the aspect hit (already with bonuses)
+    at: int = 0
+    firepower: int = 6
+    dug_in: bool = False     # dug in or bulletproof cover: failed saves need firepower
+    gone_to_ground: bool = False  # guns save on 3+ instead of 5+
+    gun_shield: bool = False  # hit from the direction the gun shield faces
+    bunker_buster: bool = False  # breakthrough gun / bunker buster: infantry gets no save
+    reroll_saves: bool = False   # forced re-roll of successful saves (TOT, Mike Target)
+    schurzen: bool = False        # side armour, FP 5 or 6: a 4+ save after a failed save
+    improvised_armour: bool = False  # FP 5 or 6: a 5+ save after a failed save
+    no_save: bool = False         # infantry and guns get no save (e.g. close combat)
+    rule: str = "fow.hits"
+
+
+def save_target(spec: HitSpec) -> int:
+    if spec.target == "infantry":
+        return 3
+    if spec.target == "gun":
+        return 3 if spec.gone_to_ground else 5
+    return 5  # unarmoured vehicles
+
+
+def save_reason(spec: HitSpec) -> Any:
+    if spec.target == "infantry":
+        return msg("infantry save")
+    if spec.target == "gun":
+        return msg("gun gone to ground") if spec.gone_to_ground else msg("gun in the open")
+    return msg("unarmoured vehicle save")
+
+
+def team_chain(spec: HitSpec, k: int) -> Callable[[Dice], str]:
+    """The rolls one team makes for ``k`` hits; returns its worst result."""
+
+    def tank(d: Dice) -> str:
+        need = spec.at - spec.armour  # a die above this beats the AT
+        faces = range(1, 7)
+        classes = {
+            "higher": [f for f in faces if f > need],
+            "equal": [f for f in faces if f == need],
+            "lower": [f for f in faces if f < need],
+        }
+        t = Target.of(need + 1, msg("armour {armour} against AT {at}", armour=spec.armour,
+                                    at=spec.at))
+        s = d.split(k, classes, rule=f"{spec.rule}.armour", what="armour saves", target=t)
+        equal, lower = s["equal"], s["lower"]
+        if spec.reroll_saves and s["higher"]:
+            again = d.split(s["higher"], classes, rule=f"{spec.rule}.armour",
+                            what="successful armour saves re-rolled", target=t)
+            equal += again["equal"]
+            lower += again["lower"]
+        if spec.schurzen and (equal or lower):
+            st = Target.of(4, msg("Schürzen save"))
+            equal -= d.pool(equal, st, rule=f"{spec.rule}.schurzen", what="Schürzen saves (equal)")
+            lower -= d.pool(lower, st, rule=f"{spec.rule}.schurzen", what="Schürzen saves (lower)")
+        if spec.improvised_armour and (equal or lower):
+            it = Target.of(5, msg("improvised armour save"))
+            equal -= d.pool(equal, it, rule=f"{spec.rule}.improvised_armour",
+                            what="improvised armour saves (equal)")
+            lower -= d.pool(lower, it, rule=f"{spec.rule}.improvised_armour",
+                            what="improvised armour saves (lower)")
+        fp = firepower_target(spec.firepower)
+        killed = d.pool(lower, fp, rule=f"{spec.rule}.firepower",
+                        what="firepower tests (save below AT)") if lower else 0
+        if killed:
+            return "destroyed"
+        bailed = d.pool(equal, fp, rule=f"{spec.rule}.firepower",
+                        what="firepower tests (save equal to AT)") if equal else 0
+        if lower or bailed:
+            return "bailed_out"
+        return "unharmed"
+
+    def other(d: Dice) -> str:
+        needs_fp = spec.dug_in or (spec.gun_shield and spec.target == "gun")
+        if spec.no_save or (spec.bunker_buster and spec.target == "infantry") or (
+                spec.gun_shield and spec.target == "soft"):
+            failed = k  # no save at all
+        else:
+            st = Target.of(save_target(spec), save_reason(spec))
+            saved = d.pool(k, st, rule=f"{spec.rule}.save", what="saves",
+                           reroll="hits" if spec.reroll_saves else "none")
+            failed = k - saved
+        if not failed:
+            return "unharmed"
+        if needs_fp or (spec.gun_shield and spec.target == "soft"):
+            fp = firepower_target(spec.firepower)
+            return "destroyed" if d.pool(failed, fp, rule=f"{spec.rule}.firepower",
+                                         what="firepower tests") else "unharmed"
+        return "destroyed"
+
+    return tank if spec.target == "tank" else other
+
+
+def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec
+                   ) -> tuple[Any, Any]:
+    """Spread ``hits`` as evenly as possible over ``teams`` and resolve every team.
+
+    Returns (destroyed, bailed_out) counts (lazy under the exact driver)."""
+    if teams <= 0:
+        return 0, 0
+    q, r = divmod(int(hits), teams)  # branches on the number of hits: it must be known
+    if q == 0 and r == 0:
+        return 0, 0
+    total = q * teams + r
+    if r == 0:
+        d.note(f"{spec.rule}.allocate", "{hits} hits spread evenly: each of {teams} teams "
+               "takes {q}", hits=total, teams=teams, q=q)
+    elif q == 0:
+        d.note(f"{spec.rule}.allocate", "{hits} hits: {r} of {teams} teams take one hit each",
+               hits=total, r=r, teams=teams)
+    else:
+        d.note(f"{spec.rule}.allocate", "{hits} hits spread over {teams} teams: {r} take "
+               "{more}, the other {rest} take {q}", hits=total, teams=teams, r=r,
+               more=q + 1, rest=teams - r, q=q)
+    destroyed: Any = 0
+    bailed: Any = 0
+    for count, k in ((r, q + 1), (teams - r, q)):
+        if count <= 0 or k <= 0:
+            continue
+        res = d.each(count, team_chain(spec, k), LABELS, rule=f"{spec.rule}.team",
+                     what=f"team with {k} hit{'s' if k > 1 else ''}")
+        destroyed = destroyed + res["destroyed"]
+        bailed = bailed + res["bailed_out"]
+    return destroyed, bailed
+
+
+def resolve_one_each(d: Dice, hits: Any, spec: HitSpec) -> tuple[Any, Any]:
+    """Each hit is on a different team (a template hits each team once)."""
+    res = d.each(hits, team_chain(spec, 1), LABELS, rule=f"{spec.rule}.team",
+                 what="team hit")
+    return res["destroyed"], res["bailed_out"]

@@ -1,0 +1,207 @@
+"""Direct fire: one platoon's fire at one target platoon, to the end of hit effects
+(articles part 4 and part 5), and the hit-allocation rules of part 4."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from warroom.engine.context import Dice
+from warroom.engine.messages import msg
+from warroom.engine.procedure import outcome, procedure
+from warroom.engine.steps import Target
+from warroom.games.fow.common import (
+    TO_HIT,
+    Aspect,
+    HitSpec,
+    Skill,
+    TargetType,
+    resolve_spread,
+)
+from warroom.games.fow.special_rules.params import RulesParams
+
+LONG_RANGE_CM = 40
+
+
+class ShootParams(RulesParams):
+    dice: int = Field(3, ge=0, le=60, description="attack dice after ROF")
+    target_skill: Skill = Field("trained", description="the target platoon's skill")
+    concealed: bool = Field(False, description="the target is concealed")
+    gone_to_ground: bool = Field(False, description="the target has gone to ground")
+    range_cm: int = Field(20, ge=0, le=400, description="range in cm (over 40: +1 to hit, "
+                          "+1 armour for tanks)")
+    moving_rof1: bool = Field(False, description="the weapon has ROF 1 and moved: +1 to hit")
+    target_at_double: bool = Field(False, description="the target moved at the double: "
+                                   "the attack dice are doubled")
+    target: TargetType = Field("infantry", description="tank, infantry, gun or soft "
+                               "(unarmoured vehicle)")
+    teams: int = Field(1, ge=1, le=20, description="valid target teams in the platoon")
+    armour: int = Field(1, ge=0, le=15, description="tanks: armour of the aspect hit")
+    aspect: Aspect = Field("front", description="tanks: front or side armour hit")
+    at: int = Field(2, ge=0, le=20, description="the weapon's anti-tank rating")
+    firepower: int = Field(6, ge=1, le=6, description="the N of the weapon's firepower N+")
+    dug_in: bool = Field(False, description="dug in or in bulletproof cover: a failed save "
+                         "needs a firepower test to destroy")
+    gun_shield: bool = Field(False, description="guns and unarmoured vehicles hit from the "
+                             "side their gun shield faces")
+    bunker_buster: bool = Field(False, description="breakthrough gun or bunker buster: "
+                                "infantry gets no save")
+    moved: bool = Field(False, description="the shooting teams moved this turn")
+    main_gun: bool = Field(True, description="firing the main gun (not machine-guns)")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ShootParams:
+        if self.dug_in and self.target in ("tank", "soft"):
+            raise ValueError("only infantry and guns can be dug in or in bulletproof cover")
+        if self.gun_shield and self.target not in ("gun", "soft"):
+            raise ValueError("gun shields protect guns and unarmoured vehicles only")
+        if self.moving_rof1 and not self.moved:
+            raise ValueError("moving_rof1 means the weapon moved: set moved=true as well")
+        return self
+
+
+def to_hit_target(p: ShootParams) -> Target:
+    t = Target.of(TO_HIT[p.target_skill], msg("target is {skill}", skill=p.target_skill))
+    t = t.plus(1 if p.concealed else 0, msg("concealed"))
+    t = t.plus(1 if p.concealed and p.gone_to_ground else 0, msg("gone to ground"))
+    t = t.plus(1 if p.range_cm > LONG_RANGE_CM else 0, msg("range over 40 cm"))
+    if p.moving_rof1 and not p.has("automatic_rifles"):
+        t = t.plus(1, msg("ROF 1 weapon moved"))
+    elif p.moved and p.has("stabilizers") and not p.moving_rof1:
+        t = t.plus(1, msg("Stabilizers: full ROF on the move"))
+    if p.moved and p.main_gun and p.has("hen_and_chicks"):
+        t = t.plus(1, msg("Hen and Chicks: main gun moved"))
+    return t
+
+
+def to_hit_reroll(p: ShootParams) -> tuple[Literal["none", "misses"], str]:
+    if not p.moved and p.range_cm <= LONG_RANGE_CM and p.has("volley_fire") and p.main_gun:
+        return "misses", "Volley Fire"
+    if not p.moved and p.range_cm > LONG_RANGE_CM and p.has("semi_indirect_fire") \
+            and p.main_gun:
+        return "misses", "Semi-indirect Fire"
+    return "none", ""
+
+
+def hit_spec(p: ShootParams, rule: str) -> HitSpec:
+    armour = p.armour + (1 if p.target == "tank" and p.range_cm > LONG_RANGE_CM else 0)
+    heavy = p.firepower <= 6 and p.firepower >= 5
+    return HitSpec(
+        target=p.target, armour=armour, at=p.at, firepower=p.firepower, dug_in=p.dug_in,
+        gone_to_ground=p.gone_to_ground, gun_shield=p.gun_shield,
+        bunker_buster=p.bunker_buster,
+        schurzen=p.target_has("schurzen") and p.aspect == "side" and heavy,
+        improvised_armour=p.target_has("improvised_armour") and heavy,
+        rule=rule)
+
+
+@procedure(
+    "fow.shoot", title="Shooting at a platoon",
+    summary="Roll to hit on the target's skill with its modifiers, spread the hits evenly "
+            "over the target teams, then roll saves, armour and firepower tests; 5 hits pin.",
+    params=ShootParams,
+    outcome=outcome(("hits", "int", "hits scored"),
+                    ("destroyed", "int", "teams destroyed"),
+                    ("bailed_out", "int", "tanks bailed out (0 for other targets)"),
+                    ("pinned", "bool", "the target platoon is pinned down")),
+    source="seed 002: 'Jak się gra we Flames of War' parts 4 and 5; seed 000 card",
+    note="Gone to ground adds +1 only together with concealment (article's table: base, "
+         "concealed, gone to ground and concealed); the card lists it as a separate +1. "
+         "Needing 7 cannot hit. Tanks: d6 + armour (+1 over 40 cm) against AT; a tank with "
+         "several hits keeps its worst result. Guns save 3+ when gone to ground, else 5+. "
+         "Bunker busters deny infantry a save (article part 5). Quality of Quantity: 10 hits "
+         "to pin. Schürzen: side hits of firepower 5 or 6 get a 4+ save after a failed "
+         "armour save; Improvised Armour a 5+ save (card). Volley Fire and Semi-indirect "
+         "Fire re-roll misses when the shooters did not move (within / beyond 40 cm). Hen "
+         "and Chicks: +1 for main guns that moved. Stabilizers: +1 moving at full ROF. "
+         "Automatic Rifles ignore the ROF 1 moving penalty.")
+def shoot(p: ShootParams, d: Dice) -> dict[str, Any]:
+    n = p.dice
+    if p.target_at_double and n:
+        n = 2 * n
+        d.note("fow.shoot.dice", "target moved at the double: {dice} dice become {n}",
+               dice=p.dice, n=n)
+    t = to_hit_target(p)
+    reroll, why = to_hit_reroll(p)
+    if why:
+        d.note("fow.shoot.reroll", "{name}: failed to-hit rolls are re-rolled", name=why)
+    hits = d.pool(n, t, rule="fow.shoot.to_hit", what="to hit", reroll=reroll)
+    destroyed, bailed = resolve_spread(d, hits, p.teams, hit_spec(p, "fow.shoot"))
+    pin_at = 10 if p.target_has("quality_of_quantity") else 5
+    return {"hits": hits, "destroyed": destroyed, "bailed_out": bailed,
+            "pinned": hits >= pin_at}
+
+
+class AllocateParams(RulesParams):
+    hits: int = Field(3, ge=0, le=30, description="hits to allocate")
+    ready: int = Field(3, ge=0, le=20, description="valid target teams in good order and "
+                       "not gone to ground")
+    gone_to_ground: int = Field(0, ge=0, le=20, description="valid target teams gone to ground")
+    out_of_action: int = Field(0, ge=0, le=20, description="bogged-down or bailed-out teams")
+    gun_tanks: int = Field(0, ge=0, le=10, description="teams of the declared gun-tank type "
+                           "(0: no declaration)")
+
+    @model_validator(mode="after")
+    def _some_targets(self) -> AllocateParams:
+        if self.hits and self.ready + self.gone_to_ground + self.out_of_action + \
+                self.gun_tanks == 0:
+            raise ValueError("hits need at least one valid target team")
+        return self
+
+
+def _spread(hits: int, groups: list[int]) -> tuple[list[int], int]:
+    """Every team takes ``q`` hits; the ``r`` left over go by priority order of groups."""
+    total = sum(groups)
+    if total == 0:
+        return [0 for _ in groups], 0
+    q, r = divmod(hits, total)
+    out = []
+    for g in groups:
+        extra = min(r, g)
+        r -= extra
+        out.append(q * g + extra)
+    return out, q + (1 if hits % total else 0)
+
+
+@procedure(
+    "fow.allocate", title="Allocating hits",
+    summary="Spread hits as evenly as possible: first to teams in good order, then to "
+            "teams gone to ground, then to bogged or bailed-out vehicles; with a declared "
+            "gun tank each hit on 5+ goes to that type.",
+    params=AllocateParams,
+    outcome=outcome(("gun_tank_hits", "int", "hits that must go to the declared gun-tank type"),
+                    ("hits_ready", "int", "hits on teams in good order"),
+                    ("hits_gone_to_ground", "int", "hits on teams gone to ground"),
+                    ("hits_out_of_action", "int", "hits on bogged or bailed-out teams"),
+                    ("most_on_one_team", "int", "the most hits any one of these teams takes")),
+    source="seed 002: 'Jak się gra we Flames of War' part 4, allocation rules 1-9",
+    note="Rules 1-3 and 8 are computed. Gun-tank hits (5+ per hit) go to that type and "
+         "the rest are spread over the other groups. Rule 4 (teams within 40 cm before "
+         "those beyond), rules 5-7 (matching weapons to armour, priority targets) and 9 "
+         "(moving bunker busters may not hit vehicles unless bogged or bailed out) are "
+         "choices the owner makes: see the coverage document.")
+def allocate(p: AllocateParams, d: Dice) -> dict[str, Any]:
+    hits: Any = p.hits
+    gt: Any = 0
+    if p.gun_tanks and p.hits:
+        gt = d.pool(p.hits, Target.of(5, msg("gun tank declared")), rule="fow.allocate.gun_tank",
+                    what="gun-tank rolls")
+        hits = p.hits - gt
+    groups = [p.ready, p.gone_to_ground, p.out_of_action]
+    if sum(groups) == 0:
+        # only the gun-tank type is a valid target: every hit goes to it
+        groups = [0, 0, 0]
+        gt = p.hits
+        hits = 0
+    parts, most = _spread(int(hits), groups)
+    if p.gun_tanks:
+        gq, gr = divmod(int(gt), p.gun_tanks)
+        most = max(most, gq + (1 if gr else 0))
+    d.note("fow.allocate", "{a} hits on ready teams, {b} on teams gone to ground, {c} on "
+           "bogged or bailed-out teams", a=parts[0], b=parts[1], c=parts[2])
+    return {"gun_tank_hits": gt, "hits_ready": parts[0], "hits_gone_to_ground": parts[1],
+            "hits_out_of_action": parts[2], "most_on_one_team": most}
+
+
+PROCEDURES = (shoot, allocate)
