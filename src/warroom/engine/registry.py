@@ -34,7 +34,7 @@ class GameSystem:
 
 BUILTIN_SYSTEMS: tuple[tuple[str, str], ...] = (
     ("demo", "warroom.games.demo:system"),
-    # ("fow", "warroom.games.fow:system"),
+    ("fow", "warroom.games.fow:system"),
     ("asl", "warroom.games.asl:system"),
     ("bkc", "warroom.games.commander:bkc_system"),
     ("cwc", "warroom.games.commander:cwc_system"),
