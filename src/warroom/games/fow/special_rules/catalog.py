@@ -46,6 +46,9 @@ def _r(name: str, title: str, nation: Nation, summary: str, changes: tuple[str, 
 _SHOOT = ("fow.shoot",)
 _ART = ("fow.artillery",)
 _TEST = ("fow.test",)
+# Every motivation test: the core checks and the special rules' own re-roll procedures.
+_MOTIVATION = ("fow.test", "fow.unpin", "fow.remount", "fow.morale", "fow.assault",
+               "fow.passengers", "fow.komissar", "fow.british_bulldog")
 
 RULES: tuple[SpecialRule, ...] = (
     # --- United States -----------------------------------------------------------
@@ -133,7 +136,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("schurzen", "Schürzen", "german",
        "A tank hit on the side armour by a firepower 5+ or 6 weapon that fails its armour "
        "save gets a further 4+ save.",
-       _SHOOT, "planned",
+       ("fow.shoot", "fow.air"), "planned",
        "Article wins: side armour only and only after a failed armour save. The card says "
        "front or side; we follow the article. Uses fow.shoot aspect=side.",
        category="unit"),
@@ -172,12 +175,12 @@ RULES: tuple[SpecialRule, ...] = (
     _r("clever_hans", "Clever Hans!", "german",
        "Tiger Ace skill 2: re-roll failed bogging checks in difficult going and failed skill "
        "tests to unbog.",
-       ("fow.bog", "fow.test"), "planned",
+       ("fow.bogging", "fow.unbog"), "planned",
        "With Wide Tracks the tank may free itself after the re-rolled bogging check.",
        category="tiger_ace", source="article"),
     _r("for_the_fatherland", "For the Fatherland!", "german",
        "Tiger Ace skill 3: the platoon passes motivation tests on 2+.",
-       _TEST, "planned", category="tiger_ace", source="article"),
+       _MOTIVATION, "planned", category="tiger_ace", source="article"),
     _r("every_shot_counts", "Every Shot Counts!", "german",
        "Tiger Ace skill 4: the platoon's Tigers re-roll failed to-hit rolls when shooting.",
        _SHOOT, "planned", category="tiger_ace", source="article"),
@@ -269,7 +272,9 @@ RULES: tuple[SpecialRule, ...] = (
     # --- Soviet Union ------------------------------------------------------------
     _r("big_battalions", "Big Battalions", "soviet",
        "A bombardment by nine or more guns uses a double-width template.",
-       _ART, "planned", "Card only; the template covers more teams (teams).",
+       _ART, "data",
+       "Card only. The wider template only changes how many teams are under it: give "
+       "fow.artillery that number of teams.",
        category="unit", source="card"),
     _r("centralised_control", "Centralised Control", "soviet",
        "A Soviet company plays as one platoon and a battalion as a company: command, "
@@ -310,15 +315,15 @@ RULES: tuple[SpecialRule, ...] = (
        "A company with 15 or more infantry or gun teams in command is pinned only by 10 "
        "hits in a shooting step (one bombardment hit still pins) and may charge and "
        "counterattack from 30 cm.",
-       ("fow.shoot", "fow.artillery", "fow.assault"), "planned",
-       "With 15 or more assaulting infantry teams it needs 10 defensive fire hits to be "
+       ("fow.shoot", "fow.air", "fow.assault"), "planned",
+       "A bombardment is unchanged (any hit pins). With 15 or more assaulting infantry teams it needs 10 defensive fire hits to be "
        "pinned. The Komissar and attached teams count."),
     _r("roll_up_the_guns", "Roll Up the Guns", "soviet",
        "Soviet medium and heavy guns and staff teams move as light guns."),
     _r("shtraf", "Shtraf Companies", "soviet",
        "Penal companies pass motivation tests on 2+, always attack, never dig in and do "
        "not count for company morale.",
-       _TEST, "planned", category="unit", source="article"),
+       _MOTIVATION, "planned", category="unit", source="article"),
     _r("steel_wall", "Steel Wall", "soviet",
        "Batteries mixing 76 mm guns, 122 mm howitzers and 120 mm mortars may fire the "
        "howitzers and mortars as a separate battery from the 76 mm guns.",
@@ -353,19 +358,21 @@ RULES: tuple[SpecialRule, ...] = (
        category="movement", source="card"),
     _r("overloaded", "Overloaded", "general",
        "Bogs down on a 1 or 2 instead of a 1.",
-       ("fow.bog",), "planned", category="movement", source="card"),
+       ("fow.bogging",), "planned", category="movement", source="card"),
     _r("portee", "Portee", "general", "The gun may be unloaded and fought on the ground.",
        category="movement", source="card"),
     _r("slow_tank", "Slow Tank", "general", "Moves up to 20 cm.", category="movement",
        source="card"),
     _r("unreliable", "Unreliable", "general",
        "Breaks down on a 1 when moving at the double or trying to unbog.",
-       ("fow.bog",), "planned", category="movement", source="card"),
+       ("fow.unbog",), "planned",
+       "Breaking down at the double happens in the movement step, outside any procedure.",
+       category="movement", source="card"),
     _r("very_slow_tank", "Very Slow Tank", "general", "Moves up to 15 cm.",
        category="movement", source="card"),
     _r("wide_tracks", "Wide Tracks", "general",
        "A bogged tank frees itself automatically on a 4+.",
-       ("fow.bog",), "planned", category="movement", source="card"),
+       ("fow.unbog",), "planned", category="movement", source="card"),
     # --- Shooting ----------------------------------------------------------------
     _r("awkward_layout", "Awkward Layout", "general", "Cannot shoot after moving.",
        category="shooting", source="card"),
@@ -374,7 +381,7 @@ RULES: tuple[SpecialRule, ...] = (
        source="card"),
     _r("improvised_armour", "Improvised Armour", "general",
        "A further 5+ save against firepower 5+ or 6 weapons after a failed armour save.",
-       _SHOOT, "planned",
+       ("fow.shoot", "fow.artillery", "fow.air"), "planned",
        "Card only; by the published rules it works like Schürzen on any aspect, after a "
        "failed armour save.", category="shooting", source="card"),
     _r("no_he", "No HE", "general", "Can only hit vehicles.", category="shooting",
@@ -383,7 +390,7 @@ RULES: tuple[SpecialRule, ...] = (
        "Fires only while carrying passengers.", category="shooting", source="card"),
     _r("protected_ammo", "Protected Ammo", "general",
        "The crew may re-roll a failed test to remount a bailed-out vehicle.",
-       _TEST, "data", "Use fow.test kind=motivation reroll=true.", category="shooting",
+       ("fow.remount",), "planned", category="shooting",
        source="card"),
     _r("recoilless_guns", "Recoilless Guns", "general",
        "Firing gives away the position (no Gone to Ground).", category="shooting",
