@@ -55,7 +55,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("automatic_rifles", "Automatic Rifles", "us",
        "BAR teams lose the +1 to hit for ROF 1 weapons that moved or are pinned, and "
        "re-roll missed defensive fire when not pinned.",
-       ("fow.shoot", "fow.assault"), "planned",
+       ("fow.shoot", "fow.assault"), "implemented",
        "Both halves change to-hit rolls inside fow.shoot (moving_rof1) and the defensive "
        "fire of fow.assault."),
     _r("dismounting_mgs", "Dismounting MGs", "us",
@@ -78,7 +78,7 @@ RULES: tuple[SpecialRule, ...] = (
             "batteries using the same ranging."),
     _r("stabilizers", "Stabilizers", "us",
        "May fire at full ROF after moving, but at +1 to hit.",
-       _SHOOT, "planned",
+       _SHOOT, "implemented",
        "In fow.shoot: the player counts full ROF dice; the +1 replaces the ROF-1 moving "
        "penalty (not cumulative with it)."),
     _r("tank_destroyers", "Tank Destroyers", "us",
@@ -93,7 +93,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("time_on_target", "Time on Target", "us",
        "A battery with a staff team that ranges in on the first attempt forces every team "
        "hit in that first bombardment to re-roll successful saves.",
-       _ART, "planned",
+       _ART, "implemented",
        "Article wins: only on the first attempt and not with All Guns Repeat. The card says "
        "it works with All Guns Repeat when ranged in first time; that is the older wording."),
     _r("truscott_trot", "Truscott Trot", "us",
@@ -102,7 +102,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("under_command", "Under Command", "us",
        "Company commanders, their 2iC and platoon commanders range in artillery without the "
        "usual +1 when calling their own combat or weapons platoons.",
-       _ART, "planned",
+       _ART, "implemented",
        "In fow.artillery this cancels the observer_hq +1."),
     _r("air_observation_post", "Air Observation Post", "us",
        "If the AOP did not spot in its own turn, enemy ambushes cannot be placed within "
@@ -136,7 +136,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("schurzen", "Schürzen", "german",
        "A tank hit on the side armour by a firepower 5+ or 6 weapon that fails its armour "
        "save gets a further 4+ save.",
-       ("fow.shoot", "fow.air"), "planned",
+       ("fow.shoot", "fow.air"), "implemented",
        "Article wins: side armour only and only after a failed armour save. The card says "
        "front or side; we follow the article. Uses fow.shoot aspect=side.",
        category="unit"),
@@ -175,12 +175,12 @@ RULES: tuple[SpecialRule, ...] = (
     _r("clever_hans", "Clever Hans!", "german",
        "Tiger Ace skill 2: re-roll failed bogging checks in difficult going and failed skill "
        "tests to unbog.",
-       ("fow.bogging", "fow.unbog"), "planned",
+       ("fow.bogging", "fow.unbog"), "implemented",
        "With Wide Tracks the tank may free itself after the re-rolled bogging check.",
        category="tiger_ace", source="article"),
     _r("for_the_fatherland", "For the Fatherland!", "german",
        "Tiger Ace skill 3: the platoon passes motivation tests on 2+.",
-       _MOTIVATION, "planned", category="tiger_ace", source="article"),
+       _MOTIVATION, "implemented", category="tiger_ace", source="article"),
     _r("every_shot_counts", "Every Shot Counts!", "german",
        "Tiger Ace skill 4: the platoon's Tigers re-roll failed to-hit rolls when shooting.",
        _SHOOT, "planned", category="tiger_ace", source="article"),
@@ -225,7 +225,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("mike_target", "Mike Target", "british",
        "The battery may re-roll its first failed ranging attempt; repeating with All Guns "
        "Repeat brings in the regiment and forces re-rolls of successful saves.",
-       _ART, "planned",
+       _ART, "implemented",
        "Not for early-war British batteries. Card mentions only the All Guns Repeat half.",
        category="unit"),
     _r("hmg_bombardments", "HMG Bombardments", "british",
@@ -240,7 +240,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("semi_indirect_fire", "Semi-indirect Fire", "british",
        "Weapons that did not move re-roll missed main-gun shots at platoons whose teams are "
        "all over 40 cm away.",
-       _SHOOT, "planned", category="unit"),
+       _SHOOT, "implemented", category="unit"),
     _r("tally_ho", "Tally Ho!", "british",
        "No ROF penalty for moving when firing at 40 cm or less, so always counts as moving; "
        "not at the double.",
@@ -282,7 +282,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("hen_and_chicks", "Hen and Chicks", "soviet",
        "The commander's tank moving makes the whole company move; tanks that moved are +1 "
        "to hit with main guns (so +2 for ROF 1 guns); MGs and flame-throwers are exempt.",
-       _SHOOT, "planned",
+       _SHOOT, "implemented",
        "Article wins. The card says none may shoot if any tank moved over 15 cm."),
     _r("infiltration", "Infiltration", "soviet",
        "When attacking with the first turn in Prepared Positions, infiltrators and one "
@@ -310,12 +310,12 @@ RULES: tuple[SpecialRule, ...] = (
        _SHOOT, "planned", category="unit"),
     _r("mixed_battalions", "Mixed Battalions", "soviet",
        "A bombardment including three or more 122 mm howitzers has AT 4 and firepower 4+.",
-       _ART, "planned", "Card only.", category="unit", source="card"),
+       _ART, "implemented", "Card only.", category="unit", source="card"),
     _r("quality_of_quantity", "Quality of Quantity", "soviet",
        "A company with 15 or more infantry or gun teams in command is pinned only by 10 "
        "hits in a shooting step (one bombardment hit still pins) and may charge and "
        "counterattack from 30 cm.",
-       ("fow.shoot", "fow.air", "fow.assault"), "planned",
+       ("fow.shoot", "fow.air", "fow.assault"), "implemented",
        "A bombardment is unchanged (any hit pins). With 15 or more assaulting infantry teams it needs 10 defensive fire hits to be "
        "pinned. The Komissar and attached teams count."),
     _r("roll_up_the_guns", "Roll Up the Guns", "soviet",
@@ -323,7 +323,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("shtraf", "Shtraf Companies", "soviet",
        "Penal companies pass motivation tests on 2+, always attack, never dig in and do "
        "not count for company morale.",
-       _MOTIVATION, "planned", category="unit", source="article"),
+       _MOTIVATION, "implemented", category="unit", source="article"),
     _r("steel_wall", "Steel Wall", "soviet",
        "Batteries mixing 76 mm guns, 122 mm howitzers and 120 mm mortars may fire the "
        "howitzers and mortars as a separate battery from the 76 mm guns.",
@@ -341,7 +341,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("volley_fire", "Volley Fire", "soviet",
        "Guns and turretless tanks that did not move re-roll misses when the easiest team "
        "to hit is within 40 cm; not for MGs, AA, bombardments, barrages or ambushes.",
-       _SHOOT, "planned", category="unit", source="article"),
+       _SHOOT, "implemented", category="unit", source="article"),
     # --- Movement ----------------------------------------------------------------
     _r("amphibious", "Amphibious", "general", "Treats water as difficult going.",
        category="movement", source="card"),
@@ -358,14 +358,14 @@ RULES: tuple[SpecialRule, ...] = (
        category="movement", source="card"),
     _r("overloaded", "Overloaded", "general",
        "Bogs down on a 1 or 2 instead of a 1.",
-       ("fow.bogging",), "planned", category="movement", source="card"),
+       ("fow.bogging",), "implemented", category="movement", source="card"),
     _r("portee", "Portee", "general", "The gun may be unloaded and fought on the ground.",
        category="movement", source="card"),
     _r("slow_tank", "Slow Tank", "general", "Moves up to 20 cm.", category="movement",
        source="card"),
     _r("unreliable", "Unreliable", "general",
        "Breaks down on a 1 when moving at the double or trying to unbog.",
-       ("fow.unbog",), "planned",
+       ("fow.unbog",), "implemented",
        "Breaking down at the double happens in the movement step, outside any procedure.",
        category="movement", source="card"),
     _r("very_slow_tank", "Very Slow Tank", "general", "Moves up to 15 cm.",
@@ -381,7 +381,7 @@ RULES: tuple[SpecialRule, ...] = (
        source="card"),
     _r("improvised_armour", "Improvised Armour", "general",
        "A further 5+ save against firepower 5+ or 6 weapons after a failed armour save.",
-       ("fow.shoot", "fow.artillery", "fow.air"), "planned",
+       ("fow.shoot", "fow.artillery", "fow.air"), "implemented",
        "Card only; by the published rules it works like Schürzen on any aspect, after a "
        "failed armour save.", category="shooting", source="card"),
     _r("no_he", "No HE", "general", "Can only hit vehicles.", category="shooting",
@@ -390,7 +390,7 @@ RULES: tuple[SpecialRule, ...] = (
        "Fires only while carrying passengers.", category="shooting", source="card"),
     _r("protected_ammo", "Protected Ammo", "general",
        "The crew may re-roll a failed test to remount a bailed-out vehicle.",
-       ("fow.remount",), "planned", category="shooting",
+       ("fow.remount",), "implemented", category="shooting",
        source="card"),
     _r("recoilless_guns", "Recoilless Guns", "general",
        "Firing gives away the position (no Gone to Ground).", category="shooting",
