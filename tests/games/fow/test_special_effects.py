@@ -17,7 +17,7 @@ from warroom.engine.procedure import Procedure
 
 pytest.importorskip("warroom.games.fow.shooting")
 
-from warroom.games.fow import system  # noqa: E402
+from warroom.games.fow import system
 
 
 def proc(pid: str) -> Procedure:
