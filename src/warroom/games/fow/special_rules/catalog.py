@@ -317,7 +317,8 @@ RULES: tuple[SpecialRule, ...] = (
        "counterattack from 30 cm.",
        ("fow.shoot", "fow.air", "fow.assault"), "implemented",
        "A bombardment is unchanged (any hit pins). With 15 or more assaulting infantry "
-       "teams it needs 10 defensive fire hits to be pinned. The Komissar and attached teams count."),
+       "teams it needs 10 defensive fire hits to be pinned. The Komissar and attached "
+       "teams count."),
     _r("roll_up_the_guns", "Roll Up the Guns", "soviet",
        "Soviet medium and heavy guns and staff teams move as light guns."),
     _r("shtraf", "Shtraf Companies", "soviet",
