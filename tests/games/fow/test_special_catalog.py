@@ -101,3 +101,15 @@ def test_rules_table_lists_every_rule() -> None:
     qoq = table["quality_of_quantity"]
     assert qoq["nation"] == "soviet" and "fow.shoot" in qoq["changes"]
     assert set(qoq) == {"title", "nation", "summary", "changes", "status"}
+
+
+def test_docs_list_every_rule_with_its_status() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[3] / "docs" / "fow-special-rules.md").read_text("utf-8")
+    rows = {line.split("|")[2].strip().strip("`"): line for line in doc.splitlines()
+            if line.startswith("| ") and line.count("`") >= 2 and "|" in line[2:]}
+    for r in catalog.RULES:
+        assert r.name in rows, r.name
+        word = {"implemented": "implemented", "data": "data only", "planned": "not yet"}
+        assert word[r.status] in rows[r.name], r.name
