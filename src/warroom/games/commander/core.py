@@ -117,9 +117,12 @@ def orders(rules: Rules) -> Procedure:
             def one(dd: Dice, cv: int = cv, t: Target = t, i: int = i) -> str:
                 pair = dd.dice(2, view="sorted", rule=f"{rules.id}.orders", target=t,
                                what=f"2d6 for order {i}")
-                return classify(pair, cv)
+                result = classify(pair, cv)
+                return "given" if result in PASSED else result
 
-            got = d.each(1, one, RESULTS, rule=f"{rules.id}.orders", what="command test")
+            # one category per order keeps the exact odds linear in the number of orders
+            got = d.each(1, one, ("given", "failure", "blunder"), rule=f"{rules.id}.orders",
+                         what="command test")
             if got["failure"] or got["blunder"]:
                 stopped = "blunder" if got["blunder"] else "failure"
                 d.note(f"{rules.id}.orders", "order {i} against {cv}: {outcome}; the chain "
