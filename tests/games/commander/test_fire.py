@@ -217,3 +217,11 @@ def test_cwc_aa_fire() -> None:
     # hits value 3: two hits, both abort rolls fail (4/9): attack 2
     d = warroom.odds("cwc.aa_fire", attacks=2, hits_value=3, aircraft_attack=4)
     assert d.probability(attack_left=2) == F(1, 9) * F(4, 9)
+
+
+def test_dug_in_stays_put_unless_beyond_10cm() -> None:
+    # as above, 2 hits (1/4) with 11 or 12 on 2d6 (3/36) still eliminate: 1/48;
+    # any shorter retreat leaves it in place (retreat_cm 0)
+    d = warroom.odds("bkc.fire", attacks=2, hits_value=5, suppressed=True, dug_in=True)
+    assert d.marginal("destroyed")[True] == F(1, 48)
+    assert set(d.marginal("retreat_cm")) == {0, 11, 12}

@@ -37,6 +37,10 @@ def _modifiers(call: Call) -> dict[str, str]:
     return out
 
 
+def _faces(faces: tuple[int, ...]) -> str:
+    return str(faces[0]) if len(faces) == 1 else f"{faces[0]}-{faces[-1]}"
+
+
 def tables(rules: Rules) -> dict[str, Any]:
     """The reference data shown by ``warroom rules``: the card's tables as data."""
     f = rules.fire
@@ -55,11 +59,9 @@ def tables(rules: Rules) -> dict[str, Any]:
         "assault_modifiers": {s.param: f"{s.value:+d}: {s.label}" for s in a.modifiers},
         "anti_aircraft": {"who fires": rules.aa.who, "hits on": f"{rules.aa.hit_score}+",
                           "abort on": f"{rules.aa.abort_score}+"},
-        "blunders": {name: {"-".join(map(str, e.faces)) if len(e.faces) == 1
-                            else f"{e.faces[0]}-{e.faces[-1]}": f"{e.title} {e.text}"
-                            for e in entries}
-                     for name, entries in rules.blunders.items()},
     }
+    for name, entries in rules.blunders.items():
+        out[f"{name}_blunders"] = [f"{_faces(e.faces)} {e.title} {e.text}" for e in entries]
     if f.recce_cover_shift:
         out["hit_scores"]["recce"] = "cover counts one level better"
     if f.suppressive_score is not None:
@@ -67,7 +69,7 @@ def tables(rules: Rules) -> dict[str, Any]:
     if f.flamer_score is not None:
         out["hit_scores"]["vehicle flamethrower or sniper firing"] = f"{f.flamer_score}+"
     if f.damage:
-        out["damage"] = {"-".join(map(str, e.faces)): e.text for e in f.damage}
+        out["damage"] = [f"{_faces(e.faces)} {e.key}: {e.text}" for e in f.damage]
     out.update(rules.tables)
     return out
 

@@ -146,11 +146,11 @@ def orders(rules: Rules) -> Procedure:
 def support_call(rules: Rules, kind: Literal["artillery", "air"]) -> Procedure:
     call = rules.artillery if kind == "artillery" else rules.air
     who = "FAO" if kind == "artillery" else "FAC"
-    params = P.build(f"{rules.id.upper()}{kind.title()}CallParams", P.CommandBase,
+    params = P.build(f"{rules.id.upper()}{kind.title()}CallParams", P.CallBase,
                      P.spec_fields(call.modifiers))
     rule = f"{rules.id}.{kind}_call"
 
-    def run(p: P.CommandBase, d: Dice) -> dict[str, Any]:
+    def run(p: P.CallBase, d: Dice) -> dict[str, Any]:
         values = _values(p)
         t = modified(Target.of(p.cv, msg("{who} command value", who=who), "at_most"),
                      call.modifiers, values)
@@ -352,6 +352,10 @@ def resolve_hits(rules: Rules, values: Mapping[str, Any], h: int, score: Target,
         d.note(f"{g}.fire.retreat", "already suppressed: retreats {cm} cm, more than {limit} "
                "cm: eliminated", cm=cm, limit=limit)
         out.update(destroyed=True, suppressed=False)
+    elif values["dug_in"]:
+        out["retreat_cm"] = 0
+        d.note(f"{g}.fire.retreat", "dug in or unlimbered: {cm} cm is not beyond {limit} cm, "
+               "so it stays put", cm=cm, limit=limit)
     else:
         d.note(f"{g}.fire.retreat", "already suppressed: retreats {cm} cm from the attacker",
                cm=cm)

@@ -16,6 +16,10 @@ class CommandBase(Params):
     cv: int = Field(8, ge=2, le=12, description="command value of the HQ or officer")
 
 
+class CallBase(Params):
+    cv: int = Field(8, ge=2, le=12, description="command value of the FAO or FAC")
+
+
 class OrdersBase(CommandBase):
     orders: int = Field(3, ge=1, le=8,
                         description="successive orders to try on the same unit or group")
@@ -40,6 +44,8 @@ class FireBase(Params):
     hits_value: int = Field(3, ge=1, le=10, description="the target's hits value")
     existing_hits: int = Field(0, ge=0, le=9, description="hits already on it this turn")
     suppressed: bool = Field(False, description="the target is already suppressed")
+    dug_in: bool = Field(False, description=(
+        "dug in, or an unlimbered gun: eliminated by a retreat beyond 10 cm, else stays put"))
 
     @model_validator(mode="after")
     def _alive(self) -> FireBase:
