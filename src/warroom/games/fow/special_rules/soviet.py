@@ -98,7 +98,7 @@ def komissar(p: KomissarParams, d: Dice) -> dict[str, Any]:
         d.note("fow.komissar.allowed", "No Komissar re-roll: {reason}.", reason=Msg(bar))
         result["passed"] = False
         return result
-    who = "battalion Komissar" if p.komissar == "battalion" else "Komissar"
+    who = "battalion Komissar" if p.komissar == "battalion" else "company Komissar"
     d.note("fow.komissar.shoot",
            "The {who} destroys one team of the company within his command distance and "
            "forces a re-roll.", who=Msg(who))
