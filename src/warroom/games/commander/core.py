@@ -70,8 +70,14 @@ def command_roll(rules: Rules, call: Call, d: Dice, t: Target, rule: str) -> tup
 def _proc(rules: Rules, name: str, title: str, summary: str, params: type[Params],
           fields: tuple[OutcomeField, ...], run: Callable[[Any, Dice], dict[str, Any]],
           note: str = "") -> Procedure:
-    return Procedure(f"{rules.id}.{name}", f"{rules.title}: {title}", summary, params, fields,
+    return Procedure(f"{rules.id}.{name}", title, summary, params, fields,
                      run, rules.source, note)
+
+
+def _mods(t: Target) -> list[Msg]:
+    """A target's modifiers as short texts: "+1 charging"."""
+    return [msg("{value} {reason}", value=f"{m.value:+d}", reason=m.reason)
+            for m in t.modifiers]
 
 
 def _values(p: Params) -> dict[str, Any]:
@@ -256,9 +262,7 @@ def fire(rules: Rules) -> Procedure:
         attacks = modified(Target.of(p.attacks, "attack value"), f.modifiers, values)
         n = max(0, attacks.final)
         if attacks.modifiers:
-            d.note(f"{g}.fire.attacks", "attack dice: {n} ({mods})", n=n, mods=[
-                msg("{value} {reason}", value=f"{m.value:+d}", reason=m.reason)
-                for m in attacks.modifiers])
+            d.note(f"{g}.fire.attacks", "attack dice: {n} ({mods})", n=n, mods=_mods(attacks))
         blocked = ((p.attack_marker == "*" and p.armoured)
                    or (p.attack_marker == "#" and not p.armoured))
         raw: Any = 0
@@ -441,7 +445,8 @@ def _side_hits(rules: Rules, values: Mapping[str, Any], me: str, them: str, d: D
     if a.support == "attack_die":
         t = t.plus(support, "supporting units")
     n = max(0, t.final)
-    d.note(f"{g}.assault.attacks", "{side} rolls {n} dice", side=Msg(me), n=n)
+    d.note(f"{g}.assault.attacks", "{side} rolls {n} dice: {base} {mods}", side=Msg(me), n=n,
+           base=t.reason, mods=_mods(t))
     cover = str(values[f"{them}_cover"])
     score = Target.of(rules.fire.cover[cover], msg("target in {cover}", cover=Msg(cover)))
     raw = d.pool(n, score, rule=f"{g}.assault.hit", what=f"{me} attack dice")
