@@ -212,42 +212,85 @@ def meaning(result: str) -> Msg:
     return Msg("no effect (a broken unit fired on may get DM)")
 
 
-def resolve_ift(p: IftParams, d: Dice) -> tuple[str, int, int]:
-    """Roll one IFT attack: (result, column used, final DR)."""
-    pl = plan(p)
-    for note in pl.fp_notes:
-        d.note("asl.ift.column", note)
+Note = tuple[str, Msg, Msg | None]
+Table = dict[Any, tuple[tuple[str, int, int], tuple[Note, ...]]]
+
+
+def _after_dr(pl: Plan, a: int, b: int, original: int
+              ) -> tuple[tuple[str, int, int], tuple[Note, ...]]:
+    """The result of one DR (``a``, ``b`` only matter for doubles) and its steps."""
+    notes: list[Note] = []
     column = pl.column
-    if column == 0:
-        return "-", 0, 0
-    if pl.cowers:
-        a, b = d.dice(2, view="sorted", rule="asl.ift.dr", what="IFT DR")
-        original = a + b
-    else:
-        original = d.dice(2, view="sum", rule="asl.ift.dr", what="IFT DR")
-        a = b = 0
     final = original + pl.drm
     if pl.mods:
-        d.note("asl.ift.drm", "final DR {final} = original DR {orig} {mods}", final=final,
-               orig=original, mods=pl.mods)
+        notes.append(("asl.ift.drm", msg("final DR {final} = original DR {orig} {mods}",
+                                         final=final, orig=original, mods=pl.mods), None))
     else:
-        d.note("asl.ift.drm", "no DRM: final DR {final}", final=final)
+        notes.append(("asl.ift.drm", msg("no DRM: final DR {final}", final=final), None))
     if pl.cowers and a == b:
         new = T.shift_left(column, pl.shift)
-        if new:
-            d.note("asl.ift.cowering", "doubles and no leader directing: the fire cowers, "
-                   "{n} column(s) left, from {old} to {new}", n=pl.shift, old=column, new=new)
-        else:
-            d.note("asl.ift.cowering", "doubles and no leader directing: the fire cowers "
-                   "off the left of the table, no effect")
-            return "-", 0, final
+        if not new:
+            notes.append(("asl.ift.cowering", Msg(
+                "doubles and no leader directing: the fire cowers off the left of the "
+                "table, no effect"), None))
+            return ("-", 0, final), tuple(notes)
+        notes.append(("asl.ift.cowering", msg(
+            "doubles and no leader directing: the fire cowers, {n} column(s) left, from "
+            "{old} to {new}", n=pl.shift, old=column, new=new), None))
         column = new
-    elif a == b and a and pl.directed:
-        d.note("asl.ift.cowering", "doubles, but a leader directs the fire: no cowering")
     result = T.ift_lookup(column, final)
-    d.note("asl.ift.result", "{col} FP column, final DR {dr}: {res}", meaning(result),
-           col=column, dr=final, res=result)
-    return result, column, final
+    notes.append(("asl.ift.result", msg("{col} FP column, final DR {dr}: {res}", col=column,
+                                        dr=final, res=result), meaning(result)))
+    return (result, column, final), tuple(notes)
+
+
+@lru_cache(maxsize=512)
+def dr_table(p: IftParams) -> Table:
+    """Every DR the attack can see (sorted dice when it can cower, else the sum),
+    worked out once per set of parameters: a roll is then a lookup."""
+    pl = plan(p)
+    table: Table = {}
+    if pl.column == 0:  # no column: nothing is rolled
+        return table
+    for a in range(1, 7):
+        for b in range(a, 7):
+            if pl.cowers:
+                table[(a, b)] = _after_dr(pl, a, b, a + b)
+            elif a + b not in table:
+                table[a + b] = _after_dr(pl, 0, 1, a + b)
+    return table
+
+
+_RECENT: dict[int, tuple[IftParams, Plan, Table]] = {}
+
+
+def compiled(p: IftParams) -> tuple[Plan, Table]:
+    """``plan`` and ``dr_table`` of ``p``, found by identity: the exact driver replays
+    the procedure once per DR with the same parameters object, and hashing the
+    parameters (fractions) would cost more than the lookup itself."""
+    hit = _RECENT.get(id(p))
+    if hit is not None and hit[0] is p:
+        return hit[1], hit[2]
+    pl, table = plan(p), dr_table(p)
+    if len(_RECENT) >= 64:
+        _RECENT.clear()
+    _RECENT[id(p)] = (p, pl, table)
+    return pl, table
+
+
+def resolve_ift(p: IftParams, d: Dice) -> tuple[str, int, int]:
+    """Roll one IFT attack: (result, column used, final DR)."""
+    pl, table = compiled(p)
+    for note in pl.fp_notes:
+        d.note("asl.ift.column", note)
+    if pl.column == 0:
+        return "-", 0, 0
+    key = d.dice(2, view="sorted" if pl.cowers else "sum", rule="asl.ift.dr",
+                 what="IFT DR")
+    out, notes = table[key]
+    for rule, text, res in notes:
+        d.note(rule, text, res)
+    return out
 
 
 @procedure(

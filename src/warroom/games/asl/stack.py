@@ -147,19 +147,30 @@ def casualty(d: Dice, u: Unit) -> Unit:
     return replace(u, eliminated=True) if killed else replace(u, wounded=True)
 
 
-def _check(d: Dice, u: Unit, kind: Kind, drm: int) -> tuple[Unit, str]:
-    """One unit's MC or PTC as a category (so exact odds group the DRs)."""
-    elr = u.elr
+@cache
+def _check_table(morale: int, drm: int, kind: Kind, broken: bool, elr: int | None
+                 ) -> tuple[dict[int, str], tuple[str, ...]]:
+    """Category of every 2d6 total for one check, and the categories that can occur."""
+    table = {total: judge(total, total + drm, morale, kind, broken, elr).label()
+             for total in range(2, 13)}
+    labels = tuple(lab for lab in MC_LABELS if lab in table.values())
+    return table, labels
+
+
+def _check(d: Dice, u: Unit, kind: Kind, drm: int) -> str:
+    """One unit's MC or PTC as a category, so exact odds group the DRs that agree."""
+    table, labels = _check_table(u.morale, drm, kind, u.broken, u.elr)
+    what = f"{kind.upper()} DR for {u.name}"
+    rule = f"asl.{kind}"
 
     def chain(dd: Dice) -> str:
-        original = dd.dice(2, view="sum", rule=f"asl.{kind}",
-                           what=f"{kind.upper()} DR for {u.name}")
-        return judge(original, original + drm, u.morale, kind, u.broken, elr).label()
+        return table[dd.dice(2, view="sum", rule=rule, what=what)]
 
-    counts = d.each(1, chain, MC_LABELS, rule=f"asl.{kind}", what=f"{kind.upper()} "
-                    f"{u.name}")
-    label = next(lab for lab in MC_LABELS if counts[lab])
-    return u, label
+    if len(labels) == 1:
+        chain(d)  # the dice are still rolled at the table, but cannot change anything
+        return labels[0]
+    counts = d.each(1, chain, labels, rule=rule, what=f"{kind.upper()} {u.name}")
+    return next(lab for lab in labels if counts[lab])
 
 
 def _apply(d: Dice, u: Unit, kind: Kind, drm: int, label: str) -> Unit:
@@ -210,7 +221,7 @@ def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> 
         mod = drm
         if helper is not None:
             mod += units[helper].leadership
-        _, label = _check(d, u, kind, mod)
+        label = _check(d, u, kind, mod)
         units[i] = _apply(d, u, kind, mod, label)
         if i == lead:
             after = units[i]
