@@ -165,16 +165,15 @@ SEQUENCE_OF_PLAY: tuple[tuple[str, str, str], ...] = (
 def tables() -> dict[str, Any]:
     """The data shown by ``warroom rules asl``."""
     grid = ift_grid()
-    ift_rows = {
-        f"DR {IFT_ROW_LABELS[row]}": " ".join(f"{c:>5}" for c in grid[row].values())
-        for row in range(16)
-    }
+    ift_rows = [
+        f"{'FP':>8} " + " ".join(f"{c:>4}" for c in IFT_COLUMNS),
+        f"{'gun mm':>8} " + " ".join(f"{mm if mm < 200 else '200+':>4}" for mm, _ in GUN_HEADER),
+    ]
+    for row in range(16):
+        ift_rows.append(f"DR {IFT_ROW_LABELS[row]:>4}: " + " ".join(f"{c:>4}"
+                                                               for c in grid[row].values()))
     return {
         "sequence_of_play": [f"{num} {abbr}: {text}" for num, abbr, text in SEQUENCE_OF_PLAY],
-        "ift_columns": {
-            "FP": " ".join(f"{c:>5}" for c in IFT_COLUMNS),
-            "gun mm": " ".join(f"{mm if mm < 200 else '200+':>5}" for mm, _ in GUN_HEADER),
-        },
         "ift": ift_rows,
         "ift_drm": {
             "FFMO (moving in open ground)": -1,
@@ -194,7 +193,7 @@ def tables() -> dict[str, Any]:
         "cct": {name: kill for name, _, kill in CCT_COLUMNS},
         "cct_modifiers": {
             "ambusher / ambushed (not in melee)": "-1 / +1 DR",
-            "pinned attacker": "FP x1/2",
+            "pinned (either side)": "FP x1/2",
             "CX attacker / attacking a CX unit": "+1 / -1 DR",
             "attacking broken units": "-2 DR",
             "leadership (not for a leader alone)": "leader's DRM",
