@@ -10,7 +10,6 @@ from pydantic import Field
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
-from warroom.engine.steps import Target
 
 Kind = Literal["mc", "ptc"]
 
@@ -105,7 +104,10 @@ def consequence(r: MoraleResult, kind: Kind, broken: bool, original: int) -> Msg
         parts.append(Msg("original 12: casualty reduction as well"))
     if r.replaced:
         parts.append(Msg("failed by more than its ELR: replaced by a lower-quality unit"))
-    return msg("{parts}", parts=parts)
+    if len(parts) == 1:
+        return parts[0]
+    return msg("; ".join(f"{{p{i}}}" for i in range(len(parts))),
+               **{f"p{i}": part for i, part in enumerate(parts)})
 
 
 class McParams(Params):
@@ -170,13 +172,16 @@ class LeaderWoundParams(Params):
 
 def wound_killed(d: Dice, wounded: bool, who: Msg) -> bool:
     """The casualty dr for a leader: killed on a final dr of 5 or more."""
-    t = Target.of(5, "killed on a final dr of 5+").plus(-1 if wounded else 0,
-                                                        "already wounded: +1 drm")
-    killed = d.test(t, rule="asl.leader_wound", what="wound dr")
-    if killed:
-        d.note("asl.leader_wound", "{who}: killed", who=who)
+    dr = d.die(rule="asl.leader_wound", what="wound dr")
+    final = dr + 1 if wounded else dr
+    killed = final >= 5
+    if wounded:
+        d.note("asl.leader_wound", "{who}: wound dr {dr}, +1 already wounded = {final}",
+               Msg("5 or more: killed") if killed else Msg("1-4: wounded"), who=who,
+               dr=dr, final=final)
     else:
-        d.note("asl.leader_wound", "{who}: wounded", who=who)
+        d.note("asl.leader_wound", "{who}: wound dr {dr}",
+               Msg("5 or more: killed") if killed else Msg("1-4: wounded"), who=who, dr=dr)
     return killed
 
 

@@ -160,7 +160,7 @@ def _check_table(morale: int, drm: int, kind: Kind, broken: bool, elr: int | Non
 def _check(d: Dice, u: Unit, kind: Kind, drm: int) -> str:
     """One unit's MC or PTC as a category, so exact odds group the DRs that agree."""
     table, labels = _check_table(u.morale, drm, kind, u.broken, u.elr)
-    what = f"{kind.upper()} DR for {u.name}"
+    what = f"{kind.upper()} DR"
     rule = f"asl.{kind}"
 
     def chain(dd: Dice) -> str:
@@ -169,7 +169,7 @@ def _check(d: Dice, u: Unit, kind: Kind, drm: int) -> str:
     if len(labels) == 1:
         chain(d)  # the dice are still rolled at the table, but cannot change anything
         return labels[0]
-    counts = d.each(1, chain, labels, rule=rule, what=f"{kind.upper()} {u.name}")
+    counts = d.each(1, chain, labels, rule=rule, what=f"{u.name} {kind.upper()}")
     return next(lab for lab in labels if counts[lab])
 
 
@@ -301,8 +301,7 @@ def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
 )
 def ift_on_stack(p: StackParams, d: Dice) -> dict[str, Any]:
     units = list(parse_units(p.units))
-    d.note("asl.ift.result", "{result}: {meaning}", result=p.result,
-           meaning=meaning(p.result))
+    d.note("asl.ift.result", "{res}: {meaning}", res=p.result, meaning=meaning(p.result))
     apply_result(d, p.result, units, p.drm)
     state = ",".join(f"{u.name}={u.state()}" for u in units)
     return {
