@@ -340,7 +340,10 @@ def verify(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None
         for p in report.problems:
             _echo(f"{tr('problem')}: {p}")
     if not report.ok:
-        raise typer.Exit(1)
+        from warroom.battle.errors import VerifyFailed
+
+        raise VerifyFailed(f"battle {battle_id}: {len(report.problems)} problem(s); "
+                           "the log does not reproduce")
 
 
 @battle_app.command("luck")

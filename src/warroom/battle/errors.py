@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from warroom.errors import UsageError
+from warroom.errors import UsageError, WarroomError
 
 
 class BattleError(UsageError):
@@ -31,3 +31,7 @@ class ImportFormatError(BattleError):
 
 class AccessError(BattleError):
     """A link that does not allow this action."""
+
+
+class VerifyFailed(WarroomError):
+    """``verify`` found events or state that do not reproduce (exit code 1)."""

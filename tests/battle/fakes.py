@@ -1,0 +1,73 @@
+"""Small stand-ins for game systems, so the battle layer is tested without them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from warroom.battle.core import Battles
+from warroom.battle.store import open_store
+from warroom.engine.context import Dice
+from warroom.engine.procedure import Params, outcome, procedure
+from warroom.engine.registry import GameSystem, Registry
+from warroom.engine.steps import Target
+
+
+class ShootParams(Params):
+    dice: int = Field(3, ge=0, le=20)
+    target_skill: Literal["conscript", "trained", "veteran"] = "trained"
+
+
+SKILL = {"conscript": 2, "trained": 3, "veteran": 4}
+
+
+@procedure("fow.shoot", title="fake shooting", summary="hits, then one save per hit",
+           params=ShootParams,
+           outcome=outcome(("hits", "int"), ("destroyed", "int"), ("bailed_out", "int"),
+                           ("pinned", "bool")))
+def shoot(p: ShootParams, d: Dice) -> dict[str, Any]:
+    hits = d.pool(p.dice, Target.of(SKILL[p.target_skill], "skill"), rule="t.hit",
+                  what="to hit")
+    saved = d.pool(hits, 3, rule="t.save", what="saves")
+    lost = hits - saved
+    return {"hits": hits, "destroyed": lost, "bailed_out": 0, "pinned": hits >= 5}
+
+
+class TestParams(Params):
+    at: int = Field(4, ge=2, le=6)
+
+
+@procedure("fow.test", title="fake test", summary="one die at X+", params=TestParams,
+           outcome=outcome(("passed", "bool")))
+def test_(p: TestParams, d: Dice) -> dict[str, Any]:
+    return {"passed": d.test(p.at, rule="t.test", what="test")}
+
+
+class McParams(Params):
+    morale: int = Field(7, ge=2, le=12)
+
+
+@procedure("asl.mc", title="fake MC", summary="2d6 at most morale", params=McParams,
+           outcome=outcome(("passed", "bool"), ("broken", "bool"),
+                           ("casualty_reduction", "bool"), ("eliminated", "bool"),
+                           ("replaced", "bool"), ("pinned", "bool")))
+def mc(p: McParams, d: Dice) -> dict[str, Any]:
+    total = d.dice(2, view="sum", rule="t.mc", what="morale check")
+    passed = total <= p.morale
+    return {"passed": passed, "broken": not passed, "casualty_reduction": total == 12,
+            "eliminated": False, "replaced": False, "pinned": False}
+
+
+def registry() -> Registry:
+    from warroom.games.demo import system as demo
+
+    reg = Registry([("demo", demo)])
+    reg.add("fow", lambda: GameSystem("fow", "fake FoW", (shoot, test_)))
+    reg.add("asl", lambda: GameSystem("asl", "fake ASL", (mc,)))
+    return reg
+
+
+def battles(path: Path) -> Battles:
+    return Battles(open_store(str(path)), registry())
