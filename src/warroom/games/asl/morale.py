@@ -171,17 +171,16 @@ class LeaderWoundParams(Params):
 
 
 def wound_killed(d: Dice, wounded: bool, who: Msg) -> bool:
-    """The casualty dr for a leader: killed on a final dr of 5 or more."""
-    dr = d.die(rule="asl.leader_wound", what="wound dr")
-    final = dr + 1 if wounded else dr
-    killed = final >= 5
-    if wounded:
-        d.note("asl.leader_wound", "{who}: wound dr {dr}, +1 already wounded = {final}",
-               Msg("5 or more: killed") if killed else Msg("1-4: wounded"), who=who,
-               dr=dr, final=final)
-    else:
-        d.note("asl.leader_wound", "{who}: wound dr {dr}",
-               Msg("5 or more: killed") if killed else Msg("1-4: wounded"), who=who, dr=dr)
+    """The casualty dr for a leader: 1-4 wounded, 5+ killed, +1 if already wounded.
+
+    Asked for as one die split into "wounded" and "killed" faces, so the exact odds
+    branch twice rather than six times."""
+    killing = [4, 5, 6] if wounded else [5, 6]
+    faces = {"wounded": [f for f in range(1, 7) if f not in killing], "killed": killing}
+    what = "wound dr, already wounded (+1)" if wounded else "wound dr"
+    killed = bool(d.split(1, faces, rule="asl.leader_wound", what=what)["killed"])
+    d.note("asl.leader_wound", "{who}: {fate}", who=who,
+           fate=Msg("5 or more: killed") if killed else Msg("1-4: wounded"))
     return killed
 
 

@@ -13,7 +13,14 @@ from warroom.engine.messages import Msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 from warroom.games.asl import tables as T
 from warroom.games.asl.ift import meaning
-from warroom.games.asl.morale import MC_LABELS, Kind, judge, wound_killed
+from warroom.games.asl.morale import (
+    Kind,
+    MoraleResult,
+    consequence,
+    explain,
+    judge,
+    wound_killed,
+)
 
 UnitKind = Literal["squad", "hs", "leader"]
 MAX_UNITS = 6
@@ -149,59 +156,50 @@ def casualty(d: Dice, u: Unit) -> Unit:
 
 @cache
 def _check_table(morale: int, drm: int, kind: Kind, broken: bool, elr: int | None
-                 ) -> tuple[dict[int, str], tuple[str, ...]]:
-    """Category of every 2d6 total for one check, and the categories that can occur."""
-    table = {total: judge(total, total + drm, morale, kind, broken, elr).label()
+                 ) -> tuple[dict[int, MoraleResult], dict[str, MoraleResult]]:
+    """What every 2d6 total does in one check, and the distinct results by label
+    (worked out once per kind of check)."""
+    table = {total: judge(total, total + drm, morale, kind, broken, elr)
              for total in range(2, 13)}
-    labels = tuple(lab for lab in MC_LABELS if lab in table.values())
-    return table, labels
+    return table, {r.label(): r for r in table.values()}
 
 
-def _check(d: Dice, u: Unit, kind: Kind, drm: int) -> str:
-    """One unit's MC or PTC as a category, so exact odds group the DRs that agree."""
-    table, labels = _check_table(u.morale, drm, kind, u.broken, u.elr)
-    what = f"{kind.upper()} DR"
+def _check(d: Dice, u: Unit, kind: Kind, drm: int, last: bool) -> Unit:
+    """One unit's MC or PTC, and the unit after it.
+
+    For exact odds the way the DR is asked for matters. A per-item ``each`` gives
+    only the few distinct results (pass, break, ...), so the procedures's tree stays
+    small, but its sub-enumeration is redone on every replay below it. A plain 2d6
+    sum is cheap to replay but branches 11 ways. So: ``each`` for every check but the
+    last one, the plain sum for the last one. Both roll 2d6 at the table."""
     rule = f"asl.{kind}"
+    table, by_label = _check_table(u.morale, drm, kind, u.broken, u.elr)
+    if last or len(by_label) == 1:
+        original = d.dice(2, view="sum", rule=rule, what=f"{kind.upper()} DR")
+        r = table[original]
+        explain(d, rule, Msg(u.name), original, drm, u.morale, kind, u.broken, r)
+    else:
+        labels = tuple(by_label)
 
-    def chain(dd: Dice) -> str:
-        return table[dd.dice(2, view="sum", rule=rule, what=what)]
+        def chain(dd: Dice) -> str:
+            return table[dd.dice(2, view="sum", rule=rule, what=f"{kind.upper()} DR")
+                         ].label()
 
-    if len(labels) == 1:
-        chain(d)  # the dice are still rolled at the table, but cannot change anything
-        return labels[0]
-    counts = d.each(1, chain, labels, rule=rule, what=f"{u.name} {kind.upper()}")
-    return next(lab for lab in labels if counts[lab])
-
-
-def _apply(d: Dice, u: Unit, kind: Kind, drm: int, label: str) -> Unit:
-    flags = set(label.split("+"))
-    check = "PTC" if kind == "ptc" else "MC"
-    if "eliminated" in flags:
-        d.note(f"asl.{kind}", "{who} fails its {check} at {drm:+d} with an original 12 "
-               "while broken: eliminated", who=u.name, check=check, drm=drm)
+        counts = d.each(1, chain, labels, rule=rule, what=f"{u.name} {kind.upper()}")
+        r = by_label[next(lab for lab in labels if counts[lab])]
+        d.note(rule, "{who} {check} at {drm:+d} against morale {morale}",
+               consequence(r, kind, u.broken, 0), who=u.name,
+               check=Msg("PTC") if kind == "ptc" else Msg("MC"), drm=drm, morale=u.morale)
+    if r.eliminated:
         return replace(u, eliminated=True)
-    if "passed" in flags:
-        d.note(f"asl.{kind}", "{who} passes its {check} at {drm:+d}", who=u.name,
-               check=check, drm=drm)
+    if r.passed:
         return u
-    if "pinned" in flags:
-        d.note("asl.ptc", "{who} fails its PTC at {drm:+d}: pinned", who=u.name, drm=drm)
+    if r.pinned:
         return replace(u, pinned=True)
     if u.broken:
-        d.note("asl.mc", "{who} fails its MC at {drm:+d} while broken: casualty reduction",
-               who=u.name, drm=drm)
         return casualty(d, u)
-    d.note("asl.mc", "{who} fails its MC at {drm:+d}: breaks (DM)", who=u.name, drm=drm)
-    out = replace(u, broken=True)
-    if "replaced" in flags:
-        d.note("asl.elr", "{who} failed by more than its ELR: replaced by a lower-quality "
-               "unit", who=u.name)
-        out = replace(out, replaced=True)
-    if "reduced" in flags:
-        d.note("asl.mc", "{who} rolled an original 12: casualty reduction as well",
-               who=u.name)
-        out = casualty(d, out)
-    return out
+    out = replace(u, broken=True, replaced=u.replaced or r.replaced)
+    return casualty(d, out) if r.casualty_reduction else out
 
 
 def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> None:
@@ -213,7 +211,7 @@ def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> 
         order.remove(lead)
         order.insert(0, lead)
     helper: int | None = None
-    for i in order:
+    for n, i in enumerate(order):
         u = units[i]
         if kind == "ptc" and u.broken:
             d.note("asl.ptc", "{who} is broken: no PTC (it may get DM)", who=u.name)
@@ -221,8 +219,7 @@ def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> 
         mod = drm
         if helper is not None:
             mod += units[helper].leadership
-        label = _check(d, u, kind, mod)
-        units[i] = _apply(d, u, kind, mod, label)
+        units[i] = _check(d, u, kind, mod, last=n == len(order) - 1)
         if i == lead:
             after = units[i]
             if after.eliminated or after.broken:
