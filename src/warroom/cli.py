@@ -39,6 +39,18 @@ ParamsArg = Annotated[
                    show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+LangOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--lang", help="Language: en, pl or zh (default: WARROOM_LANG or en).",
+                 show_default=False),
+]
+
+
+def _set_lang(lang: str | None) -> None:
+    if lang:
+        from warroom import i18n
+
+        _STATE["lang"] = i18n.normalize(lang)
 
 
 @app.callback()
@@ -82,11 +94,13 @@ def rules(
     game: Annotated[Optional[str], typer.Argument(help="fow, asl, bkc, cwc or demo.",  # noqa: UP045
                                                   show_default=False)] = None,
     as_json: JsonOpt = False,
+    lang: LangOpt = None,
 ) -> None:
     """List game systems, their procedures, parameters (type, default, allowed values),
     outcome fields and data tables."""
     from warroom import api
 
+    _set_lang(lang)
     data = api.rules(game)
     if as_json:
         _print_json(data)
@@ -104,10 +118,12 @@ def odds(
     as_json: JsonOpt = False,
     exact: Annotated[bool, typer.Option("--exact", help="Also give each probability as an "
                                         "exact fraction.")] = False,
+    lang: LangOpt = None,
 ) -> None:
     """Exact odds of every outcome, before you commit."""
     from warroom import api
 
+    _set_lang(lang)
     dist = api.odds(procedure, _parse(params))
     if as_json:
         _print_json(dist.to_json(exact=exact))
@@ -129,11 +145,13 @@ def roll(
         "--seed", help="Seed for virtual dice (the same seed gives the same dice).",
         show_default=False)] = None,
     as_json: JsonOpt = False,
+    lang: LangOpt = None,
 ) -> None:
     """Resolve once, with virtual dice or the ones on your table, step by step."""
     from warroom import api
     from warroom.dice.sources import parse_dice
 
+    _set_lang(lang)
     if dice is not None and seed is not None:
         raise UsageError("give either --dice or --seed, not both")
     entered = parse_dice(dice) if dice is not None else None
@@ -158,6 +176,7 @@ def simulate(
     seed: Annotated[Optional[int], typer.Option("--seed", show_default=False,  # noqa: UP045
                                                 help="Seed for repeatable runs.")] = None,
     as_json: JsonOpt = False,
+    lang: LangOpt = None,
 ) -> None:
     """Monte Carlo: many resolutions, with 95% confidence intervals."""
     from warroom import api
@@ -166,6 +185,7 @@ def simulate(
 
     if not 1 <= samples <= api.MAX_SAMPLES:
         raise ParameterError("samples", f"{samples} is out of range", f"1 to {api.MAX_SAMPLES}")
+    _set_lang(lang)
     proc, p = api.prepare(procedure, _parse(params))
     show = not as_json and samples >= 20_000 and sys.stderr.isatty()
     if show:

@@ -39,7 +39,15 @@ def fmt_value(v: Any) -> str:
 
 
 def _params_line(params: Mapping[str, Any]) -> str:
-    return " ".join(f"{k}={fmt_value(v)}" for k, v in params.items())
+    """Parameters as typed at the command line; empty lists are left out."""
+    parts = []
+    for k, v in params.items():
+        if isinstance(v, (list, tuple)):
+            if not v:
+                continue
+            v = ",".join(str(x) for x in v)
+        parts.append(f"{k}={fmt_value(v)}")
+    return " ".join(parts)
 
 
 def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, full: bool) -> None:

@@ -196,7 +196,10 @@ def _to_parameter_error(exc: ValidationError, specs: Mapping[str, ParamSpec]) ->
     if "input" in err and name and err.get("type") != "missing":
         message = f"{err['input']!r} is not valid: {message}"
     spec = specs.get(name)
-    return ParameterError(name, message, spec.allowed() if spec else "")
+    allowed = spec.allowed() if spec else ""
+    if "Valid:" in message:  # the validator already listed the valid names
+        allowed = ""
+    return ParameterError(name, message, allowed)
 
 
 def normalized(params: Params) -> dict[str, Any]:
