@@ -198,8 +198,8 @@ def plan(p: IftParams) -> Plan:
 def meaning(result: str) -> Msg:
     """What an IFT result does to the units fired on, in a player's words."""
     if result.endswith("KIA"):
-        return msg("{n} of the units fired on are eliminated at random; the rest break, or "
-                   "suffer casualty reduction if already broken", n=int(result[0]))
+        return msg("{n} unit(s) fired on, chosen at random, are eliminated; the rest "
+                   "break, or suffer casualty reduction if already broken", n=int(result[0]))
     if result.startswith("K/"):
         return msg("one unit at random suffers casualty reduction; every other unit takes "
                    "a morale check at +{n}", n=int(result[2]))
