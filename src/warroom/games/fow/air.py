@@ -91,18 +91,28 @@ def air(p: AirParams, d: Dice) -> dict[str, Any]:
     pool = max(SUPPORT_DICE[p.support] - p.calls, 0)
     d.note("fow.air.support", "{support} air support: {n} dice after {calls} earlier calls",
            support=p.support, n=pool, calls=p.calls)
-    come = Target.of(ARRIVE_ON[p.aircraft_type], msg("{kind} arrive", kind=p.aircraft_type))
-    arrivals = d.pool(pool, come, rule="fow.air.support", what="air support dice")
-    if not arrivals:
+    come = ARRIVE_ON[p.aircraft_type]
+    best = d.dice(pool, rule="fow.air.support", what="air support dice", view="max",
+                  target=Target.of(come, msg("{kind} arrive", kind=p.aircraft_type))
+                  ) if pool else 0
+    if best < come:
+        d.note("fow.air.support", "no aircraft come")
         return _nothing()
-    face = d.die(rule="fow.air.aircraft", what="number of aircraft")
-    planes = 1 if face <= 2 else 2 if face <= 5 else 3
+    size = d.split(1, {"one": [1, 2], "two": [3, 4, 5], "three": [6]},
+                   rule="fow.air.aircraft", what="number of aircraft")
+    planes = 1 if size["one"] else 2 if size["two"] else 3
     d.note("fow.air.aircraft", "{n} aircraft arrive", n=planes)
     if p.aa_dice:
-        aa_hits = d.pool(p.aa_dice, skill_target(p.aa_skill), rule="fow.air.anti_aircraft",
-                         what="anti-aircraft fire")
-        downed = d.pool(aa_hits, firepower_target(p.aa_firepower),
-                        rule="fow.air.anti_aircraft", what="firepower tests on aircraft")
+        skill, fp = skill_target(p.aa_skill), firepower_target(p.aa_firepower)
+
+        def aa_die(dd: Dice) -> str:
+            if not dd.test(skill, rule="fow.air.anti_aircraft", what="anti-aircraft to hit"):
+                return "missed"
+            ok = dd.test(fp, rule="fow.air.anti_aircraft", what="firepower test on aircraft")
+            return "downed" if ok else "missed"
+
+        downed = d.each(p.aa_dice, aa_die, ("downed", "missed"), rule="fow.air.anti_aircraft",
+                        what="anti-aircraft die")["downed"]
         planes = max(planes - int(downed), 0)
         d.note("fow.air.anti_aircraft", "{n} aircraft left", n=planes)
     if not planes:

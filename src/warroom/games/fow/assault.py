@@ -39,7 +39,7 @@ class Side:
 
 
 class AssaultParams(RulesParams):
-    attackers: int = Field(3, ge=1, le=5, description="assaulting teams in contact")
+    attackers: int = Field(3, ge=1, le=4, description="assaulting teams in contact")
     attacker_type: Kind = Field("infantry", description="infantry (or guns) or tanks")
     attacker_skill: Skill = Field("trained", description="the assaulting platoon's skill")
     attacker_motivation: Motivation = Field("confident",
@@ -51,7 +51,7 @@ class AssaultParams(RulesParams):
                              "against tanks (infantry: 2)")
     attacker_firepower: int = Field(1, ge=1, le=6, description="firepower N+ of the "
                                     "assaulting teams against tanks")
-    defenders: int = Field(3, ge=1, le=5, description="defending teams in the fight")
+    defenders: int = Field(3, ge=1, le=4, description="defending teams in the fight")
     defender_type: Kind = Field("infantry", description="infantry (or guns) or tanks")
     defender_skill: Skill = Field("trained", description="the defending platoon's skill")
     defender_motivation: Motivation = Field("confident",
@@ -61,10 +61,10 @@ class AssaultParams(RulesParams):
                              "against tanks in assault (infantry: 2)")
     defender_firepower: int = Field(1, ge=1, le=6, description="firepower N+ of the "
                                     "defending teams against tanks in assault")
-    defensive_dice: int = Field(0, ge=0, le=20, description="defensive fire dice (full ROF)")
+    defensive_dice: int = Field(0, ge=0, le=8, description="defensive fire dice (full ROF)")
     defensive_at: int = Field(2, ge=0, le=20, description="defensive fire anti-tank rating")
     defensive_firepower: int = Field(6, ge=1, le=6, description="defensive fire firepower N+")
-    max_rounds: int = Field(3, ge=1, le=4, description="rounds resolved before calling it "
+    max_rounds: int = Field(2, ge=1, le=3, description="rounds resolved before calling it "
                             "undecided")
 
 
@@ -112,7 +112,7 @@ def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
         spec = HitSpec(target="tank" if p.attacker_type == "tank" else "infantry",
                        armour=p.attacker_armour, at=p.defensive_at,
                        firepower=p.defensive_firepower, rule="fow.assault.defensive_fire")
-        dead, bailed = resolve_spread(d, hits, p.attackers, spec)
+        dead, bailed = resolve_spread(d, hits, p.attackers, spec, flat=False)
         att_lost = dead + bailed
         att_left = p.attackers - int(att_lost)
         if (hits >= _pin_threshold(p) and p.attacker_type != "tank") or att_left == 0:
@@ -146,7 +146,7 @@ def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
         spec = HitSpec(target="tank" if foe.type == "tank" else "infantry",
                        armour=foe.top, at=me.at, firepower=me.fp,
                        no_save=True, rule=f"{rule}.saves")
-        dead, bailed = resolve_spread(d, hits, left[1 - active], spec)
+        dead, bailed = resolve_spread(d, hits, left[1 - active], spec, flat=False)
         out = int(dead + bailed)
         lost[1 - active] = lost[1 - active] + out
         left[1 - active] -= out

@@ -92,7 +92,7 @@ def save_reason(spec: HitSpec) -> Any:
 def team_chain(spec: HitSpec, k: int) -> Callable[[Dice], str]:
     """The rolls one team makes for ``k`` hits; returns its worst result."""
 
-    def tank(d: Dice) -> str:
+    def tank_hit(d: Dice) -> str:
         need = spec.at - spec.armour  # a die above this beats the AT
         faces = range(1, 7)
         classes = {
@@ -102,33 +102,33 @@ def team_chain(spec: HitSpec, k: int) -> Callable[[Dice], str]:
         }
         t = Target.of(need + 1, msg("armour {armour} against AT {at}", armour=spec.armour,
                                     at=spec.at))
-        s = d.split(k, classes, rule=f"{spec.rule}.armour", what="armour saves", target=t)
-        equal, lower = s["equal"], s["lower"]
+        s = d.split(1, classes, rule=f"{spec.rule}.armour", what="armour save", target=t)
         if spec.reroll_saves and s["higher"]:
-            again = d.split(s["higher"], classes, rule=f"{spec.rule}.armour",
-                            what="successful armour saves re-rolled", target=t)
-            equal += again["equal"]
-            lower += again["lower"]
-        if spec.schurzen and (equal or lower):
-            st = Target.of(4, msg("Schürzen save"))
-            equal -= d.pool(equal, st, rule=f"{spec.rule}.schurzen", what="Schürzen saves (equal)")
-            lower -= d.pool(lower, st, rule=f"{spec.rule}.schurzen", what="Schürzen saves (lower)")
-        if spec.improvised_armour and (equal or lower):
-            it = Target.of(5, msg("improvised armour save"))
-            equal -= d.pool(equal, it, rule=f"{spec.rule}.improvised_armour",
-                            what="improvised armour saves (equal)")
-            lower -= d.pool(lower, it, rule=f"{spec.rule}.improvised_armour",
-                            what="improvised armour saves (lower)")
+            s = d.split(1, classes, rule=f"{spec.rule}.armour",
+                        what="successful armour save re-rolled", target=t)
+        if s["higher"]:
+            return "unharmed"
+        if spec.schurzen and d.test(Target.of(4, msg("Schürzen save")),
+                                    rule=f"{spec.rule}.schurzen", what="Schürzen save"):
+            return "unharmed"
+        if spec.improvised_armour and d.test(Target.of(5, msg("improvised armour save")),
+                                             rule=f"{spec.rule}.improvised_armour",
+                                             what="improvised armour save"):
+            return "unharmed"
         fp = firepower_target(spec.firepower)
-        killed = d.pool(lower, fp, rule=f"{spec.rule}.firepower",
-                        what="firepower tests (save below AT)") if lower else 0
-        if killed:
+        if s["lower"]:
+            ok = d.test(fp, rule=f"{spec.rule}.firepower", what="firepower test (below AT)")
+            return "destroyed" if ok else "bailed_out"
+        ok = d.test(fp, rule=f"{spec.rule}.firepower", what="firepower test (equal to AT)")
+        return "bailed_out" if ok else "unharmed"
+
+    def tank(d: Dice) -> str:
+        if k == 1:
+            return tank_hit(d)
+        res = d.each(k, tank_hit, LABELS, rule=f"{spec.rule}.hit", what="hit")
+        if res["destroyed"]:
             return "destroyed"
-        bailed = d.pool(equal, fp, rule=f"{spec.rule}.firepower",
-                        what="firepower tests (save equal to AT)") if equal else 0
-        if lower or bailed:
-            return "bailed_out"
-        return "unharmed"
+        return "bailed_out" if res["bailed_out"] else "unharmed"
 
     def other(d: Dice) -> str:
         needs_fp = spec.dug_in or (spec.gun_shield and spec.target == "gun")
@@ -151,11 +151,85 @@ def team_chain(spec: HitSpec, k: int) -> Callable[[Dice], str]:
     return tank if spec.target == "tank" else other
 
 
-def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec
+def _pass_fail(d: Dice, n: Any, at: int, *, rule: str, what: str, reason: Any
+               ) -> tuple[Any, Any]:
+    """``n`` dice needing ``at``+, returning (passed, failed) as plain counts, so both
+    can feed later rolls and stay lazy under the exact driver."""
+    faces = range(1, 7)
+    res = d.split(n, {"passed": [f for f in faces if f >= at],
+                      "failed": [f for f in faces if f < at]},
+                  rule=rule, what=what, target=Target.of(at, reason))
+    return res["passed"], res["failed"]
+
+
+def resolve_single_hits(d: Dice, n: Any, spec: HitSpec) -> tuple[Any, Any]:
+    """``n`` teams with one hit each, rolled together as the table does: all the saves,
+    then the extra saves, then the firepower tests. Returns (destroyed, bailed_out)."""
+    if spec.target == "tank":
+        need = spec.at - spec.armour
+        faces = range(1, 7)
+        classes = {
+            "higher": [f for f in faces if f > need],
+            "equal": [f for f in faces if f == need],
+            "lower": [f for f in faces if f < need],
+        }
+        t = Target.of(need + 1, msg("armour {armour} against AT {at}", armour=spec.armour,
+                                    at=spec.at))
+        s = d.split(n, classes, rule=f"{spec.rule}.armour", what="armour saves", target=t)
+        equal, lower = s["equal"], s["lower"]
+        if spec.reroll_saves:
+            again = d.split(s["higher"], classes, rule=f"{spec.rule}.armour",
+                            what="successful armour saves re-rolled", target=t)
+            equal = equal + again["equal"]
+            lower = lower + again["lower"]
+        for flag, at, name, reason in (
+                (spec.schurzen, 4, "schurzen", msg("Schürzen save")),
+                (spec.improvised_armour, 5, "improvised_armour",
+                 msg("improvised armour save"))):
+            if flag:
+                _, equal = _pass_fail(d, equal, at, rule=f"{spec.rule}.{name}",
+                                      what=f"{name} saves (equal)", reason=reason)
+                _, lower = _pass_fail(d, lower, at, rule=f"{spec.rule}.{name}",
+                                      what=f"{name} saves (lower)", reason=reason)
+        reason = msg("firepower {fp}+", fp=spec.firepower)
+        killed, survived = _pass_fail(d, lower, spec.firepower, rule=f"{spec.rule}.firepower",
+                                      what="firepower tests (save below AT)", reason=reason)
+        bailed, _ = _pass_fail(d, equal, spec.firepower, rule=f"{spec.rule}.firepower",
+                               what="firepower tests (save equal to AT)", reason=reason)
+        return killed, survived + bailed
+    if spec.no_save or (spec.bunker_buster and spec.target == "infantry") or (
+            spec.gun_shield and spec.target == "soft"):
+        failed: Any = n
+    else:
+        saved, failed = _pass_fail(d, n, save_target(spec), rule=f"{spec.rule}.save",
+                                   what="saves", reason=save_reason(spec))
+        if spec.reroll_saves:
+            _, again = _pass_fail(d, saved, save_target(spec), rule=f"{spec.rule}.save",
+                                  what="successful saves re-rolled", reason=save_reason(spec))
+            failed = failed + again
+    if spec.dug_in or spec.gun_shield:
+        killed, _ = _pass_fail(d, failed, spec.firepower, rule=f"{spec.rule}.firepower",
+                               what="firepower tests", reason=msg("firepower {fp}+",
+                                                                  fp=spec.firepower))
+        return killed, 0
+    return failed, 0
+
+
+def _out_or_fighting(chain: Callable[[Dice], str]) -> Callable[[Dice], str]:
+    def merged(d: Dice) -> str:
+        return "fighting" if chain(d) == "unharmed" else "out"
+    return merged
+
+
+def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec, *, flat: bool = True
                    ) -> tuple[Any, Any]:
     """Spread ``hits`` as evenly as possible over ``teams`` and resolve every team.
 
-    Returns (destroyed, bailed_out) counts (lazy under the exact driver)."""
+    Returns (destroyed, bailed_out) counts (lazy under the exact driver). ``flat`` rolls
+    the teams with a single hit together (cheapest when the counts stay lazy); with
+    ``flat=False`` every team is one chain, cheaper when the caller branches on the
+    result: then a team's result is only "out" (destroyed or bailed out, returned as
+    destroyed) or "fighting", which keeps the branching small."""
     if teams <= 0:
         return 0, 0
     q, r = divmod(int(hits), teams)  # branches on the number of hits: it must be known
@@ -177,8 +251,18 @@ def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec
     for count, k in ((r, q + 1), (teams - r, q)):
         if count <= 0 or k <= 0:
             continue
-        res = d.each(count, team_chain(spec, k), LABELS, rule=f"{spec.rule}.team",
-                     what=f"team with {k} hit{'s' if k > 1 else ''}")
+        if k == 1 and (flat or spec.target != "tank"):
+            dead, out = resolve_single_hits(d, count, spec)
+            destroyed = destroyed + dead
+            bailed = bailed + out
+            continue
+        what = f"team with {k} hit{'s' if k > 1 else ''}"
+        if not flat:
+            res = d.each(count, _out_or_fighting(team_chain(spec, k)), ("out", "fighting"),
+                         rule=f"{spec.rule}.team", what=what)
+            destroyed = destroyed + res["out"]
+            continue
+        res = d.each(count, team_chain(spec, k), LABELS, rule=f"{spec.rule}.team", what=what)
         destroyed = destroyed + res["destroyed"]
         bailed = bailed + res["bailed_out"]
     return destroyed, bailed
@@ -186,6 +270,4 @@ def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec
 
 def resolve_one_each(d: Dice, hits: Any, spec: HitSpec) -> tuple[Any, Any]:
     """Each hit is on a different team (a template hits each team once)."""
-    res = d.each(hits, team_chain(spec, 1), LABELS, rule=f"{spec.rule}.team",
-                 what="team hit")
-    return res["destroyed"], res["bailed_out"]
+    return resolve_single_hits(d, hits, spec)
