@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Literal
@@ -164,6 +165,21 @@ def _check_table(morale: int, drm: int, kind: Kind, broken: bool, elr: int | Non
     return table, {r.label(): r for r in table.values()}
 
 
+@cache
+def _chain(morale: int, drm: int, kind: Kind, broken: bool, elr: int | None
+           ) -> Callable[[Dice], str]:
+    """The per-item chain of one kind of check; the same object every time, so a
+    driver could memoise its distribution."""
+    table, _ = _check_table(morale, drm, kind, broken, elr)
+    what = f"{kind.upper()} DR"
+    rule = f"asl.{kind}"
+
+    def chain(dd: Dice) -> str:
+        return table[dd.dice(2, view="sum", rule=rule, what=what)].label()
+
+    return chain
+
+
 def _check(d: Dice, u: Unit, kind: Kind, drm: int, last: bool) -> Unit:
     """One unit's MC or PTC, and the unit after it.
 
@@ -180,11 +196,7 @@ def _check(d: Dice, u: Unit, kind: Kind, drm: int, last: bool) -> Unit:
         explain(d, rule, Msg(u.name), original, drm, u.morale, kind, u.broken, r)
     else:
         labels = tuple(by_label)
-
-        def chain(dd: Dice) -> str:
-            return table[dd.dice(2, view="sum", rule=rule, what=f"{kind.upper()} DR")
-                         ].label()
-
+        chain = _chain(u.morale, drm, kind, u.broken, u.elr)
         counts = d.each(1, chain, labels, rule=rule, what=f"{u.name} {kind.upper()}")
         r = by_label[next(lab for lab in labels if counts[lab])]
         d.note(rule, "{who} {check} at {drm:+d} against morale {morale}",
