@@ -1,0 +1,381 @@
+"""Battles on the web: the JSON API under ``/api/battles`` and the battle pages.
+
+Access without accounts: every battle has three unguessable keys, made when it is
+created and stored with it: side A's, side B's and a spectator's. A page is opened with
+its link (``/battles/ID/KEY``); the API takes the key as ``?key=`` or the header
+``X-Battle-Key``. Only a side's key acts for that side; the spectator key only reads.
+Keys are compared in constant time. Every write may carry ``expect`` (the state
+counter the device last saw) and is refused when someone else wrote in between.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Form, Header, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from warroom.battle.core import Battles
+from warroom.battle.errors import AccessError
+from warroom.errors import UsageError
+
+router = APIRouter(tags=["battles"])
+
+REMEMBER = "warroom_battles"
+"""Cookie listing the battles this browser opened ("id:key" pairs), for the list page."""
+
+
+# ---------------------------------------------------------------------------- plumbing
+def battles(request: Request) -> Battles:
+    """The app's one :class:`Battles`, opened on first use (``create_app(database)``)."""
+    found = getattr(request.app.state, "battles", None)
+    if found is None:
+        from warroom.battle.store import open_store
+
+        db = getattr(request.app.state, "database", None)
+        found = Battles(open_store(str(db) if db is not None else None))
+        request.app.state.battles = found
+    return found
+
+
+def _role(bt: Battles, battle_id: str, key: str | None) -> tuple[str, str | None]:
+    if not key:
+        raise HTTPException(403, "this battle needs its link's key (?key=...)")
+    try:
+        return bt.access(battle_id, key)
+    except AccessError as exc:
+        raise HTTPException(403, str(exc)) from None
+
+
+def _side(bt: Battles, battle_id: str, key: str | None) -> str:
+    _role_name, side = _role(bt, battle_id, key)
+    if side is None:
+        raise HTTPException(403, "the spectator link can only watch")
+    return side
+
+
+def links(battle_id: str, tokens: dict[str, str]) -> dict[str, str]:
+    return {"A": f"/battles/{battle_id}/{tokens['a']}", "B": f"/battles/{battle_id}/{tokens['b']}",
+            "view": f"/battles/{battle_id}/{tokens['view']}"}
+
+
+def _tokens(row: dict[str, Any]) -> dict[str, str]:
+    return {"a": row["token_a"], "b": row["token_b"], "view": row["token_view"]}
+
+
+KeyQuery = Annotated[str | None, Query(description="the battle link's key")]
+KeyHeader = Annotated[str | None, Header(alias="X-Battle-Key", include_in_schema=False)]
+
+
+def _key(query: str | None, header: str | None) -> str | None:
+    return query or header
+
+
+# ---------------------------------------------------------------------------- JSON API
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NewBattle(_Body):
+    game: StrictStr = Field(examples=["fow"])
+    name: StrictStr | None = None
+    seed: StrictInt | None = Field(None, ge=0, lt=2**62)
+
+
+class Write(_Body):
+    expect: StrictInt | None = Field(None, description="the state counter you last saw")
+
+
+class NewUnit(Write):
+    side: Literal["A", "B"]
+    name: StrictStr
+    stats: dict[str, StrictInt | StrictStr] = Field(default_factory=dict)
+
+
+class Mark(Write):
+    unit: StrictStr
+    marker: StrictStr = Field(examples=["pinned"])
+    value: StrictStr | StrictInt | None = Field(None, examples=["no", 3, "+1"])
+
+
+class Do(Write):
+    procedure: StrictStr = Field(examples=["fow.shoot"])
+    params: dict[str, Any] = Field(default_factory=dict, description="parameters plus the "
+                                   "battle keys unit, target, side, clear")
+    dice: list[StrictInt | StrictStr] | StrictStr | None = Field(None, max_length=1000)
+
+
+@router.post("/api/battles", summary="Start a battle; returns its id and its three links")
+def api_new(body: NewBattle, request: Request) -> dict[str, Any]:
+    made = battles(request).new(body.game, body.name, body.seed)
+    return {"id": made["id"], "links": links(made["id"], made["tokens"]),
+            "keys": {"A": made["tokens"]["a"], "B": made["tokens"]["b"],
+                     "view": made["tokens"]["view"]}}
+
+
+@router.get("/api/battles", summary="Every battle (no keys)")
+def api_list(request: Request) -> list[dict[str, Any]]:
+    return battles(request).list_battles()
+
+
+@router.post("/api/battles/import", summary="Add an exported battle (it must replay)")
+def api_import(body: dict[str, Any], request: Request) -> dict[str, Any]:
+    made = battles(request).import_(body)
+    return {"id": made["id"], "links": links(made["id"], made["tokens"])}
+
+
+@router.get("/api/battles/{battle_id}", summary="The battle now")
+def api_show(battle_id: str, request: Request, key: KeyQuery = None,
+             x_key: KeyHeader = None) -> dict[str, Any]:
+    bt = battles(request)
+    role, _ = _role(bt, battle_id, _key(key, x_key))
+    return {**bt.show(battle_id), "role": role}
+
+
+@router.post("/api/battles/{battle_id}/units", summary="Add a unit to your side")
+def api_add_unit(battle_id: str, body: NewUnit, request: Request, key: KeyQuery = None,
+                 x_key: KeyHeader = None) -> dict[str, Any]:
+    bt = battles(request)
+    side = _side(bt, battle_id, _key(key, x_key))
+    return bt.add_unit(battle_id, body.side, body.name, body.stats, expect=body.expect, by=side)
+
+
+@router.post("/api/battles/{battle_id}/mark", summary="Set, change or clear a marker")
+def api_mark(battle_id: str, body: Mark, request: Request, key: KeyQuery = None,
+             x_key: KeyHeader = None) -> dict[str, Any]:
+    bt = battles(request)
+    side = _side(bt, battle_id, _key(key, x_key))
+    value = None if body.value is None else str(body.value)
+    return bt.mark(battle_id, body.unit, body.marker, value, expect=body.expect, by=side)
+
+
+@router.post("/api/battles/{battle_id}/do", summary="Resolve a procedure against units")
+def api_do(battle_id: str, body: Do, request: Request, key: KeyQuery = None,
+           x_key: KeyHeader = None) -> dict[str, Any]:
+    from warroom.web.jsonapi import entered_dice
+
+    bt = battles(request)
+    side = _side(bt, battle_id, _key(key, x_key))
+    params = {k: v if isinstance(v, (str, int, float, bool, list)) else str(v)
+              for k, v in body.params.items()}
+    return bt.do(battle_id, body.procedure, params, entered_dice(body.dice),
+                 expect=body.expect, by=side)
+
+
+@router.post("/api/battles/{battle_id}/next", summary="Next phase, with its checklist")
+def api_next(battle_id: str, request: Request, body: Write | None = None,
+             key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
+    bt = battles(request)
+    side = _side(bt, battle_id, _key(key, x_key))
+    return bt.advance(battle_id, expect=body.expect if body else None, by=side)
+
+
+@router.post("/api/battles/{battle_id}/undo", summary="Take back the latest event")
+def api_undo(battle_id: str, request: Request, body: Write | None = None,
+             key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
+    bt = battles(request)
+    side = _side(bt, battle_id, _key(key, x_key))
+    return bt.undo(battle_id, expect=body.expect if body else None, by=side)
+
+
+@router.get("/api/battles/{battle_id}/log", summary="Every event, oldest first")
+def api_log(battle_id: str, request: Request, key: KeyQuery = None,
+            x_key: KeyHeader = None) -> list[dict[str, Any]]:
+    bt = battles(request)
+    _role(bt, battle_id, _key(key, x_key))
+    return bt.log(battle_id)
+
+
+@router.get("/api/battles/{battle_id}/export", summary="The whole battle (for import)")
+def api_export(battle_id: str, request: Request, key: KeyQuery = None,
+               x_key: KeyHeader = None) -> dict[str, Any]:
+    bt = battles(request)
+    _role(bt, battle_id, _key(key, x_key))
+    return bt.export(battle_id)
+
+
+@router.get("/api/battles/{battle_id}/verify", summary="Replay every event from scratch")
+def api_verify(battle_id: str, request: Request, key: KeyQuery = None,
+               x_key: KeyHeader = None) -> dict[str, Any]:
+    bt = battles(request)
+    _role(bt, battle_id, _key(key, x_key))
+    return bt.verify(battle_id).to_json()
+
+
+@router.get("/api/battles/{battle_id}/luck", summary="Expected against actual, per side")
+def api_luck(battle_id: str, request: Request, key: KeyQuery = None,
+             x_key: KeyHeader = None) -> dict[str, Any]:
+    bt = battles(request)
+    _role(bt, battle_id, _key(key, x_key))
+    return bt.luck(battle_id)
+
+
+# ---------------------------------------------------------------------------- pages
+def _remembered(request: Request) -> list[tuple[str, str]]:
+    raw = request.cookies.get(REMEMBER, "")
+    out = []
+    for part in raw.split(","):
+        bid, _, key = part.partition(":")
+        if bid and key and (bid, key) not in out:
+            out.append((bid, key))
+    return out[-30:]
+
+
+def _render(request: Request, name: str, ctx: dict[str, Any], status: int = 200
+            ) -> HTMLResponse:
+    from warroom.web.templating import render
+
+    return render(request, name, ctx, status_code=status)
+
+
+@router.get("/battles", response_class=HTMLResponse, summary="Your battles")
+def page_list(request: Request) -> HTMLResponse:
+    bt = battles(request)
+    mine = []
+    for bid, key in reversed(_remembered(request)):
+        try:
+            role, _ = bt.access(bid, key)
+            info = bt.show(bid)
+        except UsageError:
+            continue
+        mine.append({"id": bid, "name": info["name"], "game": info["game"],
+                     "turn": info["turn"], "side": info["side"], "role": role,
+                     "link": f"/battles/{bid}/{key}"})
+    return _render(request, "battles/list.html", {"mine": mine, "games": bt.games()})
+
+
+@router.post("/battles", summary="Start a battle from the form")
+def page_new(request: Request, game: Annotated[str, Form()],
+             name: Annotated[str, Form()] = "", seed: Annotated[str, Form()] = ""
+             ) -> Response:
+    bt = battles(request)
+    try:
+        seed_value = int(seed) if seed.strip() else None
+    except ValueError:
+        return _render(request, "battles/list.html", {
+            "mine": [], "games": bt.games(), "error": f"seed: {seed!r} is not a whole number"},
+            422)
+    try:
+        made = bt.new(game, name or None, seed_value)
+    except UsageError as exc:
+        return _render(request, "battles/list.html", {"mine": [], "games": bt.games(),
+                                                      "error": str(exc)}, 422)
+    return RedirectResponse(links(made["id"], made["tokens"])["A"], status_code=303)
+
+
+def _page(request: Request, battle_id: str, key: str, error: str | None = None,
+          status: int = 200) -> HTMLResponse:
+    bt = battles(request)
+    role, side = _role(bt, battle_id, key)
+    info = bt.show(battle_id)
+    events = bt.log(battle_id)
+    procs = bt._game_procedures(info["game"])
+    share = links(battle_id, _tokens(bt.row(battle_id))) if side else {}
+    if side:  # a side's holder sees the other side's link and the spectator link
+        share = {k: v for k, v in share.items() if k != side}
+    response = _render(request, "battles/battle.html", {
+        "b": info, "events": list(reversed(events)), "luck": bt.luck(battle_id)["sides"],
+        "role": role, "side": side, "key": key, "procedures": procs, "error": error,
+        "share": share, "base": f"/battles/{battle_id}/{key}",
+        "markers": _marker_names(info["game"]),
+    }, status)
+    pairs = [p for p in _remembered(request) if p != (battle_id, key)] + [(battle_id, key)]
+    response.set_cookie(REMEMBER, ",".join(f"{b}:{k}" for b, k in pairs[-30:]),
+                        max_age=365 * 24 * 3600, samesite="lax", httponly=True)
+    return response
+
+
+def _marker_names(game: str) -> list[str]:
+    from warroom.battle.state import marker_kinds
+
+    return sorted(marker_kinds(game))
+
+
+@router.get("/battles/{battle_id}/{key}", response_class=HTMLResponse,
+            summary="A battle, opened with its link")
+def page_battle(battle_id: str, key: str, request: Request) -> HTMLResponse:
+    return _page(request, battle_id, key)
+
+
+@router.get("/battles/{battle_id}/{key}/counter", summary="The state counter (for polling)")
+def page_counter(battle_id: str, key: str, request: Request) -> dict[str, int]:
+    bt = battles(request)
+    _role(bt, battle_id, key)
+    return {"counter": int(bt.row(battle_id)["counter"])}
+
+
+def _act(request: Request, battle_id: str, key: str, action: Any) -> Response:
+    """Run a form's action; back to the page (303) or the page with the error (422)."""
+    bt = battles(request)
+    side = _side(bt, battle_id, key)
+    try:
+        action(bt, side)
+    except UsageError as exc:
+        return _page(request, battle_id, key, str(exc), 422)
+    return RedirectResponse(f"/battles/{battle_id}/{key}", status_code=303)
+
+
+def _expect(text: str) -> int | None:
+    try:
+        return int(text) if text.strip() else None
+    except ValueError:
+        return None
+
+
+@router.post("/battles/{battle_id}/{key}/do")
+def page_do(battle_id: str, key: str, request: Request,
+            procedure: Annotated[str, Form()], params: Annotated[str, Form()] = "",
+            unit: Annotated[str, Form()] = "", target: Annotated[str, Form()] = "",
+            dice: Annotated[str, Form()] = "", expect: Annotated[str, Form()] = ""
+            ) -> Response:
+    def run(bt: Battles, side: str) -> None:
+        from warroom.dice.sources import parse_dice
+        from warroom.engine.params import parse_assignments
+
+        raw: dict[str, Any] = dict(parse_assignments(params.split()))
+        if unit:
+            raw["unit"] = unit
+        if target:
+            raw["target"] = target
+        entered = parse_dice(dice) if dice.strip() else None
+        bt.do(battle_id, procedure, raw, entered, expect=_expect(expect), by=side)
+
+    return _act(request, battle_id, key, run)
+
+
+@router.post("/battles/{battle_id}/{key}/unit")
+def page_unit(battle_id: str, key: str, request: Request, name: Annotated[str, Form()],
+              stats: Annotated[str, Form()] = "", expect: Annotated[str, Form()] = ""
+              ) -> Response:
+    def run(bt: Battles, side: str) -> None:
+        from warroom.engine.params import parse_assignments
+
+        bt.add_unit(battle_id, side, name, parse_assignments(stats.split()),
+                    expect=_expect(expect), by=side)
+
+    return _act(request, battle_id, key, run)
+
+
+@router.post("/battles/{battle_id}/{key}/mark")
+def page_mark(battle_id: str, key: str, request: Request, unit: Annotated[str, Form()],
+              marker: Annotated[str, Form()], value: Annotated[str, Form()] = "",
+              expect: Annotated[str, Form()] = "") -> Response:
+    def run(bt: Battles, side: str) -> None:
+        bt.mark(battle_id, unit, marker, value or None, expect=_expect(expect), by=side)
+
+    return _act(request, battle_id, key, run)
+
+
+@router.post("/battles/{battle_id}/{key}/next")
+def page_next(battle_id: str, key: str, request: Request,
+              expect: Annotated[str, Form()] = "") -> Response:
+    return _act(request, battle_id, key,
+                lambda bt, side: bt.advance(battle_id, expect=_expect(expect), by=side))
+
+
+@router.post("/battles/{battle_id}/{key}/undo")
+def page_undo(battle_id: str, key: str, request: Request,
+              expect: Annotated[str, Form()] = "") -> Response:
+    return _act(request, battle_id, key,
+                lambda bt, side: bt.undo(battle_id, expect=_expect(expect), by=side))
