@@ -126,3 +126,14 @@ def test_four_units_stay_tractable() -> None:
 def test_bad_units(units: str) -> None:
     with pytest.raises(UsageError):
         warroom.odds("asl.ift_on_stack", result="NMC", units=units)
+
+
+def test_leaders_are_not_replaced_by_elr() -> None:
+    # a leader with ELR 0 failing (9-11: 9 ways) only breaks; 12 also wounds/kills him
+    dist = states("NMC", "leader:8:-1:elr=0")
+    assert dist == {"leader1=ok": F(26, 36), "leader1=broken": F(9, 36),
+                    "leader1=wounded+broken": F(1, 36) * F(2, 3),
+                    "leader1=eliminated": F(1, 36) * F(1, 3)}
+    r = warroom.roll("asl.ift_on_stack", {"result": "NMC", "units": "leader:8:-1:elr=0"},
+                     dice=[5, 5])
+    assert any("ELR replacement does not apply" in s.text.render() for s in r.steps)

@@ -119,7 +119,7 @@ class StackParams(Params):
         "squad:7:3,leader:8:-1", description=UNITS_HELP,
         examples=["squad:7:3,leader:8:-1", "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken",
                   "hs:6", "squad:6:2:broken,squad:7", "leader:9:-2:wounded,squad:8:4",
-                  "squad:7,squad:7,hs:6,leader:8:-1"])
+                  "squad:7,hs:6,leader:8:-1"])
     drm: int = Field(0, ge=-3, le=4, description="any further DRM for every unit's MC")
 
     @field_validator("units")
@@ -189,14 +189,15 @@ def _check(d: Dice, u: Unit, kind: Kind, drm: int, last: bool) -> Unit:
     sum is cheap to replay but branches 11 ways. So: ``each`` for every check but the
     last one, the plain sum for the last one. Both roll 2d6 at the table."""
     rule = f"asl.{kind}"
-    table, by_label = _check_table(u.morale, drm, kind, u.broken, u.elr)
+    elr = None if u.kind == "leader" else u.elr  # only squads and HS are replaced
+    table, by_label = _check_table(u.morale, drm, kind, u.broken, elr)
     if last or len(by_label) == 1:
         original = d.dice(2, view="sum", rule=rule, what=f"{kind.upper()} DR")
         r = table[original]
         explain(d, rule, Msg(u.name), original, drm, u.morale, kind, u.broken, r)
     else:
         labels = tuple(by_label)
-        chain = _chain(u.morale, drm, kind, u.broken, u.elr)
+        chain = _chain(u.morale, drm, kind, u.broken, elr)
         counts = d.each(1, chain, labels, rule=rule, what=f"{u.name} {kind.upper()}")
         r = by_label[next(lab for lab in labels if counts[lab])]
         d.note(rule, "{who} {check} at {drm:+d} against morale {morale}",
@@ -305,12 +306,17 @@ def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
          "(lowest leadership DRM, then highest morale) checks first; if he is still in "
          "good order his DRM applies to every other unit's check, as in ASL. A K/ "
          "casualty that turns a squad into a half-squad still takes the MC, as the card "
-         "says; a wounded leader does not. Not modelled here: the Leader Loss MC when a "
+         "says; a wounded leader does not. ELR replacement applies to squads and half-squads, "
+         "not leaders (ASL rule). Not modelled here: the Leader Loss MC when a "
          "leader breaks or dies (use asl.leader_wound) and DM markers.",
 )
 def ift_on_stack(p: StackParams, d: Dice) -> dict[str, Any]:
     units = list(parse_units(p.units))
     d.note("asl.ift.result", "{res}: {meaning}", res=p.result, meaning=meaning(p.result))
+    for u in units:
+        if u.kind == "leader" and u.elr is not None:
+            d.note("asl.elr", "{who}: ELR replacement does not apply to leaders, only to "
+                   "squads and half-squads", who=u.name)
     apply_result(d, p.result, units, p.drm)
     state = ",".join(f"{u.name}={u.state()}" for u in units)
     return {
