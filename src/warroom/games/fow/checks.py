@@ -47,7 +47,7 @@ class TestParams(RulesParams):
             raise ValueError(f"a motivation test needs rating {', '.join(MOTIVATIONS)}; "
                              f"got {self.rating!r}")
         if self.kind == "firepower" and r not in {"1", "2", "3", "4", "5", "6"}:
-            raise ValueError(f"a firepower test needs a number from 1 to 6; got {self.rating!r}")
+            raise ValueError(f"rating of a firepower test must be 1-6; got {self.rating!r}")
         return self
 
     def target(self) -> Target:

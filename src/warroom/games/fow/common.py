@@ -155,6 +155,8 @@ def _pass_fail(d: Dice, n: Any, at: int, *, rule: str, what: str, reason: Any
                ) -> tuple[Any, Any]:
     """``n`` dice needing ``at``+, returning (passed, failed) as plain counts, so both
     can feed later rolls and stay lazy under the exact driver."""
+    if isinstance(n, int) and n == 0:
+        return 0, 0  # nothing to roll (same in every driver: no dice, no step)
     faces = range(1, 7)
     res = d.split(n, {"passed": [f for f in faces if f >= at],
                       "failed": [f for f in faces if f < at]},
@@ -243,8 +245,8 @@ def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec, *, flat: bool 
         d.note(f"{spec.rule}.allocate", "{hits} hits: {r} of {teams} teams take one hit each",
                hits=total, r=r, teams=teams)
     else:
-        d.note(f"{spec.rule}.allocate", "{hits} hits spread over {teams} teams: {r} take "
-               "{more}, the other {rest} take {q}", hits=total, teams=teams, r=r,
+        d.note(f"{spec.rule}.allocate", "{hits} hits spread over {teams} teams: {r} with "
+               "{more} hits, {rest} with {q}", hits=total, teams=teams, r=r,
                more=q + 1, rest=teams - r, q=q)
     destroyed: Any = 0
     bailed: Any = 0
