@@ -5,9 +5,9 @@ from __future__ import annotations
 from fractions import Fraction as F
 
 import pytest
+from tests.games.fow.helpers_fow import prob
 
 import warroom
-from tests.games.fow.helpers_fow import prob
 from warroom.errors import UsageError
 
 

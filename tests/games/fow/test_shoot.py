@@ -7,9 +7,9 @@ import time
 from fractions import Fraction as F
 
 import pytest
+from tests.games.fow.helpers_fow import marginal, prob
 
 import warroom
-from tests.games.fow.helpers_fow import marginal, prob
 from warroom.cli import main
 from warroom.errors import UsageError
 
