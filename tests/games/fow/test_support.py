@@ -1,0 +1,172 @@
+"""fow.artillery, fow.air, fow.assault, fow.passengers: exact odds worked out by hand."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+from tests.games.fow.helpers_fow import marginal, prob
+
+# ------------------------------------------------------------------------- artillery
+REPEAT = {"repeat": True, "teams": 1, "battery_skill": "trained"}
+
+
+def test_one_gun_against_six_guns() -> None:
+    # trained battery 4+. One gun: +1 (5+) and hits re-rolled: (1/3)^2 = 1/9.
+    assert prob("fow.artillery", {"hits": 1}, guns=1, **REPEAT) == F(1, 9)
+    # two guns: 4+ and hits re-rolled: 1/4; three guns: 1/2
+    assert prob("fow.artillery", {"hits": 1}, guns=2, **REPEAT) == F(1, 4)
+    assert prob("fow.artillery", {"hits": 1}, guns=3, **REPEAT) == F(1, 2)
+    # six guns: misses re-rolled: 1 - (1/2)^2 = 3/4
+    assert prob("fow.artillery", {"hits": 1}, guns=6, **REPEAT) == F(3, 4)
+
+
+def test_ranging_in_attempts() -> None:
+    # conscript target 2+ (5/6) each attempt: 5/6, 1/6*5/6, (1/6)^2*5/6, (1/6)^3
+    assert marginal("fow.artillery", "ranged_in", target_skill="conscript", teams=0) == {
+        1: F(5, 6), 2: F(5, 36), 3: F(5, 216), 0: F(1, 216)}
+    # trained 3+, concealed, gone to ground and HQ observing: 6+ each time
+    assert prob("fow.artillery", {"ranged_in": 1}, concealed=True, gone_to_ground=True,
+                observer_hq=True, teams=0) == F(1, 6)
+    # mortars re-roll the first failure: veteran 4+ -> 3/4 on the first attempt
+    assert prob("fow.artillery", {"ranged_in": 1}, target_skill="veteran", mortar=True,
+                teams=0) == F(3, 4)
+
+
+def test_later_attempts_are_harder_except_rockets() -> None:
+    # ranged in on the 2nd attempt (conscript: 1/6 * 5/6), trained battery 4+ becomes
+    # 5+: 5/36 * 1/3 = 5/108; rockets keep 4+: 5/36 * 1/2 = 5/72
+    raw = {"target_skill": "conscript", "teams": 1}
+    assert prob("fow.artillery", {"ranged_in": 2, "hits": 1}, **raw) == F(5, 108)
+    assert prob("fow.artillery", {"ranged_in": 2, "hits": 1}, rocket=True, **raw) == F(5, 72)
+    # third attempt: 6+ (1/6): 5/216 * 1/6
+    assert prob("fow.artillery", {"ranged_in": 3, "hits": 1}, **raw) == F(5, 1296)
+
+
+def test_tanks_use_top_armour() -> None:
+    # top armour 1 against AT 3: a 1 is below (firepower 3+: 2/3 destroyed, else bailed),
+    # a 2 equal (firepower passed: bailed), 3-6 no effect. Hit 1/2.
+    raw = {**REPEAT, "guns": 3, "target": "tank", "armour": 1, "at": 3, "firepower": 3}
+    assert prob("fow.artillery", {"destroyed": 1}, **raw) == F(1, 2) * F(1, 6) * F(2, 3)
+    # bailed: 1/2 * (1/6 * 1/3 + 1/6 * 2/3) = 1/12
+    assert prob("fow.artillery", {"bailed_out": 1}, **raw) == F(1, 12)
+
+
+def test_any_hit_pins_and_dug_in() -> None:
+    # three teams, six guns (3/4 each): pinned unless all miss: 1 - (1/4)^3
+    assert prob("fow.artillery", {"pinned": True}, repeat=True, teams=3,
+                guns=6) == 1 - F(1, 4) ** 3
+    # dug-in infantry, firepower 4+: 1/2 * 1/3 * 1/2 = 1/12
+    assert prob("fow.artillery", {"destroyed": 1}, guns=3, dug_in=True, **REPEAT) == F(1, 12)
+
+
+# ------------------------------------------------------------------------------- air
+AIR = {"support": "sporadic", "teams": 0}
+
+
+def test_air_support_dice() -> None:
+    # 3 dice, ground attack aircraft on 5+: 1 - (2/3)^3 = 19/27
+    assert prob("fow.air", {"arrived": True}, **AIR) == F(19, 27)
+    # interceptors come on a 6: 1 - (5/6)^3 = 91/216
+    assert prob("fow.air", {"arrived": True}, aircraft_type="interceptors",
+                **AIR) == F(91, 216)
+    # two earlier calls leave one die: 1/3; three leave none
+    assert prob("fow.air", {"arrived": True}, calls=2, **AIR) == F(1, 3)
+    assert prob("fow.air", {"arrived": True}, calls=3, **AIR) == 0
+
+
+def test_number_of_aircraft_and_anti_aircraft() -> None:
+    # one die: 1-2 one aircraft, 3-5 two, 6 three
+    arrived = F(19, 27)
+    dist = marginal("fow.air", "aircraft", **AIR)
+    assert dist == {0: 1 - arrived, 1: arrived / 3, 2: arrived / 2, 3: arrived / 6}
+    # one anti-aircraft die: trained skill 4+ then firepower 4+: downs one aircraft 1/4.
+    # Left with none only if one aircraft came and was downed: 19/27 * 1/3 * 1/4
+    assert prob("fow.air", {"arrived": True, "aircraft": 0}, aa_dice=1, aa_firepower=4,
+                **AIR) == arrived / 3 / 4
+
+
+def test_air_attack_to_hit() -> None:
+    # one team, two aircraft (normal roll), approach on the 1st attempt (conscript 2+),
+    # bombs 4+: 19/27 * 1/2 * 5/6 * 1/2
+    raw = {"support": "sporadic", "teams": 1, "target_skill": "conscript"}
+    assert prob("fow.air", {"aircraft": 2, "approached": 1, "hits": 1},
+                **raw) == F(19, 27) * F(1, 2) * F(5, 6) * F(1, 2)
+    # one aircraft re-rolls hits: (1/2)^2
+    assert prob("fow.air", {"aircraft": 1, "approached": 1, "hits": 1},
+                **raw) == F(19, 27) * F(1, 3) * F(5, 6) * F(1, 4)
+    # own teams within 40 cm: never approaches
+    assert prob("fow.air", {"approached": 0}, friendly_within_40=True, **raw) == 1
+
+
+# --------------------------------------------------------------------------- assault
+DUEL = {"attackers": 1, "defenders": 1}
+
+
+def test_assault_one_round() -> None:
+    # trained attacker hits on a skill test 4+ (1/2): the defender is destroyed and the
+    # attacker takes the ground. Otherwise the defender was not hit and counterattacks
+    # without a test, but one round is all we resolve: undecided.
+    assert marginal("fow.assault", "winner", max_rounds=1, **DUEL) == {
+        "attacker": F(1, 2), "undecided": F(1, 2)}
+
+
+def test_assault_counterattack_round() -> None:
+    # round 2: the defender hits 1/2 of the remaining half: 1/4 defender, 1/4 undecided
+    assert marginal("fow.assault", "winner", max_rounds=2, **DUEL) == {
+        "attacker": F(1, 2), "defender": F(1, 4), "undecided": F(1, 4)}
+
+
+def test_defensive_fire() -> None:
+    # one defensive die at trained attackers (3+, 2/3), infantry save 3+ fails 1/3: the
+    # only attacker is lost and the assault falls back with 2/9. Otherwise (7/9) it
+    # hits on 4+ (1/2) and wins.
+    raw = {**DUEL, "defensive_dice": 1, "max_rounds": 1}
+    assert prob("fow.assault", {"repelled": True, "winner": "defender"}, **raw) == F(2, 9)
+    assert prob("fow.assault", {"winner": "attacker"}, **raw) == F(7, 18)
+
+
+def test_counterattack_test_and_british_bulldog() -> None:
+    # one attacker against two defenders: a hit (1/2) destroys one; the defender was hit
+    # and must pass motivation 4+ to counterattack: it breaks off 1/2 -> attacker 1/4.
+    raw = {"attackers": 1, "defenders": 2, "max_rounds": 1}
+    assert prob("fow.assault", {"winner": "attacker"}, **raw) == F(1, 4)
+    # British Bulldog re-rolls the failed test: breaks off 1/4 -> 1/8
+    assert prob("fow.assault", {"winner": "attacker"}, target_rules="british_bulldog",
+                **raw) == F(1, 8)
+
+
+def test_infantry_against_tanks() -> None:
+    # infantry must pass motivation (4+) to fight tanks, or break off: defender 1/2.
+    # Then a hit (1/2) on top armour 1 against AT 2, firepower 1+: a 1 is equal (bailed
+    # out, out of the fight), 2-6 no effect: attacker wins 1/2 * 1/2 * 1/6 = 1/24.
+    raw = {**DUEL, "defender_type": "tank", "defender_top_armour": 1, "max_rounds": 1}
+    assert prob("fow.assault", {"winner": "defender"}, **raw) == F(1, 2)
+    assert prob("fow.assault", {"winner": "attacker", "defender_losses": 1},
+                **raw) == F(1, 24)
+
+
+# ------------------------------------------------------------------------ passengers
+def test_armoured_transport_destroyed() -> None:
+    # 2 hits destroyed it: one passenger team saves 5+ twice, lost 1 - (1/3)^2 = 8/9;
+    # the survivors dismount and are pinned; motivation 4+ fails 1/2: to the rear
+    raw = {"transport": "armoured", "passengers": 1, "hits": 2}
+    assert prob("fow.passengers", {"passengers_destroyed": 1}, **raw) == F(8, 9)
+    assert prob("fow.passengers", {"dismounted": True, "pinned": True}, **raw) == 1
+    assert prob("fow.passengers", {"sent_to_rear": True}, **raw) == F(1, 2)
+
+
+def test_armoured_transport_bailed_out() -> None:
+    # no passenger saves; they dismount only if the motivation test fails (1/2)
+    raw = {"transport": "armoured", "passengers": 2, "vehicle_result": "bailed_out"}
+    assert prob("fow.passengers", {"passengers_destroyed": 0}, **raw) == 1
+    assert prob("fow.passengers", {"dismounted": True}, **raw) == F(1, 2)
+
+
+def test_unarmoured_transport_and_riders() -> None:
+    # one hit: the vehicle fails its 5+ save 2/3; the passenger saves 5+ either way
+    raw = {"transport": "unarmoured", "passengers": 1, "hits": 1}
+    assert prob("fow.passengers", {"transport_destroyed": True, "passengers_destroyed": 1},
+                **raw) == F(2, 3) * F(2, 3)
+    # two riders on a tank hit once: each lost with 2/3: Bin(2, 2/3)
+    assert marginal("fow.passengers", "passengers_destroyed", transport="tank",
+                    passengers=2, hits=1) == {0: F(1, 9), 1: F(4, 9), 2: F(4, 9)}
