@@ -16,3 +16,8 @@ def db(tmp_path: Path) -> Path:
 @pytest.fixture
 def bt(db: Path) -> Battles:
     return battles(db)
+
+
+# The web engineer's browser fixtures: a real uvicorn server and headless Chromium
+# (skips loudly when Chromium is missing).
+from tests.web.conftest import browser, page, server_url  # noqa: E402, F401
