@@ -90,10 +90,10 @@ def _nothing(**extra: Any) -> dict[str, Any]:
 def air(p: AirParams, d: Dice) -> dict[str, Any]:
     pool = max(SUPPORT_DICE[p.support] - p.calls, 0)
     d.note("fow.air.support", "{support} air support: {n} dice after {calls} earlier calls",
-           support=p.support, n=pool, calls=p.calls)
+           support=msg(p.support), n=pool, calls=p.calls)
     come = ARRIVE_ON[p.aircraft_type]
     best = d.dice(pool, rule="fow.air.support", what="air support dice", view="max",
-                  target=Target.of(come, msg("{kind} arrive", kind=p.aircraft_type))
+                  target=Target.of(come, msg("{kind} arrive", kind=msg(p.aircraft_type)))
                   ) if pool else 0
     if best < come:
         d.note("fow.air.support", "no aircraft come")
@@ -120,7 +120,7 @@ def air(p: AirParams, d: Dice) -> dict[str, Any]:
     if p.friendly_within_40:
         d.note("fow.air.approach", "own teams within 40 cm of the target: attack called off")
         return _nothing(arrived=True, aircraft=planes)
-    at = Target.of(RANGE_IN[p.target_skill], msg("target is {skill}", skill=p.target_skill))
+    at = Target.of(RANGE_IN[p.target_skill], msg("target is {skill}", skill=msg(p.target_skill)))
     at = at.plus(1 if p.concealed else 0, msg("concealed"))
     at = at.plus(1 if p.gone_to_ground else 0, msg("gone to ground"))
     attempt = 0
@@ -130,7 +130,7 @@ def air(p: AirParams, d: Dice) -> dict[str, Any]:
             break
     if not attempt:
         return _nothing(arrived=True, aircraft=planes)
-    t = Target.of(p.weapon_to_hit, msg("{weapon} to hit", weapon=p.weapon))
+    t = Target.of(p.weapon_to_hit, msg("{weapon} to hit", weapon=msg(p.weapon)))
     t = t.plus(attempt - 1, msg("approached on attempt {k}", k=attempt))
     reroll: Literal["hits", "none", "misses"] = (
         "hits" if planes == 1 else "misses" if planes >= 3 else "none")

@@ -50,7 +50,7 @@ class ArtilleryParams(RulesParams):
 
 
 def range_in_target(p: ArtilleryParams) -> Target:
-    t = Target.of(RANGE_IN[p.target_skill], msg("target is {skill}", skill=p.target_skill))
+    t = Target.of(RANGE_IN[p.target_skill], msg("target is {skill}", skill=msg(p.target_skill)))
     t = t.plus(1 if p.concealed else 0, msg("concealed"))
     t = t.plus(1 if p.gone_to_ground else 0, msg("gone to ground"))
     if p.observer_hq and not p.has("under_command"):
@@ -100,7 +100,7 @@ def artillery(p: ArtilleryParams, d: Dice) -> dict[str, Any]:
     if not attempt:
         d.note("fow.artillery.range_in", "failed to range in: the bombardment misses")
         return {"ranged_in": 0, "hits": 0, "destroyed": 0, "bailed_out": 0, "pinned": False}
-    t = Target.of(SKILL_TEST[p.battery_skill], msg("{skill} battery", skill=p.battery_skill))
+    t = Target.of(SKILL_TEST[p.battery_skill], msg("{skill} battery", skill=msg(p.battery_skill)))
     if not p.rocket:
         t = t.plus(attempt - 1, msg("ranged in on attempt {k}", k=attempt))
     t = t.plus(1 if p.guns == 1 else 0, msg("only one gun"))
@@ -114,7 +114,7 @@ def artillery(p: ArtilleryParams, d: Dice) -> dict[str, Any]:
     mike = p.has("mike_target") and p.repeat
     if tot or mike:
         d.note("fow.artillery.reroll_saves", "{name}: successful saves must be re-rolled",
-               name="Time on Target" if tot else "Mike Target")
+               name=msg("Time on Target" if tot else "Mike Target"))
     heavy = fp >= 5
     spec = HitSpec(target=p.target, armour=p.armour, at=at, firepower=fp, dug_in=p.dug_in,
                    gone_to_ground=p.gone_to_ground, reroll_saves=tot or mike,

@@ -105,7 +105,7 @@ def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
     # defensive fire
     if p.defensive_dice:
         t = Target.of(TO_HIT[p.attacker_skill], msg("assaulting teams are {skill}",
-                                                    skill=p.attacker_skill))
+                                                    skill=msg(p.attacker_skill)))
         rr: Literal["none", "misses"] = "misses" if p.target_has("automatic_rifles") else "none"
         hits = d.pool(p.defensive_dice, t, rule="fow.assault.defensive_fire",
                       what="defensive fire", reroll=rr)
@@ -139,7 +139,7 @@ def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
                 motivation_target(me.motivation, me.rules), rule=f"{rule}.tank_terror",
                 what=f"{me.name} motivation to fight tanks"):
             winner = foe.name
-            d.note(rule, "{side} will not close with the tanks and breaks off", side=me.name)
+            d.note(rule, "{side} will not close with the tanks and breaks off", side=msg(me.name))
             break
         hits = d.pool(left[active], skill_target(me.skill), rule=f"{rule}.to_hit",
                       what=f"{me.name} to hit")
@@ -153,12 +153,12 @@ def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
         if left[1 - active] == 0:
             winner = me.name
             d.note(rule, "{side} has no fighting teams left: {winner} takes the ground",
-                   side=foe.name, winner=me.name)
+                   side=msg(foe.name), winner=msg(me.name))
             break
         was_hit = int(hits) > 0
         mt = motivation_target(foe.motivation, foe.rules)
         if not was_hit and me.type != "tank":
-            d.note(rule, "{side} took no hits and counterattacks", side=foe.name)
+            d.note(rule, "{side} took no hits and counterattacks", side=msg(foe.name))
             ok = True
         else:
             bulldog = "british_bulldog" in foe.rules
@@ -166,8 +166,8 @@ def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
                         what=f"{foe.name} motivation to counterattack", reroll=bulldog)
         if not ok:
             winner = me.name
-            d.note(rule, "{side} breaks off: {winner} takes the ground", side=foe.name,
-                   winner=me.name)
+            d.note(rule, "{side} breaks off: {winner} takes the ground", side=msg(foe.name),
+                   winner=msg(me.name))
             break
         active = 1 - active
     return {"winner": winner, "attacker_losses": lost[0], "defender_losses": lost[1],

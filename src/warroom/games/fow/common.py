@@ -39,15 +39,15 @@ MOTIVATION_2PLUS: tuple[str, ...] = ("shtraf", "for_the_fatherland")
 
 def motivation_target(rating: str, rules: tuple[str, ...]) -> Target:
     """The motivation test target, with the rules that change it."""
-    t = Target.of(MOTIVATION_TEST[rating], msg("{rating} motivation", rating=rating))
+    t = Target.of(MOTIVATION_TEST[rating], msg("{rating} motivation", rating=msg(rating)))
     for name in MOTIVATION_2PLUS:
         if name in rules:
-            return t.plus(2 - t.final, msg("special rule {rule}: passes on 2+", rule=name))
+            return t.plus(2 - t.final, msg("special rule {rule}: passes on 2+", rule=msg(name)))
     return t
 
 
 def skill_target(rating: str) -> Target:
-    return Target.of(SKILL_TEST[rating], msg("{rating} skill", rating=rating))
+    return Target.of(SKILL_TEST[rating], msg("{rating} skill", rating=msg(rating)))
 
 
 def firepower_target(fp: int) -> Target:

@@ -62,7 +62,7 @@ class ShootParams(RulesParams):
 
 
 def to_hit_target(p: ShootParams) -> Target:
-    t = Target.of(TO_HIT[p.target_skill], msg("target is {skill}", skill=p.target_skill))
+    t = Target.of(TO_HIT[p.target_skill], msg("target is {skill}", skill=msg(p.target_skill)))
     t = t.plus(1 if p.concealed else 0, msg("concealed"))
     t = t.plus(1 if p.concealed and p.gone_to_ground else 0, msg("gone to ground"))
     t = t.plus(1 if p.range_cm > LONG_RANGE_CM else 0, msg("range over 40 cm"))
@@ -125,7 +125,7 @@ def shoot(p: ShootParams, d: Dice) -> dict[str, Any]:
     t = to_hit_target(p)
     reroll, why = to_hit_reroll(p)
     if why:
-        d.note("fow.shoot.reroll", "{name}: failed to-hit rolls are re-rolled", name=why)
+        d.note("fow.shoot.reroll", "{name}: failed to-hit rolls are re-rolled", name=msg(why))
     hits = d.pool(n, t, rule="fow.shoot.to_hit", what="to hit", reroll=reroll)
     destroyed, bailed = resolve_spread(d, hits, p.teams, hit_spec(p, "fow.shoot"))
     pin_at = 10 if p.target_has("quality_of_quantity") else 5
