@@ -28,9 +28,13 @@ def test_best_leader_first_and_his_drm_for_the_others() -> None:
     assert dist["squad1=ok,leader1=ok"] == F(26, 36) * F(26, 36)
     # leader breaks (9-11: 9 of 36): no help, the squad passes on 2-7 (21)
     assert dist["squad1=ok,leader1=broken"] == F(9, 36) * F(21, 36)
-    # leader rolls 12: breaks, casualty reduction, his wound dr kills him on 5-6 (1/3);
-    # the squad then breaks on 8-11 (14 of 36)
-    assert dist["squad1=broken,leader1=eliminated"] == F(1, 36) * F(1, 3) * F(14, 36)
+    # leader rolls 12: breaks, casualty reduction, his wound dr kills him on 5-6 (1/3).
+    # The squad first takes a Leader Loss MC at +1 (his -1 reversed): passes on 2-6
+    # (15), breaks on 7-11 (20), 12 reduces it. Then its NMC with no leader:
+    #   after passing the LLMC it ends broken on 8-11 (14 of 36);
+    #   already broken by the LLMC it stays merely broken if it passes (2-7, 21 of 36)
+    # broken in the end: 15/36 * 14/36 + 20/36 * 21/36 = 630/1296 = 35/72
+    assert dist["squad1=broken,leader1=eliminated"] == F(1, 36) * F(1, 3) * F(35, 72)
     assert sum(dist.values()) == 1
 
 
@@ -137,3 +141,16 @@ def test_leaders_are_not_replaced_by_elr() -> None:
     r = warroom.roll("asl.ift_on_stack", {"result": "NMC", "units": "leader:8:-1:elr=0"},
                      dice=[5, 5])
     assert any("ELR replacement does not apply" in s.text.render() for s in r.steps)
+
+
+def test_leader_loss_mc_when_the_k_casualty_kills_him() -> None:
+    # K/1 on a 9-2 (leader:8:-2) and a squad. Only if the leader is picked (1/2) can the
+    # squad stay unreduced; he dies on a wound dr of 5-6 (1/3); the squad then takes
+    # the LLMC at +2 (passes on 2-5: 10 of 36) and its MC at +1 with no leader (passes
+    # on 2-6: 15 of 36)
+    dist = states("K/1", "leader:8:-2,squad:7")
+    assert dist["leader1=eliminated,squad1=ok"] == F(1, 2) * F(1, 3) * F(10, 36) * F(15, 36)
+    r = warroom.roll("asl.ift_on_stack", {"result": "K/1", "units": "leader:8:-2,squad:7"},
+                     dice=[1, 6, 2, 2, 3, 3])
+    assert r.outcome["units"] == "leader1=eliminated,squad1=ok"
+    assert any(s.rule == "asl.llmc" for s in r.steps)

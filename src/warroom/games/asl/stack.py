@@ -215,6 +215,24 @@ def _check(d: Dice, u: Unit, kind: Kind, drm: int, last: bool) -> Unit:
     return casualty(d, out) if r.casualty_reduction else out
 
 
+def leader_loss(d: Dice, units: list[Unit], i: int, before: Unit) -> None:
+    """If unit ``i`` was a leader and has just been killed, the other units in good
+    order take a Leader Loss MC at his leadership DRM with the sign reversed."""
+    dead = units[i]
+    if dead.kind != "leader" or before.eliminated or not dead.eliminated:
+        return
+    others = [k for k, u in enumerate(units) if k != i and not u.eliminated and not u.broken]
+    if not others:
+        return
+    drm = -dead.leadership
+    d.note("asl.llmc", "{who} is killed: the units with him in good order take a Leader "
+           "Loss MC at {drm:+d}", who=dead.name, drm=drm)
+    for n, k in enumerate(others):
+        u = units[k]
+        units[k] = _check(d, u, "mc", drm, last=n == len(others) - 1)
+        leader_loss(d, units, k, u)
+
+
 def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> None:
     """Every unit not in ``skip`` takes the check: the best leader first, then the
     others with his leadership DRM if he is still in good order."""
@@ -233,6 +251,7 @@ def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> 
         if helper is not None:
             mod += units[helper].leadership
         units[i] = _check(d, u, kind, mod, last=n == len(order) - 1)
+        leader_loss(d, units, i, u)
         if i == lead:
             after = units[i]
             if after.eliminated or after.broken:
@@ -277,7 +296,9 @@ def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
         j = d.pick(len(units), rule="asl.k", what="unit suffering casualty reduction") \
             if len(units) > 1 else 0
         d.note("asl.k", "{who} suffers the casualty reduction", who=units[j].name)
-        units[j] = casualty(d, units[j])
+        before = units[j]
+        units[j] = casualty(d, before)
+        leader_loss(d, units, j, before)
         skip = set() if units[j].kind == "squad" else {j}
         checks(d, units, "mc", n + drm, skip)
         return
@@ -307,8 +328,10 @@ def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
          "good order his DRM applies to every other unit's check, as in ASL. A K/ "
          "casualty that turns a squad into a half-squad still takes the MC, as the card "
          "says; a wounded leader does not. ELR replacement applies to squads and half-squads, "
-         "not leaders (ASL rule). Not modelled here: the Leader Loss MC when a "
-         "leader breaks or dies (use asl.leader_wound) and DM markers.",
+         "not leaders (ASL rule). When a leader is killed, the other units in good order "
+         "take a Leader Loss MC at once, at his leadership DRM reversed, before any MC "
+         "still due (our reading; the card only says they may have to). Not modelled: "
+         "an LLMC when a leader only breaks, and DM markers.",
 )
 def ift_on_stack(p: StackParams, d: Dice) -> dict[str, Any]:
     units = list(parse_units(p.units))
