@@ -94,5 +94,17 @@ class BadDieError(DiceError):
         )
 
 
+class ExactTooLargeError(UsageError):
+    """Exact odds would take too long for these parameters."""
+
+    def __init__(self, procedure: str, paths: int) -> None:
+        self.procedure = procedure
+        self.paths = paths
+        super().__init__(
+            f"exact odds of {procedure} with these parameters need more than {paths:,} "
+            "enumeration paths; use 'warroom simulate' (Monte Carlo) or smaller numbers"
+        )
+
+
 class RuleError(WarroomError):
     """A procedure broke the engine's contract (a bug in a rule, not in the input)."""

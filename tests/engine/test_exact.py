@@ -158,3 +158,13 @@ def test_pick_is_uniform() -> None:
     assert dist.marginal("i") == {i: F(1, 5) for i in range(5)}
     res = drivers.roll(proc, validate(proc, {"n": 4}), dice=[6, 5, 3])
     assert res.outcome == {"i": 2}
+
+
+def test_too_large_is_a_clear_usage_error() -> None:
+    from warroom.errors import ExactTooLargeError, UsageError
+
+    params = validate(q1_branchy, {"n": 6})
+    with pytest.raises(ExactTooLargeError, match="simulate") as err:
+        drivers.exact(q1_branchy, params, max_paths=5)
+    assert isinstance(err.value, UsageError)
+    assert drivers.exact(q1_branchy, params).total() == 1

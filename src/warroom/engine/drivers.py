@@ -9,7 +9,7 @@ from typing import Any
 
 from warroom.dice.sources import DiceSource, EnteredSource, SeededSource, new_seed
 from warroom.engine.context import Dice
-from warroom.engine.exact import exact_run
+from warroom.engine.exact import MAX_PATHS, exact_run
 from warroom.engine.montecarlo import SampleDice
 from warroom.engine.params import normalized
 from warroom.engine.procedure import Params, Procedure
@@ -30,9 +30,9 @@ def _checked(proc: Procedure, out: Mapping[str, Any]) -> dict[str, Any]:
     return {f: out[f] for f in proc.fields}
 
 
-def exact(proc: Procedure, params: Params) -> Distribution:
-    """Every outcome with its exact probability."""
-    w = exact_run(lambda d: proc.run(params, d), proc.fields)
+def exact(proc: Procedure, params: Params, *, max_paths: int = MAX_PATHS) -> Distribution:
+    """Every outcome with its exact probability (ExactTooLargeError past ``max_paths``)."""
+    w = exact_run(lambda d: proc.run(params, d), proc.fields, name=proc.id, max_paths=max_paths)
     return Distribution(proc.id, normalized(params), proc.fields, w.weights, w.denominator)
 
 

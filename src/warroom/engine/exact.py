@@ -30,7 +30,7 @@ from warroom.engine.context import Chain, Dice, as_target
 from warroom.engine.messages import Msg
 from warroom.engine.steps import Target
 from warroom.engine.symbolic import Cond, NeedConcrete, Node, Sym
-from warroom.errors import RuleError
+from warroom.errors import ExactTooLargeError, RuleError
 
 Outcome = tuple[Any, ...]
 Run = Callable[[Dice], Mapping[str, Any]]
@@ -211,12 +211,23 @@ class Weights:
         self.denominator = denominator
 
 
-def exact_run(run: Run, fields: Sequence[str], all_concrete: bool = False) -> Weights:
+MAX_PATHS = 200_000
+"""Replays allowed for one exact computation before giving up with a clear error."""
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def exact_run(run: Run, fields: Sequence[str], all_concrete: bool = False,
+              name: str = "this procedure", max_paths: int = MAX_PATHS) -> Weights:
     """Enumerate ``run`` exactly. ``fields`` orders the outcome tuple."""
     concrete: set[int] = set()
     while True:
         try:
-            return _enumerate(run, tuple(fields), concrete, all_concrete)
+            return _enumerate(run, tuple(fields), concrete, all_concrete, max_paths)
+        except _TooLarge:
+            raise ExactTooLargeError(name, max_paths) from None
         except NeedConcrete as need:
             new = need.origins - concrete
             if not new:  # pragma: no cover - would loop forever
@@ -225,11 +236,15 @@ def exact_run(run: Run, fields: Sequence[str], all_concrete: bool = False) -> We
 
 
 def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
-               all_concrete: bool) -> Weights:
+               all_concrete: bool, max_paths: int) -> Weights:
     plain: dict[int, dict[Outcome, int]] = {}
     lazy: list[tuple[int, int, dict[Outcome, int]]] = []
     stack: list[tuple[tuple[Any, ...], int, int]] = [((), 1, 1)]
+    runs = 0
     while stack:
+        runs += 1
+        if runs > max_paths:
+            raise _TooLarge
         path, num, den = stack.pop()
         ctx = ExactDice(path, concrete, all_concrete)
         try:
