@@ -36,6 +36,7 @@ def success_weight(at: int, reroll: Reroll = "none", sides: int = 6) -> tuple[in
     return s * s, sides * sides
 
 
+@functools.lru_cache(maxsize=4096)
 def binomial(n: int, num: int, den: int) -> tuple[list[tuple[int, int]], int]:
     """Successes among ``n`` independent trials of chance ``num/den``."""
     fail = den - num
@@ -52,7 +53,14 @@ def binomial(n: int, num: int, den: int) -> tuple[list[tuple[int, int]], int]:
 
 
 def multinomial(n: int, weights: Sequence[int]) -> tuple[list[tuple[tuple[int, ...], int]], int]:
-    """Counts per category among ``n`` items, each falling in category i with weight w_i."""
+    """Counts per category among ``n`` items, each falling in category i with weight w_i.
+
+    Memoised (callers must not mutate the result)."""
+    return _multinomial(n, tuple(weights))
+
+
+@functools.lru_cache(maxsize=4096)
+def _multinomial(n: int, weights: tuple[int, ...]) -> tuple[list[tuple[tuple[int, ...], int]], int]:
     den = sum(weights)
     k = len(weights)
     pows = []

@@ -54,13 +54,15 @@ def check_classes(classes: Mapping[str, Sequence[int]], sides: int = 6) -> None:
 class ExactDice(Dice):
     """Answers requests from a replay path, lazily where it can."""
 
-    def __init__(self, path: Sequence[Any], concrete: set[int], all_concrete: bool = False):
+    def __init__(self, path: Sequence[Any], concrete: set[int], all_concrete: bool = False,
+                 memo: dict[Any, Any] | None = None):
         self.path = path
         self.pos = 0
         self.ordinal = 0
         self.concrete = concrete
         self.all_concrete = all_concrete
         self.roots: list[Node] = []
+        self.memo = memo if memo is not None else {}
 
     # -- plumbing --------------------------------------------------------------
     def _next(self) -> int:
@@ -154,7 +156,12 @@ class ExactDice(Dice):
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
              what: str) -> dict[str, int]:
         i = self._next()
-        sub = exact_run(lambda d: {"label": chain(d)}, ("label",), all_concrete=True)
+        key = _chain_key(chain)
+        sub = self.memo.get(key) if key is not None else None
+        if sub is None:
+            sub = exact_run(lambda d: {"label": chain(d)}, ("label",), all_concrete=True)
+            if key is not None:
+                self.memo[key] = sub
         probs_map: dict[str, int] = dict.fromkeys(labels, 0)
         for (label,), w in sub.weights.items():
             if label not in probs_map:
@@ -189,6 +196,24 @@ class ExactDice(Dice):
     def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,
              **args: Any) -> None:
         return None
+
+
+def _chain_key(chain: Chain) -> Any:
+    """A key identifying what a per-item chain computes: its code and the values it
+    captured. None when a captured value cannot be hashed (then it is not memoised)."""
+    code = getattr(chain, "__code__", None)
+    if code is None:
+        return None
+    cells = getattr(chain, "__closure__", None) or ()
+    kwdefaults = getattr(chain, "__kwdefaults__", None) or {}
+    try:
+        captured = tuple(c.cell_contents for c in cells)
+        key = (code, captured, getattr(chain, "__defaults__", None),
+               tuple(sorted(kwdefaults.items())))
+        hash(key)
+    except (TypeError, ValueError):
+        return None
+    return key
 
 
 def _ancestor(a: Node, b: Node) -> bool:
@@ -241,12 +266,13 @@ def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
     lazy: list[tuple[int, int, dict[Outcome, int]]] = []
     stack: list[tuple[tuple[Any, ...], int, int]] = [((), 1, 1)]
     runs = 0
+    memo: dict[Any, Any] = {}
     while stack:
         runs += 1
         if runs > max_paths:
             raise _TooLarge
         path, num, den = stack.pop()
-        ctx = ExactDice(path, concrete, all_concrete)
+        ctx = ExactDice(path, concrete, all_concrete, memo)
         try:
             out = run(ctx)
         except _Branch as br:
