@@ -205,3 +205,12 @@ def test_gun_tank_rolls() -> None:
     # each hit goes to the declared gun tank on 5+ (1/3): Bin(2, 1/3)
     assert marginal("fow.allocate", "gun_tank_hits", hits=2, ready=3, gun_tanks=1) == {
         0: F(4, 9), 1: F(4, 9), 2: F(1, 9)}
+
+
+def test_limited_vision_and_cupola() -> None:
+    # trained target 3+; Limited Vision into the side arc: 4+; a Cupola cancels it
+    assert prob("fow.shoot", {"hits": 1}, dice=1, side_arc=True,
+                rules="limited_vision") == F(1, 2)
+    assert prob("fow.shoot", {"hits": 1}, dice=1, side_arc=True,
+                rules="limited_vision,cupola") == F(2, 3)
+    assert prob("fow.shoot", {"hits": 1}, dice=1, rules="limited_vision") == F(2, 3)

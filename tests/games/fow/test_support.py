@@ -170,3 +170,34 @@ def test_unarmoured_transport_and_riders() -> None:
     # two riders on a tank hit once: each lost with 2/3: Bin(2, 2/3)
     assert marginal("fow.passengers", "passengers_destroyed", transport="tank",
                     passengers=2, hits=1) == {0: F(1, 9), 1: F(4, 9), 2: F(4, 9)}
+
+
+# ------------------------------------------------- special rules inside these procedures
+def test_rounds_on_the_ground() -> None:
+    # three guns normally roll once (1/2); with the rule misses are re-rolled: 3/4
+    assert prob("fow.artillery", {"hits": 1}, guns=3, rules="rounds_on_the_ground",
+                **REPEAT) == F(3, 4)
+
+
+def test_unarmed_rerolls_hits_in_assault() -> None:
+    # a hit (4+) must be rolled again: 1/2 * 1/2 = 1/4 to win in one round
+    assert prob("fow.assault", {"winner": "attacker"}, max_rounds=1, rules="unarmed",
+                **DUEL) == F(1, 4)
+
+
+def test_improvised_tank_assault() -> None:
+    # infantry against a tank: motivation 4+ to fight (else the defender holds, 1/2);
+    # then a 1 on the to-hit die destroys the only attacker (1/6): 1/2 + 1/2 * 1/6
+    raw = {**DUEL, "defender_type": "tank", "defender_top_armour": 1, "max_rounds": 1}
+    assert prob("fow.assault", {"winner": "defender"}, rules="improvised_tank_assault",
+                **raw) == F(7, 12)
+    # a hit (4+: 1/2) bails the tank on a 1 (1/6): the same 1/24 as without the rule
+    assert prob("fow.assault", {"winner": "attacker", "defender_losses": 1},
+                rules="improvised_tank_assault", **raw) == F(1, 24)
+
+
+def test_tank_rider_companies() -> None:
+    # riders save on 3+ (lost 1/3) and stay aboard
+    raw = {"transport": "tank", "passengers": 1, "hits": 1, "rules": "tank_rider_companies"}
+    assert prob("fow.passengers", {"passengers_destroyed": 1}, **raw) == F(1, 3)
+    assert prob("fow.passengers", {"dismounted": False, "pinned": False}, **raw) == 1

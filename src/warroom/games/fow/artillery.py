@@ -83,7 +83,9 @@ def battery_reroll(guns: int) -> Literal["hits", "none", "misses"]:
          "card ties it to All Guns Repeat) and Mike Target (on a repeat) force successful "
          "saves to be re-rolled; Mike Target also re-rolls the first failed ranging "
          "attempt. Mixed Battalions: 3+ guns (122 mm howitzers) give AT 4, firepower 4+. "
-         "Big Battalions (9+ guns, double template) only changes the teams under it.")
+         "Big Battalions (9+ guns, double template) only changes the teams under it. "
+         "Rounds on the Ground: we take the re-roll of missed hits (the card's other "
+         "choice, a double-width template, is the teams parameter).")
 def artillery(p: ArtilleryParams, d: Dice) -> dict[str, Any]:
     attempt = 0
     if p.repeat:
@@ -104,8 +106,13 @@ def artillery(p: ArtilleryParams, d: Dice) -> dict[str, Any]:
     if not p.rocket:
         t = t.plus(attempt - 1, msg("ranged in on attempt {k}", k=attempt))
     t = t.plus(1 if p.guns == 1 else 0, msg("only one gun"))
+    reroll = battery_reroll(p.guns)
+    if p.has("rounds_on_the_ground"):
+        reroll = "misses"
+        d.note("fow.artillery.to_hit", "Rounds on the Ground: both troops fire, misses are "
+               "re-rolled")
     hits = d.pool(p.teams, t, rule="fow.artillery.to_hit", what="to hit, one die per team",
-                  reroll=battery_reroll(p.guns))
+                  reroll=reroll)
     at, fp = p.at, p.firepower
     if p.has("mixed_battalions") and p.guns >= 3:
         at, fp = max(at, 4), min(fp, 4)

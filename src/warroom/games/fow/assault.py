@@ -73,6 +73,27 @@ def _pin_threshold(p: AssaultParams) -> int:
     return 10 if p.has("quality_of_quantity") else 5
 
 
+def _close_combat_hits(d: Dice, me: Side, foe: Side, teams: int, rule: str
+                       ) -> tuple[Any, Any]:
+    """One side's to-hit rolls in a round: (hits, own teams lost to Improvised Tank
+    Assault). Unarmed teams must re-roll their hits."""
+    t = skill_target(me.skill)
+    reroll: Literal["none", "hits"] = "hits" if "unarmed" in me.rules else "none"
+    if not ("improvised_tank_assault" in me.rules and foe.type == "tank"):
+        return d.pool(teams, t, rule=f"{rule}.to_hit", what=f"{me.name} to hit",
+                      reroll=reroll), 0
+    faces = range(1, 7)
+    roll = d.split(teams, {"one": [1], "miss": [f for f in faces if 1 < f < t.final],
+                           "hit": [f for f in faces if f >= t.final]},
+                   rule=f"{rule}.to_hit", what=f"{me.name} to hit", target=t)
+    d.note(f"{rule}.improvised_tank_assault", "Improvised Tank Assault: a team that rolls "
+           "a 1 is destroyed")
+    hits = roll["hit"]
+    if reroll == "hits":
+        hits = d.pool(hits, t, rule=f"{rule}.to_hit", what=f"{me.name} hits re-rolled")
+    return hits, roll["one"]
+
+
 @procedure(
     "fow.assault", title="Assault",
     summary="Defensive fire at the charging teams, then rounds of close combat: hits on "
@@ -96,7 +117,9 @@ def _pin_threshold(p: AssaultParams) -> int:
          "that was hit must pass a motivation test to counterattack, otherwise it breaks "
          "off; a side with no team hit counterattacks without a test unless it would "
          "assault tanks. British Bulldog re-rolls the counterattack test; Automatic Rifles "
-         "re-roll defensive-fire misses. Bailed-out tanks count as out of the fight.")
+         "re-roll defensive-fire misses. Bailed-out tanks count as out of the fight. Unarmed "
+         "teams re-roll their hits; Improvised Tank Assault destroys a team that rolls a 1 "
+         "to hit a tank; Tank Assault is the attacker_at/defender_at value (card).")
 def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
     att_left = p.attackers
     def_left = p.defenders
@@ -141,8 +164,10 @@ def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
             winner = foe.name
             d.note(rule, "{side} will not close with the tanks and breaks off", side=msg(me.name))
             break
-        hits = d.pool(left[active], skill_target(me.skill), rule=f"{rule}.to_hit",
-                      what=f"{me.name} to hit")
+        hits, self_lost = _close_combat_hits(d, me, foe, left[active], rule)
+        if self_lost:
+            lost[active] = lost[active] + self_lost
+            left[active] -= int(self_lost)
         spec = HitSpec(target="tank" if foe.type == "tank" else "infantry",
                        armour=foe.top, at=me.at, firepower=me.fp,
                        no_save=True, rule=f"{rule}.saves")
@@ -154,6 +179,11 @@ def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
             winner = me.name
             d.note(rule, "{side} has no fighting teams left: {winner} takes the ground",
                    side=msg(foe.name), winner=msg(me.name))
+            break
+        if left[active] == 0:
+            winner = foe.name
+            d.note(rule, "{side} has no fighting teams left: {winner} takes the ground",
+                   side=msg(me.name), winner=msg(foe.name))
             break
         was_hit = int(hits) > 0
         mt = motivation_target(foe.motivation, foe.rules)

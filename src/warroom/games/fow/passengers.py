@@ -33,9 +33,9 @@ class PassengerParams(RulesParams):
         return self
 
 
-def _passenger_chain(k: int) -> Any:
+def _passenger_chain(k: int, at: int = 5) -> Any:
     def chain(d: Dice) -> str:
-        saved = d.pool(k, Target.of(5, msg("passenger save")), rule="fow.passengers.save",
+        saved = d.pool(k, Target.of(at, msg("passenger save")), rule="fow.passengers.save",
                        what="passenger saves")
         return "destroyed" if saved < k else "safe"
     return chain
@@ -61,7 +61,9 @@ def _passenger_chain(k: int) -> Any:
          "destroyed the passengers dismount under fire, the platoon is pinned and all its "
          "unarmoured transports are destroyed. Tank riders: each rider saves on 5+ per hit "
          "on the tank, with no firepower test, and the survivors dismount. Pinning the "
-         "riders' platoon follows the published dismounting-under-fire rule.")
+         "riders' platoon follows the published dismounting-under-fire rule. In this procedure "
+         "`rules` are the passengers' side's: Tank Rider Companies save on 3+ and stay "
+         "aboard.")
 def passengers(p: PassengerParams, d: Dice) -> dict[str, Any]:
     labels = ("destroyed", "safe")
     if p.transport == "armoured":
@@ -83,10 +85,13 @@ def passengers(p: PassengerParams, d: Dice) -> dict[str, Any]:
                       rule="fow.passengers.save", what="passenger team")["destroyed"]
         return {"passengers_destroyed": lost, "transport_destroyed": gone,
                 "dismounted": gone, "pinned": gone, "sent_to_rear": False}
-    lost = d.each(p.passengers, _passenger_chain(p.hits), labels,
+    riders = p.has("tank_rider_companies")
+    if riders:
+        d.note("fow.passengers.riders", "tank rider company: saves on 3+ and stays aboard")
+    lost = d.each(p.passengers, _passenger_chain(p.hits, 3 if riders else 5), labels,
                   rule="fow.passengers.save", what="rider team")["destroyed"]
     return {"passengers_destroyed": lost, "transport_destroyed": False,
-            "dismounted": True, "pinned": True, "sent_to_rear": False}
+            "dismounted": not riders, "pinned": not riders, "sent_to_rear": False}
 
 
 PROCEDURES = (passengers,)

@@ -49,6 +49,8 @@ class ShootParams(RulesParams):
                                 "infantry gets no save")
     moved: bool = Field(False, description="the shooting teams moved this turn")
     main_gun: bool = Field(True, description="firing the main gun (not machine-guns)")
+    side_arc: bool = Field(False, description="the target is in the shooter's side or rear "
+                           "arc (matters for Limited Vision)")
 
     @model_validator(mode="after")
     def _consistent(self) -> ShootParams:
@@ -70,6 +72,8 @@ def to_hit_target(p: ShootParams) -> Target:
         t = t.plus(1, msg("ROF 1 weapon moved"))
     elif p.moved and p.has("stabilizers") and not p.moving_rof1:
         t = t.plus(1, msg("Stabilizers: full ROF on the move"))
+    if p.side_arc and p.has("limited_vision") and not p.has("cupola"):
+        t = t.plus(1, msg("Limited Vision: target outside the front arc"))
     if p.moved and p.main_gun and p.has("hen_and_chicks"):
         t = t.plus(1, msg("Hen and Chicks: main gun moved"))
     return t
@@ -115,7 +119,8 @@ def hit_spec(p: ShootParams, rule: str) -> HitSpec:
          "armour save; Improvised Armour a 5+ save (card). Volley Fire and Semi-indirect "
          "Fire re-roll misses when the shooters did not move (within / beyond 40 cm). Hen "
          "and Chicks: +1 for main guns that moved. Stabilizers: +1 moving at full ROF. "
-         "Automatic Rifles ignore the ROF 1 moving penalty.")
+         "Automatic Rifles ignore the ROF 1 moving penalty. Limited Vision: +1 to hit a "
+         "target in the side or rear arc, unless the tank has a Cupola (card).")
 def shoot(p: ShootParams, d: Dice) -> dict[str, Any]:
     n = p.dice
     if p.target_at_double and n:
