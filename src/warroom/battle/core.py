@@ -356,7 +356,7 @@ class Battles:
                 raise AccessError(f"your link acts for side {by}, not {side}")
             side = by
         names = [s.name for s in describe(proc.params)]
-        given, filled = fx.fill_params(raw, names, actor, target)
+        given, filled = fx.fill_params(raw, names, actor, target, proc.id)
         params = validate(proc, given)
         return self._run(st, proc, params, dice, {
             "unit": actor.name if actor else None,

@@ -11,8 +11,11 @@ Battle keys (consumed here, never passed to the procedure):
   when the test is passed (rallying pinned, remounting bailed out...).
 
 The outcome applies to ``target`` when given, else to ``unit``. Parameters not typed
-in are filled from unit stats of the same name: from the acting unit; a parameter named
-``target_X`` from the target's stat ``X``; with only one unit named, from its stats.
+in are filled from the units' stats and markers (see :func:`fill_params`): those about
+the target (``target_X`` from its ``X``; for fow.shoot ``teams`` (teams left),
+``armour``, ``concealed``...; for bkc/cwc.fire ``save``, ``hits_value``,
+``existing_hits`` (its hits marker), ``suppressed``...) from the target, the rest from
+the acting unit.
 """
 
 from __future__ import annotations
@@ -25,23 +28,61 @@ from warroom.battle.state import State, Unit, marker_kinds
 BATTLE_KEYS = ("unit", "target", "side", "clear")
 
 
+TARGET_SIDE: dict[str, dict[str, str]] = {
+    "fow.shoot": {"target_skill": "skill", "target_rules": "rules", "target": "type",
+                  "teams": "teams", "armour": "armour", "concealed": "concealed",
+                  "gone_to_ground": "gone_to_ground", "dug_in": "dug_in",
+                  "gun_shield": "gun_shield", "target_at_double": "at_double"},
+    "bkc.fire": {"armoured": "armoured", "target_hq": "hq", "target_recce": "recce",
+                 "save": "save", "hits_value": "hits_value", "existing_hits": "hits",
+                 "suppressed": "suppressed", "dug_in": "dug_in",
+                 "open_topped": "open_topped", "anti_tank": "anti_tank", "cover": "cover"},
+}
+"""Parameters that describe the unit shot at, and the stat or marker they come from."""
+TARGET_SIDE["cwc.fire"] = dict(TARGET_SIDE["bkc.fire"])
+
+
+def facts(unit: Unit) -> dict[str, Any]:
+    """What a unit brings to a procedure: its stats, its markers (which win), and for a
+    unit with a ``teams`` stat, the teams it has left."""
+    out: dict[str, Any] = dict(unit.stats)
+    out.update(unit.markers)
+    teams = unit.stats.get("teams")
+    if isinstance(teams, int):
+        out["teams"] = max(0, teams - int(unit.markers.get("destroyed", 0)))
+    return out
+
+
 def fill_params(raw: Mapping[str, Any], param_names: list[str], actor: Unit | None,
-                target: Unit | None) -> tuple[dict[str, Any], dict[str, str]]:
-    """The procedure's parameters with unit stats filled in, and where each came from."""
+                target: Unit | None, procedure: str = ""
+                ) -> tuple[dict[str, Any], dict[str, str]]:
+    """The procedure's parameters with unit stats and markers filled in, and where each
+    came from. Parameters describing the target (``target_X``, and those listed in
+    :data:`TARGET_SIDE`) come from the target; the others from the acting unit. With a
+    single unit named and no target-side table, everything comes from that unit."""
     out = dict(raw)
     filled: dict[str, str] = {}
+    table = TARGET_SIDE.get(procedure, {})
+    single = None if (actor and target) or table else (actor or target)
     for name in param_names:
         if name in out:
             continue
-        if target is not None and name.startswith("target_") and name[7:] in target.stats:
-            out[name] = target.stats[name[7:]]
-            filled[name] = f"{target.name}.{name[7:]}"
-        elif actor is not None and name in actor.stats:
-            out[name] = actor.stats[name]
-            filled[name] = f"{actor.name}.{name}"
-        elif actor is None and target is not None and name in target.stats:
-            out[name] = target.stats[name]
-            filled[name] = f"{target.name}.{name}"
+        source: Unit | None
+        if single is not None:
+            source, keys = single, [name]
+        elif name in table or name.startswith("target_"):
+            source = target
+            keys = [table.get(name, name[7:] if name.startswith("target_") else name), name]
+        else:
+            source, keys = actor, [name]
+        if source is None:
+            continue
+        known = facts(source)
+        for key in keys:
+            if key in known:
+                out[name] = known[key]
+                filled[name] = f"{source.name}.{key}"
+                break
     return out, filled
 
 
