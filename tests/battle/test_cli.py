@@ -177,3 +177,10 @@ def test_importing_the_cli_module_is_cheap() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_links_open_the_web_pages(capsys: Cap, db: Path, battle: str) -> None:
+    links = ok(capsys, db, "links", battle)
+    assert set(links) == {"A", "B", "view"}
+    assert all(link.startswith(f"/battles/{battle}/") for link in links.values())
+    assert len(set(links.values())) == 3

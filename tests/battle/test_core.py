@@ -371,3 +371,30 @@ def test_import_rejects_a_log_that_does_not_replay(bt: Battles, tmp_path: Path) 
     with pytest.raises(UsageError, match="does not replay"):
         other.import_(data)
     assert other.list_battles() == []
+
+
+def test_target_side_parameters_come_from_the_target() -> None:
+    from warroom.battle.effects import fill_params
+    from warroom.battle.state import Unit
+
+    tank = Unit("Shermans", "A", {"dice": 6, "armour": 6, "teams": 5})
+    inf = Unit("Grenadiers", "B", {"teams": 6, "skill": "veteran", "armour": 0},
+               {"destroyed": 2, "concealed": True})
+    names = ["dice", "teams", "armour", "target_skill", "concealed", "firepower"]
+    got, filled = fill_params({"firepower": "3"}, names, tank, inf, "fow.shoot")
+    assert got == {"firepower": "3", "dice": 6, "teams": 4, "armour": 0,
+                   "target_skill": "veteran", "concealed": True}
+    assert filled["teams"] == "Grenadiers.teams" and filled["dice"] == "Shermans.dice"
+    # bkc.fire: hits already on the target feed existing_hits
+    unit = Unit("Infantry", "B", {"save": 6, "hits_value": 3}, {"hits": 2, "suppressed": True})
+    gun = Unit("Panzer", "A", {"attacks": 4})
+    got, _ = fill_params({}, ["attacks", "save", "existing_hits", "suppressed"], gun, unit,
+                         "bkc.fire")
+    assert got == {"attacks": 4, "save": 6, "existing_hits": 2, "suppressed": True}
+    # a single unit (a morale check) fills everything from itself, markers included
+    squad = Unit("467", "A", {"morale": 7}, {"broken": True})
+    got, _ = fill_params({}, ["morale", "broken", "drm"], squad, None, "asl.mc")
+    assert got == {"morale": 7, "broken": True}
+    # only a target named: the shooter's parameters are not taken from it
+    got, _ = fill_params({}, ["dice", "teams"], None, inf, "fow.shoot")
+    assert got == {"teams": 4}

@@ -361,6 +361,20 @@ def luck(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
                 field=name, expected=f"{f['expected']:.2f}", actual=f["actual"]))
 
 
+@battle_app.command("links")
+def links(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """The battle's web links (side A, side B, spectator), for 'warroom serve'."""
+    row = _battles(db).row(battle_id)
+    data = {"A": f"/battles/{battle_id}/{row['token_a']}",
+            "B": f"/battles/{battle_id}/{row['token_b']}",
+            "view": f"/battles/{battle_id}/{row['token_view']}"}
+    if as_json:
+        _out(data)
+        return
+    for who, link in data.items():
+        _echo(f"{who:<5} {link}")
+
+
 def register(app: typer.Typer) -> None:
     """Add ``warroom battle`` to the main app."""
     app.add_typer(battle_app, name="battle")
