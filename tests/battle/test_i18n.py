@@ -27,3 +27,19 @@ def _fields(text: str) -> list[str]:
     import string
 
     return [f for _lit, f, _spec, _conv in string.Formatter().parse(text) if f]
+
+
+@pytest.mark.parametrize("lang", ["pl", "zh"])
+def test_battle_pages_are_translated(lang: str) -> None:
+    import re
+    from pathlib import Path
+
+    import warroom.web
+
+    folder = Path(warroom.web.__file__).parent / "templates" / "battles"
+    texts = {m for f in folder.glob("*.html")
+             for m in re.findall(r'_\("([^"]+)"\)', f.read_text(encoding="utf-8"))}
+    assert len(texts) > 30
+    with (CATALOG_DIR / lang / "LC_MESSAGES" / "battle.po").open("rb") as fh:
+        have = {m.id for m in read_po(fh, locale=lang) if m.id and m.string}
+    assert sorted(texts - have) == []
