@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator
 
@@ -34,9 +33,9 @@ UNITS_HELP = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """One unit as given, and later its state after the attack."""
+class Unit(NamedTuple):
+    """One unit as given, and later its state after the attack (a named tuple: the
+    exact driver replays the procedure thousands of times, and ``_replace`` is cheap)."""
 
     name: str
     kind: UnitKind
@@ -49,7 +48,6 @@ class Unit:
     eliminated: bool = False
     reduced: bool = False
     replaced: bool = False
-    history: tuple[str, ...] = field(default=())
 
     def state(self) -> str:
         if self.eliminated:
@@ -146,13 +144,13 @@ def casualty(d: Dice, u: Unit) -> Unit:
     if u.kind == "hs" or (u.kind == "squad" and u.reduced):
         d.note("asl.casualty", "{who}: casualty reduction eliminates the half-squad",
                who=u.name)
-        return replace(u, eliminated=True)
+        return u._replace(eliminated=True)
     if u.kind == "squad":
         d.note("asl.casualty", "{who}: casualty reduction, the squad becomes a half-squad",
                who=u.name)
-        return replace(u, reduced=True)
+        return u._replace(reduced=True)
     killed = wound_killed(d, u.wounded, Msg(u.name))
-    return replace(u, eliminated=True) if killed else replace(u, wounded=True)
+    return u._replace(eliminated=True) if killed else u._replace(wounded=True)
 
 
 @cache
@@ -171,27 +169,30 @@ def _chain(morale: int, drm: int, kind: Kind, broken: bool, elr: int | None
     """The per-item chain of one kind of check; the same object every time, so a
     driver could memoise its distribution."""
     table, _ = _check_table(morale, drm, kind, broken, elr)
+    # captured values are hashable (a tuple, not the dict) so the exact driver can
+    # recognise and memoise this chain
+    labels = tuple(table[t].label() if t in table else "" for t in range(13))
     what = f"{kind.upper()} DR"
     rule = f"asl.{kind}"
 
     def chain(dd: Dice) -> str:
-        return table[dd.dice(2, view="sum", rule=rule, what=what)].label()
+        total: int = dd.dice(2, view="sum", rule=rule, what=what)
+        return labels[total]
 
     return chain
 
 
-def _check(d: Dice, u: Unit, kind: Kind, drm: int, last: bool) -> Unit:
+def _check(d: Dice, u: Unit, kind: Kind, drm: int) -> Unit:
     """One unit's MC or PTC, and the unit after it.
 
-    For exact odds the way the DR is asked for matters. A per-item ``each`` gives
-    only the few distinct results (pass, break, ...), so the procedures's tree stays
-    small, but its sub-enumeration is redone on every replay below it. A plain 2d6
-    sum is cheap to replay but branches 11 ways. So: ``each`` for every check but the
-    last one, the plain sum for the last one. Both roll 2d6 at the table."""
+    The DR is asked for as a one-item ``each``, so the exact odds branch only over
+    the few distinct results (pass, break, ...) rather than the 11 totals; the
+    driver memoises the chain's distribution. At the table it is one 2d6 roll. A
+    check whose every total gives the same result is rolled as a plain 2d6."""
     rule = f"asl.{kind}"
     elr = None if u.kind == "leader" else u.elr  # only squads and HS are replaced
     table, by_label = _check_table(u.morale, drm, kind, u.broken, elr)
-    if last or len(by_label) == 1:
+    if len(by_label) == 1:
         original = d.dice(2, view="sum", rule=rule, what=f"{kind.upper()} DR")
         r = table[original]
         explain(d, rule, Msg(u.name), original, drm, u.morale, kind, u.broken, r)
@@ -204,14 +205,14 @@ def _check(d: Dice, u: Unit, kind: Kind, drm: int, last: bool) -> Unit:
                consequence(r, kind, u.broken, 0), who=u.name,
                check=Msg("PTC") if kind == "ptc" else Msg("MC"), drm=drm, morale=u.morale)
     if r.eliminated:
-        return replace(u, eliminated=True)
+        return u._replace(eliminated=True)
     if r.passed:
         return u
     if r.pinned:
-        return replace(u, pinned=True)
+        return u._replace(pinned=True)
     if u.broken:
         return casualty(d, u)
-    out = replace(u, broken=True, replaced=u.replaced or r.replaced)
+    out = u._replace(broken=True, replaced=u.replaced or r.replaced)
     return casualty(d, out) if r.casualty_reduction else out
 
 
@@ -227,9 +228,9 @@ def leader_loss(d: Dice, units: list[Unit], i: int, before: Unit) -> None:
     drm = -dead.leadership
     d.note("asl.llmc", "{who} is killed: the units with him in good order take a Leader "
            "Loss MC at {drm:+d}", who=dead.name, drm=drm)
-    for n, k in enumerate(others):
+    for k in others:
         u = units[k]
-        units[k] = _check(d, u, "mc", drm, last=n == len(others) - 1)
+        units[k] = _check(d, u, "mc", drm)
         leader_loss(d, units, k, u)
 
 
@@ -242,7 +243,7 @@ def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> 
         order.remove(lead)
         order.insert(0, lead)
     helper: int | None = None
-    for n, i in enumerate(order):
+    for i in order:
         u = units[i]
         if kind == "ptc" and u.broken:
             d.note("asl.ptc", "{who} is broken: no PTC (it may get DM)", who=u.name)
@@ -250,7 +251,7 @@ def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> 
         mod = drm
         if helper is not None:
             mod += units[helper].leadership
-        units[i] = _check(d, u, kind, mod, last=n == len(order) - 1)
+        units[i] = _check(d, u, kind, mod)
         leader_loss(d, units, i, u)
         if i == lead:
             after = units[i]
@@ -274,13 +275,13 @@ def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
         if n >= len(alive):
             d.note("asl.kia", "{n}KIA eliminates every unit in the location", n=n)
             for i in alive:
-                units[i] = replace(units[i], eliminated=True)
+                units[i] = units[i]._replace(eliminated=True)
             return
         for _ in range(n):
             j = d.pick(len(alive), rule="asl.kia", what="unit eliminated by the KIA")
             i = alive.pop(j)
             d.note("asl.kia", "{who} is eliminated", who=units[i].name)
-            units[i] = replace(units[i], eliminated=True)
+            units[i] = units[i]._replace(eliminated=True)
         for i in alive:
             u = units[i]
             if u.broken:
@@ -289,7 +290,7 @@ def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
                 units[i] = casualty(d, u)
             else:
                 d.note("asl.kia", "{who} breaks (DM)", who=u.name)
-                units[i] = replace(u, broken=True)
+                units[i] = u._replace(broken=True)
         return
     if result.startswith("K/"):
         n = int(result[2])
