@@ -72,10 +72,6 @@ def judge(original: int, final: int, morale: int, kind: Kind, broken: bool,
     return MoraleResult(False, True, original == 12, False, replaced, False)
 
 
-MC_LABELS: tuple[str, ...] = (
-    "passed", "broken+passed", "broken", "reduced+broken", "replaced+broken",
-    "replaced+reduced+broken", "eliminated", "pinned", "pinned+passed",
-)
 
 
 def explain(d: Dice, rule: str, who: Msg, original: int, drm: int, morale: int, kind: Kind,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator
@@ -68,7 +68,7 @@ def _int(text: str, what: str, item: str, lo: int, hi: int) -> int:
     return value
 
 
-@cache
+@lru_cache(maxsize=256)
 def parse_units(text: str) -> tuple[Unit, ...]:
     """Parse the ``units`` text (see ``UNITS_HELP``); a ValueError names the problem."""
     items = [item.strip() for item in text.split(",") if item.strip()]
