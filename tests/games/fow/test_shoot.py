@@ -201,6 +201,24 @@ def test_allocation_priorities() -> None:
                 hits=7, ready=2, gone_to_ground=1) == 1
 
 
+def test_nearer_teams_first() -> None:
+    # 3 ready teams, 2 of them over 40 cm, 2 hits: the near team first, then one far
+    # team: 1 far hit. 4 hits: one each, the extra on the near team.
+    assert prob("fow.allocate", {"hits_far": 1, "hits_ready": 2}, hits=2, ready=3,
+                ready_far=2) == 1
+    assert prob("fow.allocate", {"hits_far": 2, "most_on_one_team": 2}, hits=4, ready=3,
+                ready_far=2) == 1
+    # a far ready team still comes before a near team gone to ground
+    assert prob("fow.allocate", {"hits_far": 1, "hits_gone_to_ground": 0}, hits=1,
+                ready=1, ready_far=1, gone_to_ground=1) == 1
+
+
+def test_only_gun_tanks_left() -> None:
+    # nothing else to hit: no roll, the gun-tank type takes both hits
+    assert prob("fow.allocate", {"gun_tank_hits": 2, "most_on_one_team": 2}, hits=2,
+                ready=0, gun_tanks=1) == 1
+
+
 def test_gun_tank_rolls() -> None:
     # each hit goes to the declared gun tank on 5+ (1/3): Bin(2, 1/3)
     assert marginal("fow.allocate", "gun_tank_hits", hits=2, ready=3, gun_tanks=1) == {

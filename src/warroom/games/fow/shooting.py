@@ -144,14 +144,25 @@ class AllocateParams(RulesParams):
                        "not gone to ground")
     gone_to_ground: int = Field(0, ge=0, le=20, description="valid target teams gone to ground")
     out_of_action: int = Field(0, ge=0, le=20, description="bogged-down or bailed-out teams")
+    ready_far: int = Field(0, ge=0, le=20, description="how many of the ready teams are "
+                           "over 40 cm away")
+    gone_to_ground_far: int = Field(0, ge=0, le=20, description="how many of the teams gone "
+                                    "to ground are over 40 cm away")
+    out_of_action_far: int = Field(0, ge=0, le=20, description="how many of the bogged or "
+                                   "bailed-out teams are over 40 cm away")
     gun_tanks: int = Field(0, ge=0, le=10, description="teams of the declared gun-tank type "
                            "(0: no declaration)")
 
     @model_validator(mode="after")
-    def _some_targets(self) -> AllocateParams:
+    def _consistent(self) -> AllocateParams:
         if self.hits and self.ready + self.gone_to_ground + self.out_of_action + \
                 self.gun_tanks == 0:
             raise ValueError("hits need at least one valid target team")
+        for group, far in (("ready", self.ready_far), ("gone_to_ground",
+                           self.gone_to_ground_far), ("out_of_action", self.out_of_action_far)):
+            if far > getattr(self, group):
+                raise ValueError(f"{group}_far ({far}) cannot exceed {group} "
+                                 f"({getattr(self, group)})")
         return self
 
 
@@ -172,41 +183,47 @@ def _spread(hits: int, groups: list[int]) -> tuple[list[int], int]:
 @procedure(
     "fow.allocate", title="Allocating hits",
     summary="Spread hits as evenly as possible: first to teams in good order, then to "
-            "teams gone to ground, then to bogged or bailed-out vehicles; with a declared "
-            "gun tank each hit on 5+ goes to that type.",
+            "teams gone to ground, then to bogged or bailed-out vehicles, nearer teams "
+            "before those over 40 cm; with a declared gun tank each hit on 5+ goes to "
+            "that type.",
     params=AllocateParams,
     outcome=outcome(("gun_tank_hits", "int", "hits that must go to the declared gun-tank type"),
                     ("hits_ready", "int", "hits on teams in good order"),
                     ("hits_gone_to_ground", "int", "hits on teams gone to ground"),
                     ("hits_out_of_action", "int", "hits on bogged or bailed-out teams"),
+                    ("hits_far", "int", "hits on teams over 40 cm away"),
                     ("most_on_one_team", "int", "the most hits any one of these teams takes")),
     source="seed 002: 'Jak się gra we Flames of War' part 4, allocation rules 1-9",
-    note="Rules 1-3 and 8 are computed. Gun-tank hits (5+ per hit) go to that type and "
-         "the rest are spread over the other groups. Rule 4 (teams within 40 cm before "
-         "those beyond), rules 5-7 (matching weapons to armour, priority targets) and 9 "
-         "(moving bunker busters may not hit vehicles unless bogged or bailed out) are "
-         "choices the owner makes: see the coverage document.")
+    note="Rules 1-4 and 8 are computed: every team takes an equal share, and the hits left "
+         "over go first to teams in good order, then gone to ground, then bogged or bailed "
+         "out, nearer before farther within each. Gun-tank hits (5+ per hit) go to that "
+         "type (spread evenly over its teams) and the rest are spread over the others. "
+         "Rules 5-7 (matching weapons to armour, priority targets) and 9 (moving bunker "
+         "busters may not hit vehicles unless bogged or bailed out) are choices the owner "
+         "makes: see the coverage document.")
 def allocate(p: AllocateParams, d: Dice) -> dict[str, Any]:
+    groups = [p.ready - p.ready_far, p.ready_far,
+              p.gone_to_ground - p.gone_to_ground_far, p.gone_to_ground_far,
+              p.out_of_action - p.out_of_action_far, p.out_of_action_far]
     hits: Any = p.hits
     gt: Any = 0
-    if p.gun_tanks and p.hits:
+    if p.gun_tanks and p.hits and sum(groups) == 0:
+        d.note("fow.allocate.gun_tank", "only the gun-tank type can be hit: it takes every hit")
+        gt, hits = p.hits, 0
+    elif p.gun_tanks and p.hits:
         gt = d.pool(p.hits, Target.of(5, msg("gun tank declared")), rule="fow.allocate.gun_tank",
                     what="gun-tank rolls")
         hits = p.hits - gt
-    groups = [p.ready, p.gone_to_ground, p.out_of_action]
-    if sum(groups) == 0:
-        # only the gun-tank type is a valid target: every hit goes to it
-        groups = [0, 0, 0]
-        gt = p.hits
-        hits = 0
     parts, most = _spread(int(hits), groups)
     if p.gun_tanks:
         gq, gr = divmod(int(gt), p.gun_tanks)
         most = max(most, gq + (1 if gr else 0))
+    ready, gtg, out = parts[0] + parts[1], parts[2] + parts[3], parts[4] + parts[5]
+    far = parts[1] + parts[3] + parts[5]
     d.note("fow.allocate", "{a} hits on ready teams, {b} on teams gone to ground, {c} on "
-           "bogged or bailed-out teams", a=parts[0], b=parts[1], c=parts[2])
-    return {"gun_tank_hits": gt, "hits_ready": parts[0], "hits_gone_to_ground": parts[1],
-            "hits_out_of_action": parts[2], "most_on_one_team": most}
+           "bogged or bailed-out teams; {f} of them over 40 cm", a=ready, b=gtg, c=out, f=far)
+    return {"gun_tank_hits": gt, "hits_ready": ready, "hits_gone_to_ground": gtg,
+            "hits_out_of_action": out, "hits_far": far, "most_on_one_team": most}
 
 
 PROCEDURES = (shoot, allocate)
