@@ -169,3 +169,13 @@ def test_ambush() -> None:
 def test_bad_parameters(proc: str, params: dict[str, Any]) -> None:
     with pytest.raises(UsageError):
         warroom.odds(proc, **params)
+
+
+def test_cct_yes_means_the_attacker() -> None:
+    # pinned=true: the attacker is pinned (6 -> 3 against 4: 1-2)
+    assert warroom.odds("asl.cct", attack_fp=6, defense_fp=4, pinned=True).marginal(
+        "odds") == {"1-2": F(1)}
+    # cx=yes: a CX attacker +1 at 1-1 (kill 5): totals up to 4, 6 of 36
+    assert warroom.odds("asl.cct", cx="yes").probability(eliminated=True) == F(6, 36)
+    # ambush=no: no modifier, totals up to 5: 10 of 36
+    assert warroom.odds("asl.cct", ambush="no").probability(eliminated=True) == F(10, 36)

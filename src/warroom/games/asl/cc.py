@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
@@ -14,6 +14,8 @@ from warroom.games.asl import tables as T
 from warroom.games.asl.ift import _fmt
 
 Side = Literal["none", "attacker", "defender"]
+_YES = frozenset({"true", "yes", "1", "y"})
+_NO = frozenset({"false", "no", "0", "n"})
 Sides = Literal["none", "attacker", "defender", "both"]
 
 
@@ -26,14 +28,27 @@ class CctParams(Params):
                                                  "parts below (added to them)")
     ambush: Side = Field("none", description="attacker: the attacker ambushed (-1); "
                                              "defender: the attacker was ambushed (+1); "
-                                             "not in melee")
+                                             "not in melee (yes/true means attacker)")
     attacking_broken: bool = Field(False, description="attacking broken units: -2")
     cx: Sides = Field("none", description="who is CX: a CX attacker +1, attacking a CX "
-                                          "defender -1")
-    pinned: Sides = Field("none", description="who is pinned: a pinned side's FP is halved")
+                                          "defender -1 (yes/true means attacker)")
+    pinned: Sides = Field("none", description="who is pinned: a pinned side's FP is "
+                                              "halved (yes/true means attacker)")
     leader_drm: int = Field(0, ge=-3, le=1, description="leadership DRM of the attacking "
                                                         "leader (not for a leader alone)")
     inexperienced: bool = Field(False, description="inexperienced attacker: +1")
+
+    @field_validator("ambush", "cx", "pinned", mode="before")
+    @classmethod
+    def _yes_means_attacker(cls, v: Any) -> Any:
+        # "cx=true", "pinned=yes", "ambush=1": the attacking side (false/no/0: none)
+        if isinstance(v, bool):
+            return "attacker" if v else "none"
+        if isinstance(v, str) and v.strip().lower() in _YES:
+            return "attacker"
+        if isinstance(v, str) and v.strip().lower() in _NO:
+            return "none"
+        return v
 
 
 def cc_drm(p: CctParams) -> tuple[int, list[Msg]]:

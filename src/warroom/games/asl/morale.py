@@ -72,8 +72,6 @@ def judge(original: int, final: int, morale: int, kind: Kind, broken: bool,
     return MoraleResult(False, True, original == 12, False, replaced, False)
 
 
-
-
 def explain(d: Dice, rule: str, who: Msg, original: int, drm: int, morale: int, kind: Kind,
             broken: bool, r: MoraleResult) -> None:
     """Record, in a player's words, how a check went."""
