@@ -76,7 +76,8 @@ class RollDice(Dice):
         values = self._take(n, what, rule)
         counts = {label: sum(1 for v in values if v in faces) for label, faces in classes.items()}
         summary = ", ".join(f"{c} {label}" for label, c in counts.items() if c) or "none"
-        text = msg("{what}: one die for each of {n}", what=self._what_msg(what), n=n)
+        text = (msg("{what}: one die", what=self._what_msg(what)) if n == 1 else
+                msg("{what}: one die for each of {n}", what=self._what_msg(what), n=n))
         self._step(Step(rule, text,
                         target, dice=tuple(values), result=Msg(summary)))
         return counts
@@ -88,26 +89,28 @@ class RollDice(Dice):
         results: list[str | None] = [None] * n
         pending = list(range(n))
         while pending:
-            requests: list[tuple[int, _Pending]] = []
+            # one round: every unfinished item (and item of an item) asks for its next roll
+            requests: list[_Pending] = []
+            still: list[int] = []
             for i in pending:
                 try:
-                    results[i] = chain(_Replay(answers[i]))
-                except _Pending as pending_request:
-                    requests.append((i, pending_request))
-            # the round's requests are rolled together, item by item
-            for i, req in requests:
+                    results[i] = chain(_Replay(answers[i], f"{what} {i + 1}"))
+                except _Pending as one:
+                    requests.append(one)
+                    still.append(i)
+                except _PendingGroup as group:
+                    requests.extend(group.requests)
+                    still.append(i)
+            # the round's requests are rolled together, item by item, as at the table
+            for req in requests:
                 outer = self._item
-                self._item = f"{what} {i + 1}"
+                self._item = f"{outer}, {req.label}" if outer else req.label
                 try:
-                    answers[i].append(getattr(self, req.method)(*req.args, **req.kwargs))
+                    req.target.append(getattr(self, req.method)(*req.args, **req.kwargs))
                 finally:
                     self._item = outer
-            pending = [i for i, _ in requests]
-        counts = {label: 0 for label in labels}
-        for r in results:
-            if r not in counts:
-                raise RuleError(f"chain returned {r!r}, not one of {list(labels)}")
-            counts[r] += 1
+            pending = still
+        counts = _tally(results, labels)
         summary = ", ".join(f"{c} {label}" for label, c in counts.items() if c) or "none"
         self._step(Step(rule, msg("{what}: {n} in all", what=Msg(what), n=n), result=Msg(summary)))
         return counts
@@ -182,26 +185,58 @@ class RollDice(Dice):
         self._step(Step(rule, body, result=None if result is None else as_msg(result)))
 
 
+def _tally(results: Sequence[str | None], labels: Sequence[str]) -> dict[str, int]:
+    counts = dict.fromkeys(labels, 0)
+    for r in results:
+        if r not in counts:
+            raise RuleError(f"chain returned {r!r}, not one of {list(labels)}")
+        counts[r] += 1
+    return counts
+
+
 class _Pending(BaseException):
-    def __init__(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """One item's next request; its answer is appended to ``target``."""
+
+    def __init__(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 target: list[Any], label: str) -> None:
         super().__init__()
         self.method = method
         self.args = args
         self.kwargs = kwargs
+        self.target = target
+        self.label = label
+
+
+class _PendingGroup(BaseException):
+    """The next requests of the items of an item (a nested ``each``)."""
+
+    def __init__(self, requests: list[_Pending]) -> None:
+        super().__init__()
+        self.requests = requests
+
+
+class _Nested:
+    """The answers of a nested ``each``: one answer list per inner item."""
+
+    __slots__ = ("lists",)
+
+    def __init__(self, n: int) -> None:
+        self.lists: list[list[Any]] = [[] for _ in range(n)]
 
 
 class _Replay(Dice):
     """Replays one item's earlier answers; its next request is handed to the parent."""
 
-    def __init__(self, answers: list[Any]) -> None:
+    def __init__(self, answers: list[Any], label: str) -> None:
         self.answers = answers
+        self.label = label
         self.pos = 0
 
     def _ask(self, method: str, *args: Any, **kwargs: Any) -> Any:
         if self.pos < len(self.answers):
             self.pos += 1
             return self.answers[self.pos - 1]
-        raise _Pending(method, args, kwargs)
+        raise _Pending(method, args, kwargs, self.answers, self.label)
 
     def pool(self, n: int, at: int | Target, *, rule: str, what: str,
              reroll: Reroll = "none") -> int:
@@ -213,7 +248,25 @@ class _Replay(Dice):
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
              what: str) -> dict[str, int]:
-        return self._ask("each", n, chain, labels, rule=rule, what=what)  # type: ignore[no-any-return]
+        # items of an item join the same rounds as everything else
+        if self.pos < len(self.answers):
+            nested = self.answers[self.pos]
+        else:
+            nested = _Nested(int(n))
+            self.answers.append(nested)
+        self.pos += 1
+        results: list[str | None] = [None] * len(nested.lists)
+        requests: list[_Pending] = []
+        for j, inner in enumerate(nested.lists):
+            try:
+                results[j] = chain(_Replay(inner, f"{self.label}, {what} {j + 1}"))
+            except _Pending as one:
+                requests.append(one)
+            except _PendingGroup as group:
+                requests.extend(group.requests)
+        if requests:
+            raise _PendingGroup(requests)
+        return _tally(results, labels)
 
     def die(self, *, rule: str, what: str, sides: int = 6, target: Target | None = None) -> int:
         return self._ask("die", rule=rule, what=what, sides=sides, target=target)  # type: ignore[no-any-return]
