@@ -99,3 +99,22 @@ def test_sequence_of_play_in_order() -> None:
     abbrs = [abbr.split(" ")[0] for _, abbr, _ in T.SEQUENCE_OF_PLAY]
     assert abbrs == ["RPh", "PFPh", "MPh", "MPh", "DFPh", "AFPh", "RtPh", "APh", "CCPh"]
     assert "Defensive First Fire" in T.SEQUENCE_OF_PLAY[3][1]
+
+
+def test_rules_show_the_tables_and_sequence_of_play(capsys: pytest.CaptureFixture[str]
+                                                    ) -> None:
+    import json
+
+    from warroom.cli import main
+
+    assert main(["rules", "asl"]) == 0
+    out, _ = capsys.readouterr()
+    for word in ("RPh", "PFPh", "MPh", "Defensive First Fire", "DFPh", "AFPh", "RtPh",
+                 "APh", "CCPh", "7KIA", ">10-1", "asl.ift_on_stack", "asl.ambush"):
+        assert word in out, word
+    assert main(["rules", "asl", "--json"]) == 0
+    data = json.loads(capsys.readouterr()[0])[0]
+    assert {p["id"] for p in data["procedures"]} == {
+        "asl.ift", "asl.mc", "asl.ift_on_stack", "asl.leader_wound", "asl.cct", "asl.ambush"}
+    assert data["tables"]["cct"][">10-1"] == 13
+    assert len(data["tables"]["ift"]) == 18  # two header lines and 16 DR rows
