@@ -58,7 +58,9 @@ class IftParams(Params):
     @classmethod
     def _gun_instead_of_fp(cls, data: Any) -> Any:
         # fp is required unless a gun calibre stands in for it
-        if isinstance(data, dict) and "fp" not in data and data.get("gun_mm") is not None:
+        if isinstance(data, dict) and "fp" not in data:
+            if data.get("gun_mm") is None:
+                raise ValueError("give exactly one of fp (firepower) or gun_mm (gun calibre)")
             return {**data, "fp": None}
         return data
 
