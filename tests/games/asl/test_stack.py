@@ -154,3 +154,11 @@ def test_leader_loss_mc_when_the_k_casualty_kills_him() -> None:
                      dice=[1, 6, 2, 2, 3, 3])
     assert r.outcome["units"] == "leader1=eliminated,squad1=ok"
     assert any(s.rule == "asl.llmc" for s in r.steps)
+
+
+def test_a_wounded_k_casualty_leader_still_leads() -> None:
+    # K/1 on a 9-2 (leader:8:-2) and a squad: the leader is picked (1/2) and wounded
+    # (dr 1-4: 2/3); he takes no MC but his -2 helps the squad's MC at +1: net -1,
+    # passes on totals 2-8 (26 of 36)
+    dist = states("K/1", "leader:8:-2,squad:7")
+    assert dist["leader1=wounded,squad1=ok"] == F(1, 2) * F(2, 3) * F(26, 36)

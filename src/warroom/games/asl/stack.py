@@ -243,6 +243,13 @@ def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> 
         order.remove(lead)
         order.insert(0, lead)
     helper: int | None = None
+    if lead is not None and lead not in order:
+        # the best leader takes no check himself (the K/ casualty, wounded) but still
+        # leads the others
+        helper = lead
+        if units[lead].leadership:
+            d.note("asl.leader", "{who} is in good order: his {v:+d} applies to the "
+                   "others' checks", who=units[lead].name, v=units[lead].leadership)
     for i in order:
         u = units[i]
         if kind == "ptc" and u.broken:
