@@ -11,7 +11,7 @@ from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 from warroom.games.asl import tables as T
-from warroom.games.asl.ift import _fmt
+from warroom.games.asl.ift import fmt_fp
 
 Side = Literal["none", "attacker", "defender"]
 _YES = frozenset({"true", "yes", "1", "y"})
@@ -94,14 +94,14 @@ def cct(p: CctParams, d: Dice) -> dict[str, Any]:
     attack, defense = p.attack_fp, p.defense_fp
     if p.pinned in ("attacker", "both"):
         attack = attack / 2
-        d.note("asl.cct.fp", "the attacker is pinned: FP halved to {fp}", fp=_fmt(attack))
+        d.note("asl.cct.fp", "the attacker is pinned: FP halved to {fp}", fp=fmt_fp(attack))
     if p.pinned in ("defender", "both"):
         defense = defense / 2
-        d.note("asl.cct.fp", "the defender is pinned: FP halved to {fp}", fp=_fmt(defense))
+        d.note("asl.cct.fp", "the defender is pinned: FP halved to {fp}", fp=fmt_fp(defense))
     odds, kill = T.cct_column(attack, defense)
     drm, mods = cc_drm(p)
     d.note("asl.cct.odds", "{a} FP against {b}: odds {odds} (rounded down), kill number "
-           "{kill}", a=_fmt(attack), b=_fmt(defense), odds=odds, kill=kill)
+           "{kill}", a=fmt_fp(attack), b=fmt_fp(defense), odds=odds, kill=kill)
     original = d.dice(2, view="sum", rule="asl.cct", what="CC DR")
     final = original + drm
     eliminated = final <= kill

@@ -99,19 +99,19 @@ def fp_modified(fp: Fraction, area_fire: int, pbf: bool, assault_fire: bool
     for i in range(area_fire):
         before, out = out, out / 2
         notes.append(msg("area fire #{i} halves the FP: {before} -> {after}",
-                         i=i + 1, before=_fmt(before), after=_fmt(out)))
+                         i=i + 1, before=fmt_fp(before), after=fmt_fp(out)))
     if pbf:
         before, out = out, out * 2
         notes.append(msg("point-blank fire doubles the FP: {before} -> {after}",
-                         before=_fmt(before), after=_fmt(out)))
+                         before=fmt_fp(before), after=fmt_fp(out)))
     if assault_fire:
         before, out = out, Fraction(ceil(out) + 1)
         notes.append(msg("assault fire rounds fractions up and adds 1: {before} -> {after}",
-                         before=_fmt(before), after=_fmt(out)))
+                         before=fmt_fp(before), after=fmt_fp(out)))
     return out, notes
 
 
-def _fmt(x: Fraction) -> str:
+def fmt_fp(x: Fraction) -> str:
     if x.denominator == 1:
         return str(x.numerator)
     whole, rest = divmod(x.numerator, x.denominator)
@@ -172,24 +172,24 @@ def plan(p: IftParams) -> Plan:
             fp, more = fp_modified(Fraction(column), p.area_fire, False, False)
             notes.extend(more)
             column = T.fp_column(fp)
-            notes.append(msg("{fp} FP: the {col} FP column", fp=_fmt(fp), col=column)
+            notes.append(msg("{fp} FP: the {col} FP column", fp=fmt_fp(fp), col=column)
                          if column else
                          msg("{fp} FP is less than 1: no IFT column, the attack has no "
-                             "effect", fp=_fmt(fp)))
+                             "effect", fp=fmt_fp(fp)))
     else:
         assert p.fp is not None
         fp, notes = fp_modified(p.fp, p.area_fire, p.pbf, p.assault_fire)
         column = T.fp_column(fp)
         if column == 0:
             notes.append(msg("{fp} FP is less than 1: no IFT column, the attack has no "
-                             "effect", fp=_fmt(fp)))
+                             "effect", fp=fmt_fp(fp)))
         elif fp > 36:
-            notes.append(msg("{fp} FP: above 36, fire on the 36 column", fp=_fmt(fp)))
+            notes.append(msg("{fp} FP: above 36, fire on the 36 column", fp=fmt_fp(fp)))
         elif fp == column:
-            notes.append(msg("{fp} FP: fire on the {col} FP column", fp=_fmt(fp), col=column))
+            notes.append(msg("{fp} FP: fire on the {col} FP column", fp=fmt_fp(fp), col=column))
         else:
             notes.append(msg("{fp} FP falls between columns: use the next lower, the {col} FP "
-                             "column", fp=_fmt(fp), col=column))
+                             "column", fp=fmt_fp(fp), col=column))
     drm, mods = drm_parts(p)
     directed = p.leader_directed or p.leader_drm != 0
     cowers = column > 0 and p.gun_mm is None and not directed
