@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
+from pydantic import Field
+
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, Procedure, outcome
@@ -252,7 +254,8 @@ def fire(rules: Rules) -> Procedure:
     f = rules.fire
     g = rules.id
     fields = {**P.spec_fields(f.modifiers), **P.flag_fields(f.flags),
-              "cover": P.cover_field(f.cover, "the target's cover")}
+              "cover": P.cover_field(f.cover, "the target's cover"),
+              "target_hq": (bool, Field(False, description=f.hq_help))}
     params = P.build(f"{g.upper()}FireParams", P.FireBase, fields)
     damage_keys = tuple(dict.fromkeys(["none", *(e.key for e in f.damage)]))
 

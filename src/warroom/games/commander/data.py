@@ -95,6 +95,7 @@ class Fire(_Model):
     cover: dict[str, int]
     recce_cover_shift: int = 0
     hq_score: int = 6
+    hq_help: str = "the target is an HQ (always hit on 6)"
     indirect_full_armour: int = 6
     indirect_open_topped: int = 5
     suppressive_score: int | None = None
