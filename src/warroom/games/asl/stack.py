@@ -9,7 +9,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import Field, field_validator
 
 from warroom.engine.context import Dice
-from warroom.engine.messages import Msg
+from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 from warroom.games.asl import tables as T
 from warroom.games.asl.ift import meaning
@@ -182,6 +182,23 @@ def _chain(morale: int, drm: int, kind: Kind, broken: bool, elr: int | None
     return chain
 
 
+@lru_cache(maxsize=1024)
+def _each_plan(name: str, morale: int, drm: int, kind: Kind, broken: bool,
+               elr: int | None) -> tuple[Callable[[Dice], str], tuple[str, ...], str]:
+    """Chain, labels and name of one unit's check (cached: replays are many)."""
+    _, by_label = _check_table(morale, drm, kind, broken, elr)
+    return _chain(morale, drm, kind, broken, elr), tuple(by_label), f"{name} {kind.upper()}"
+
+
+@lru_cache(maxsize=1024)
+def _each_note(name: str, morale: int, drm: int, kind: Kind, broken: bool,
+               r: MoraleResult) -> tuple[Msg, Msg]:
+    """The step saying how a unit's check went (cached: replays are many)."""
+    return (msg("{who} {check} at {drm:+d} against morale {morale}", who=name,
+                check=Msg("PTC") if kind == "ptc" else Msg("MC"), drm=drm, morale=morale),
+            consequence(r, kind, broken, 0))
+
+
 def _check(d: Dice, u: Unit, kind: Kind, drm: int) -> Unit:
     """One unit's MC or PTC, and the unit after it.
 
@@ -197,13 +214,12 @@ def _check(d: Dice, u: Unit, kind: Kind, drm: int) -> Unit:
         r = table[original]
         explain(d, rule, Msg(u.name), original, drm, u.morale, kind, u.broken, r)
     else:
-        labels = tuple(by_label)
-        chain = _chain(u.morale, drm, kind, u.broken, elr)
-        counts = d.each(1, chain, labels, rule=rule, what=f"{u.name} {kind.upper()}")
-        r = by_label[next(lab for lab in labels if counts[lab])]
-        d.note(rule, "{who} {check} at {drm:+d} against morale {morale}",
-               consequence(r, kind, u.broken, 0), who=u.name,
-               check=Msg("PTC") if kind == "ptc" else Msg("MC"), drm=drm, morale=u.morale)
+        chain, labels, what = _each_plan(u.name, u.morale, drm, kind, u.broken, elr)
+        counts = d.each(1, chain, labels, rule=rule, what=what)
+        label = next(lab for lab in labels if counts[lab])
+        r = by_label[label]
+        text, result = _each_note(u.name, u.morale, drm, kind, u.broken, r)
+        d.note(rule, text, result)
     if r.eliminated:
         return u._replace(eliminated=True)
     if r.passed:
