@@ -179,6 +179,10 @@ class RollDice(Dice):
 
     def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,
              **args: Any) -> None:
+        template = text if isinstance(text, str) else text.template
+        if "{result}" in template and "result" not in args:
+            raise RuleError("a note's template uses {result}, but 'result' is the step's own "
+                            "result keyword: rename the template argument")
         if not self.record:
             return
         body = Msg(text, args) if isinstance(text, str) else text
