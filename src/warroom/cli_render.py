@@ -68,7 +68,11 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
             table.add_column("allowed")
             table.add_column("meaning")
             for prm in proc["params"]:
-                allowed = ", ".join(prm.get("choices", []))
+                choices = prm.get("choices", [])
+                if len(choices) > 12:
+                    allowed = f"any of {len(choices)} names (listed under Tables)"
+                else:
+                    allowed = ", ".join(choices)
                 if not allowed and ("minimum" in prm or "maximum" in prm):
                     lo = prm.get("minimum", "")
                     hi = prm.get("maximum", "")

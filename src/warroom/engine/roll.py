@@ -75,11 +75,11 @@ class RollDice(Dice):
         n = int(n)
         values = self._take(n, what, rule)
         counts = {label: sum(1 for v in values if v in faces) for label, faces in classes.items()}
-        summary = ", ".join(f"{c} {label}" for label, c in counts.items() if c) or "none"
+        summary = _counts_msg(counts)
         text = (msg("{what}: one die", what=self._what_msg(what)) if n == 1 else
                 msg("{what}: one die for each of {n}", what=self._what_msg(what), n=n))
         self._step(Step(rule, text,
-                        target, dice=tuple(values), result=Msg(summary)))
+                        target, dice=tuple(values), result=summary))
         return counts
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
@@ -111,8 +111,8 @@ class RollDice(Dice):
                     self._item = outer
             pending = still
         counts = _tally(results, labels)
-        summary = ", ".join(f"{c} {label}" for label, c in counts.items() if c) or "none"
-        self._step(Step(rule, msg("{what}: {n} in all", what=Msg(what), n=n), result=Msg(summary)))
+        self._step(Step(rule, msg("{what}: {n} in all", what=Msg(what), n=n),
+                        result=_counts_msg(counts)))
         return counts
 
     def die(self, *, rule: str, what: str, sides: int = 6, target: Target | None = None) -> int:
@@ -187,6 +187,19 @@ class RollDice(Dice):
             return
         body = Msg(text, args) if isinstance(text, str) else text
         self._step(Step(rule, body, result=None if result is None else as_msg(result)))
+
+
+def _counts_msg(counts: Mapping[str, int]) -> Msg:
+    """"2 hit, 1 miss" with each category name translatable (its msgid is the label)."""
+    parts = [(c, label) for label, c in counts.items() if c]
+    if not parts:
+        return Msg("none")
+    template = ", ".join(f"{{n{i}}} {{c{i}}}" for i in range(len(parts)))
+    args: dict[str, Any] = {}
+    for i, (c, label) in enumerate(parts):
+        args[f"n{i}"] = c
+        args[f"c{i}"] = Msg(label)
+    return Msg(template, args)
 
 
 def _tally(results: Sequence[str | None], labels: Sequence[str]) -> dict[str, int]:
