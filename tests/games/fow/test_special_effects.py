@@ -182,28 +182,20 @@ def test_unbog_rules() -> None:
     assert prob("fow.unbog", {"broken_down": True}, rules="unreliable") == F(1, 6)
 
 
-# --- not yet honoured by the core procedures ------------------------------------------
-# Hand-worked expectations for rules the catalog marks "planned". They are strict xfails:
-# when a core procedure starts honouring one, the test passes, fails as XPASS, and the
-# rule's status in the catalog should become "implemented".
-
-NOT_YET = "not yet honoured by the core procedure (catalog status: planned)"
+# --- honoured by the core procedures since (strict xfails while they were "planned") ---
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 def test_every_shot_counts_rerolls_misses() -> None:
     # trained target 3+, misses re-rolled: 1 - (1/3)^2 = 8/9
     assert prob("fow.shoot", {"hits": 1}, rules="every_shot_counts", **ONE) == F(8, 9)
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 def test_tally_ho_no_moving_penalty_within_40cm() -> None:
     # a moving ROF 1 gun at 20 cm keeps 3+: 2/3 (it would be 4+, 1/2, without the rule)
     assert prob("fow.shoot", {"hits": 1}, rules="tally_ho", moved=True, moving_rof1=True,
                 **ONE) == F(2, 3)
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 def test_wide_tracks_unbog_on_4() -> None:
     # a conscript crew would need 5+ (1/3); Wide Tracks frees it on 4+ (1/2)
     assert prob("fow.unbog", {"freed": True}, skill="conscript", rules="wide_tracks") == F(1, 2)

@@ -116,6 +116,9 @@ def remount(p: RemountParams, d: Dice) -> dict[str, Any]:
     return {"remounted": ok}
 
 
+WIDE_TRACKS_AT = 4
+
+
 class UnbogParams(RulesParams):
     skill: Skill = Field("trained", description="the crew's skill rating")
     reroll: bool = Field(False, description="re-roll a failed test (e.g. a special rule)")
@@ -134,6 +137,9 @@ class UnbogParams(RulesParams):
 def unbog(p: UnbogParams, d: Dice) -> dict[str, Any]:
     again = p.reroll or p.has("clever_hans")
     t = skill_target(p.skill)
+    if p.has("wide_tracks") and t.final > WIDE_TRACKS_AT:
+        # the rule frees the tank on 4+; a better crew keeps its own skill test
+        t = Target.of(WIDE_TRACKS_AT, msg("Wide Tracks: frees itself on 4+"))
     if not p.has("unreliable"):
         ok = d.test(t, rule="fow.unbog", what="skill test to unbog", reroll=again)
         return {"freed": ok, "broken_down": False}

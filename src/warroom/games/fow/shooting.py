@@ -68,7 +68,8 @@ def to_hit_target(p: ShootParams) -> Target:
     t = t.plus(1 if p.concealed else 0, msg("concealed"))
     t = t.plus(1 if p.concealed and p.gone_to_ground else 0, msg("gone to ground"))
     t = t.plus(1 if p.range_cm > LONG_RANGE_CM else 0, msg("range over 40 cm"))
-    if p.moving_rof1 and not p.has("automatic_rifles"):
+    tally_ho = p.has("tally_ho") and p.range_cm <= LONG_RANGE_CM
+    if p.moving_rof1 and not p.has("automatic_rifles") and not tally_ho:
         t = t.plus(1, msg("ROF 1 weapon moved"))
     elif p.moved and p.has("stabilizers") and not p.moving_rof1:
         t = t.plus(1, msg("Stabilizers: full ROF on the move"))
@@ -80,6 +81,8 @@ def to_hit_target(p: ShootParams) -> Target:
 
 
 def to_hit_reroll(p: ShootParams) -> tuple[Literal["none", "misses"], str]:
+    if p.has("every_shot_counts"):
+        return "misses", "Every Shot Counts!"
     if not p.moved and p.range_cm <= LONG_RANGE_CM and p.has("volley_fire") and p.main_gun:
         return "misses", "Volley Fire"
     if not p.moved and p.range_cm > LONG_RANGE_CM and p.has("semi_indirect_fire") \

@@ -183,7 +183,7 @@ RULES: tuple[SpecialRule, ...] = (
        _MOTIVATION, "implemented", category="tiger_ace", source="article"),
     _r("every_shot_counts", "Every Shot Counts!", "german",
        "Tiger Ace skill 4: the platoon's Tigers re-roll failed to-hit rolls when shooting.",
-       _SHOOT, "planned", category="tiger_ace", source="article"),
+       _SHOOT, "implemented", category="tiger_ace", source="article"),
     _r("rapid_fire", "Rapid Fire!", "german",
        "Tiger Ace skill 5: the Tigers' 8.8 cm guns have ROF 3.",
        note="Changes the number of attack dice the player gives fow.shoot.",
@@ -236,7 +236,7 @@ RULES: tuple[SpecialRule, ...] = (
        category="unit", source="article"),
     _r("rounds_on_the_ground", "Rounds on the Ground", "british",
        "If both gun troops fire, re-roll missed hits or use a double-width template.",
-       _ART, "planned", "Card only.", category="unit", source="card"),
+       _ART, "implemented", "Card only.", category="unit", source="card"),
     _r("semi_indirect_fire", "Semi-indirect Fire", "british",
        "Weapons that did not move re-roll missed main-gun shots at platoons whose teams are "
        "all over 40 cm away.",
@@ -244,7 +244,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("tally_ho", "Tally Ho!", "british",
        "No ROF penalty for moving when firing at 40 cm or less, so always counts as moving; "
        "not at the double.",
-       _SHOOT, "planned",
+       _SHOOT, "implemented",
        "In fow.shoot: the player counts full ROF dice and moving_rof1 has no effect within "
        "40 cm.", category="unit"),
     _r("broadside", "Broadside", "british",
@@ -303,11 +303,11 @@ RULES: tuple[SpecialRule, ...] = (
        ("fow.komissar",), "implemented", source="article"),
     _r("limited_vision", "Limited Vision", "soviet",
        "+1 to hit when shooting into the side or rear arc.",
-       _SHOOT, "planned", "Card only; a cupola cancels it.", category="unit",
+       _SHOOT, "implemented", "Card only; a cupola cancels it.", category="unit",
        source="card"),
     _r("cupola", "Cupola", "soviet",
        "Tanks with a commander's cupola ignore Limited Vision.",
-       _SHOOT, "planned", category="unit"),
+       _SHOOT, "implemented", category="unit"),
     _r("mixed_battalions", "Mixed Battalions", "soviet",
        "A bombardment including three or more 122 mm howitzers has AT 4 and firepower 4+.",
        _ART, "implemented", "Card only.", category="unit", source="card"),
@@ -334,11 +334,11 @@ RULES: tuple[SpecialRule, ...] = (
        category="unit"),
     _r("tank_rider_companies", "Tank-Rider Companies", "soviet",
        "Tank riders save on 3+ as passengers on tanks and need not dismount when hit.",
-       _SHOOT, "planned", "Passenger saves are part of fow.shoot.", category="unit",
+       ("fow.passengers",), "implemented", "Honoured by fow.passengers.", category="unit",
        source="article"),
     _r("unarmed", "Unarmed", "soviet",
        "Cannot shoot; in assaults must re-roll successful hits.",
-       ("fow.assault",), "planned", "Card only.", category="unit", source="card"),
+       ("fow.assault",), "implemented", "Card only.", category="unit", source="card"),
     _r("volley_fire", "Volley Fire", "soviet",
        "Guns and turretless tanks that did not move re-roll misses when the easiest team "
        "to hit is within 40 cm; not for MGs, AA, bombardments, barrages or ambushes.",
@@ -373,7 +373,7 @@ RULES: tuple[SpecialRule, ...] = (
        category="movement", source="card"),
     _r("wide_tracks", "Wide Tracks", "general",
        "A bogged tank frees itself automatically on a 4+.",
-       ("fow.unbog",), "planned", category="movement", source="card"),
+       ("fow.unbog",), "implemented", category="movement", source="card"),
     # --- Shooting ----------------------------------------------------------------
     _r("awkward_layout", "Awkward Layout", "general", "Cannot shoot after moving.",
        category="shooting", source="card"),
@@ -403,7 +403,7 @@ RULES: tuple[SpecialRule, ...] = (
        category="assault", source="card"),
     _r("improvised_tank_assault", "Improvised Tank Assault", "general",
        "A team assaulting tanks is destroyed if it rolls a 1 to hit.",
-       ("fow.assault",), "planned", category="assault", source="card"),
+       ("fow.assault",), "implemented", category="assault", source="card"),
 )
 
 
