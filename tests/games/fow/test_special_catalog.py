@@ -115,3 +115,13 @@ def test_docs_list_every_rule_with_its_status() -> None:
         assert r.name in rows, r.name
         word = {"implemented": "implemented", "data": "data only", "planned": "not yet"}
         assert word[r.status] in rows[r.name], r.name
+
+
+def test_coverage_page_lists_every_rule_with_its_status() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[3] / "docs" / "fow-coverage.md").read_text("utf-8")
+    word = {"implemented": "implemented", "data": "data only", "planned": "not yet"}
+    for r in catalog.RULES:
+        changes = ", ".join(f"`{c}`" for c in r.changes) or "—"
+        assert f"| `{r.name}` | {r.nation} | {word[r.status]} | {changes} |" in doc, r.name
