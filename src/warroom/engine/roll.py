@@ -19,7 +19,7 @@ class RollDice(Dice):
         self.source = source
         self.record = record
         self.steps: list[Step] = []
-        self._item: str | None = None
+        self._item: Msg | None = None
 
     def _take(self, k: int, what: str, rule: str, sides: int = 6) -> list[int]:
         if k <= 0:
@@ -27,7 +27,7 @@ class RollDice(Dice):
         return self.source.take(k, sides=sides, what=self._what(what), rule=rule)
 
     def _what(self, what: str) -> str:
-        return f"{what} ({self._item})" if self._item else what
+        return f"{what} ({self._item.render()})" if self._item else what
 
     def _step(self, step: Step) -> None:
         if self.record:
@@ -94,7 +94,7 @@ class RollDice(Dice):
             still: list[int] = []
             for i in pending:
                 try:
-                    results[i] = chain(_Replay(answers[i], f"{what} {i + 1}"))
+                    results[i] = chain(_Replay(answers[i], _numbered(what, i)))
                 except _Pending as one:
                     requests.append(one)
                     still.append(i)
@@ -104,7 +104,7 @@ class RollDice(Dice):
             # the round's requests are rolled together, item by item, as at the table
             for req in requests:
                 outer = self._item
-                self._item = f"{outer}, {req.label}" if outer else req.label
+                self._item = msg("{a}, {b}", a=outer, b=req.label) if outer else req.label
                 try:
                     req.target.append(getattr(self, req.method)(*req.args, **req.kwargs))
                 finally:
@@ -189,6 +189,11 @@ class RollDice(Dice):
         self._step(Step(rule, body, result=None if result is None else as_msg(result)))
 
 
+def _numbered(what: str, index: int) -> Msg:
+    """'team 2': the item's name (translatable) and its number."""
+    return msg("{what} {n}", what=Msg(what), n=index + 1)
+
+
 def _counts_msg(counts: Mapping[str, int]) -> Msg:
     """"2 hit, 1 miss" with each category name translatable (its msgid is the label)."""
     parts = [(c, label) for label, c in counts.items() if c]
@@ -215,7 +220,7 @@ class _Pending(BaseException):
     """One item's next request; its answer is appended to ``target``."""
 
     def __init__(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
-                 target: list[Any], label: str) -> None:
+                 target: list[Any], label: Msg) -> None:
         super().__init__()
         self.method = method
         self.args = args
@@ -244,7 +249,7 @@ class _Nested:
 class _Replay(Dice):
     """Replays one item's earlier answers; its next request is handed to the parent."""
 
-    def __init__(self, answers: list[Any], label: str) -> None:
+    def __init__(self, answers: list[Any], label: Msg) -> None:
         self.answers = answers
         self.label = label
         self.pos = 0
@@ -276,7 +281,8 @@ class _Replay(Dice):
         requests: list[_Pending] = []
         for j, inner in enumerate(nested.lists):
             try:
-                results[j] = chain(_Replay(inner, f"{self.label}, {what} {j + 1}"))
+                results[j] = chain(_Replay(inner, msg("{a}, {b}", a=self.label,
+                                                      b=_numbered(what, j))))
             except _Pending as one:
                 requests.append(one)
             except _PendingGroup as group:
