@@ -398,3 +398,18 @@ def test_target_side_parameters_come_from_the_target() -> None:
     # only a target named: the shooter's parameters are not taken from it
     got, _ = fill_params({}, ["dice", "teams"], None, inf, "fow.shoot")
     assert got == {"teams": 4}
+
+
+def test_edit_unit_changes_stats_and_undoes(bt: Battles) -> None:
+    bid = fow(bt)
+    ev = bt.edit_unit(bid, "grenadiers", {"teams": "3", "skill": ""})
+    assert ev["stats"] == {"teams": 3, "skill": None}
+    assert ev["before"] == {"teams": 4, "skill": "veteran"}
+    assert bt.show(bid)["units"][1]["stats"] == {"teams": 3}
+    with pytest.raises(UsageError, match="unknown unit"):
+        bt.edit_unit(bid, "Nobody", {"teams": "1"})
+    with pytest.raises(AccessError):
+        bt.edit_unit(bid, "Grenadiers", {"teams": "1"}, by="A")
+    assert bt.verify(bid).ok
+    bt.undo(bid)
+    assert bt.show(bid)["units"][1]["stats"] == {"teams": 4, "skill": "veteran"}

@@ -62,13 +62,20 @@ def test_a_turn_over_the_api(client: Any, battle: dict[str, Any]) -> None:
     assert typed["entered"] and typed["dice"] == [6, 1]
     assert client.post(f"/api/battles/{bid}/mark?key={ka}", json={
         "unit": "Shermans", "marker": "bailed_out", "value": 2}).json()["value"] == 2
+    edited = client.post(f"/api/battles/{bid}/edit?key={ka}", json={
+        "unit": "Shermans", "stats": {"dice": 4}}).json()
+    assert edited["kind"] == "unit_edited" and edited["stats"] == {"dice": 4}
+    r = client.post(f"/api/battles/{bid}/edit?key={ka}", json={"unit": "Grenadiers",
+                                                                "stats": {"teams": 1}})
+    assert r.status_code == 422 and "side B's" in r.json()["detail"]
+    assert "Shermans: dice=4" in client.get(f"/battles/{bid}/{ka}").text
     nxt = client.post(f"/api/battles/{bid}/next?key={ka}").json()
     assert nxt["phase"] == "movement" and nxt["checklist"]
     shown = client.get(f"/api/battles/{bid}?key={view}").json()
     assert shown["role"] == "view" and shown["phase"] == "movement"
     assert shown["units"][0]["markers"] == {"bailed_out": 2}
     log = client.get(f"/api/battles/{bid}/log?key={view}").json()
-    assert [e["seq"] for e in log] == list(range(1, 10))
+    assert [e["seq"] for e in log] == list(range(1, 11))
     assert client.get(f"/api/battles/{bid}/verify?key={view}").json()["ok"] is True
     luck = client.get(f"/api/battles/{bid}/luck?key={view}").json()
     assert luck["sides"]["A"]["rolls"] == 2

@@ -95,6 +95,9 @@ def _describe(event: dict[str, Any]) -> str:
         text = tr("unit {unit} joins side {side}").format(unit=event["unit"],
                                                           side=event["side"]) + (
             f" ({stats})" if stats else "")
+    elif kind == "unit_edited":
+        stats = " ".join(f"{k}={'' if v is None else v}" for k, v in event["stats"].items())
+        text = f"{event['unit']}: {stats}"
     elif kind == "marked":
         value = event["value"]
         shown = tr("cleared") if value is None else ("" if value is True else f"= {value}")
@@ -187,6 +190,21 @@ def add_unit(
     """Add a unit with its stats as key=value (teams=5 skill=veteran morale=7 ...).
     Stats named like a procedure's parameters fill them in 'battle do'."""
     event = _battles(db).add_unit(battle_id, side, name, _words(stats), expect=expect)
+    if as_json:
+        _out(event)
+        return
+    _echo(_describe(event))
+
+
+@battle_app.command("edit-unit")
+def edit_unit(
+    battle_id: IdArg,
+    unit: Annotated[str, typer.Argument(help="The unit's name.")],
+    stats: Words = None,
+    expect: ExpectOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Change a unit's stats: key=value sets one, key= removes it."""
+    event = _battles(db).edit_unit(battle_id, unit, _words(stats), expect=expect)
     if as_json:
         _out(event)
         return

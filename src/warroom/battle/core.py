@@ -256,6 +256,29 @@ class Battles:
 
         return self._write(battle_id, expect, build, by)
 
+    def edit_unit(self, battle_id: str, unit: str, stats: Mapping[str, Any], *,
+                  expect: int | None = None, by: str | None = None) -> dict[str, Any]:
+        """Change a unit's stats (``key=value``; an empty value removes the stat)."""
+        if not stats:
+            raise BattleError("give the stats to change as key=value (key= removes one)")
+        changes: dict[str, Any] = {}
+        for key, value in stats.items():
+            k = str(key).strip()
+            if not k.isidentifier():
+                raise BattleError(f"stat name {key!r} must be a word like teams or skill")
+            text = str(value)
+            changes[k] = None if text.strip() == "" else (
+                value if isinstance(value, int) else parse_stat(text))
+
+        def build(replay: Replay, _events: list[dict[str, Any]]) -> dict[str, Any]:
+            u = replay.state.unit(unit)
+            if by is not None and by != u.side:
+                raise AccessError(f"your link acts for side {by}; {u.name} is side {u.side}'s")
+            return {"kind": "unit_edited", "unit": u.name, "stats": changes,
+                    "before": {k: u.stats.get(k) for k in changes}}
+
+        return self._write(battle_id, expect, build, by)
+
     def mark(self, battle_id: str, unit: str, marker: str, value: str | None = None, *,
              expect: int | None = None, by: str | None = None) -> dict[str, Any]:
         """Set, change or clear a marker by hand (``pinned``, ``pinned=no``, ``hits=+1``)."""
@@ -476,6 +499,10 @@ class Battles:
                     elif kind == "phase":
                         if (ev["turn"], ev["side"], ev["phase"]) != next_position(before):
                             problems.append(f"{where}: the phase does not follow")
+                    elif kind == "unit_edited":
+                        unit = before.unit(str(ev["unit"]))
+                        if ev.get("before") != {k: unit.stats.get(k) for k in ev["stats"]}:
+                            problems.append(f"{where}: the stats were not as recorded")
                     elif kind == "marked":
                         unit = before.unit(str(ev["unit"]))
                         marker_kind(before.game, str(ev["marker"]))

@@ -172,6 +172,13 @@ def apply(state: State, event: Mapping[str, Any]) -> State:
     if kind == "unit_added":
         unit = Unit(str(event["unit"]), str(event["side"]), dict(event.get("stats", {})))
         new.units[unit.name] = unit
+    elif kind == "unit_edited":
+        unit = new.unit(str(event["unit"]))
+        for key, value in dict(event.get("stats", {})).items():
+            if value is None:
+                unit.stats.pop(key, None)
+            else:
+                unit.stats[key] = value
     elif kind == "marked":
         _set_marker(new.unit(str(event["unit"])), str(event["marker"]), event["value"])
     elif kind == "resolved":

@@ -93,6 +93,11 @@ class NewUnit(Write):
     stats: dict[str, StrictInt | StrictStr] = Field(default_factory=dict)
 
 
+class EditUnit(Write):
+    unit: StrictStr
+    stats: dict[str, StrictInt | StrictStr] = Field(description="\"\" removes a stat")
+
+
 class Mark(Write):
     unit: StrictStr
     marker: StrictStr = Field(examples=["pinned"])
@@ -139,6 +144,14 @@ def api_add_unit(battle_id: str, body: NewUnit, request: Request, key: KeyQuery 
     bt = battles(request)
     side = _side(bt, battle_id, _key(key, x_key))
     return bt.add_unit(battle_id, body.side, body.name, body.stats, expect=body.expect, by=side)
+
+
+@router.post("/api/battles/{battle_id}/edit", summary="Change a unit's stats")
+def api_edit_unit(battle_id: str, body: EditUnit, request: Request, key: KeyQuery = None,
+                  x_key: KeyHeader = None) -> dict[str, Any]:
+    bt = battles(request)
+    side = _side(bt, battle_id, _key(key, x_key))
+    return bt.edit_unit(battle_id, body.unit, body.stats, expect=body.expect, by=side)
 
 
 @router.post("/api/battles/{battle_id}/mark", summary="Set, change or clear a marker")
