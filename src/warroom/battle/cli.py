@@ -394,5 +394,8 @@ def links(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``warroom battle`` to the main app."""
+    """Add ``warroom battle`` to the main app (once: ``main()`` may run many times in
+    one process, e.g. in tests)."""
+    if any(group.typer_instance is battle_app for group in app.registered_groups):
+        return
     app.add_typer(battle_app, name="battle")
