@@ -18,6 +18,7 @@ def bt(db: Path) -> Battles:
     return battles(db)
 
 
-# The web engineer's browser fixtures: a real uvicorn server and headless Chromium
-# (skips loudly when Chromium is missing).
-from tests.web.conftest import browser, page, server_url  # noqa: E402, F401
+# The web engineer's real uvicorn server on loopback. (Chromium is launched by the
+# browser test itself, in its own thread: a second session-wide Playwright in the main
+# thread would clash with tests/web's.)
+from tests.web.conftest import server_url  # noqa: E402, F401

@@ -3,15 +3,56 @@
 from __future__ import annotations
 
 import re
+import threading
+import warnings
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_a_battle_through_a_turn_on_two_devices(browser: Any, page: Any,
-                                                server_url: str) -> None:
+def in_browser(body: Callable[[Any, Any], None]) -> None:
+    """Run ``body(browser, page)`` with headless Debian Chromium in a thread of its own;
+    skip loudly when Chromium is missing."""
+    if not CHROMIUM.exists():
+        message = (f"BROWSER TESTS SKIPPED: no Chromium at {CHROMIUM}. "
+                   "Install it with: apt-get install -y chromium")
+        warnings.warn(message, stacklevel=1)
+        pytest.skip(message)
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        from playwright.sync_api import sync_playwright
+
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+                try:
+                    context = browser.new_context(viewport=PHONE, locale="en-US")
+                    page = context.new_page()
+                    page.set_default_timeout(10_000)
+                    body(browser, page)
+                finally:
+                    browser.close()
+        except BaseException as exc:  # handed to the test's thread below
+            failure.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+
+
+def test_a_battle_through_a_turn_on_two_devices(server_url: str) -> None:
+    in_browser(lambda browser, page: turn(browser, page, server_url))
+
+
+def turn(browser: Any, page: Any, server_url: str) -> None:
     from playwright.sync_api import expect
 
     page.goto(f"{server_url}/battles")
