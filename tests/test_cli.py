@@ -140,3 +140,19 @@ def test_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     for word in ("rules", "odds", "roll", "simulate"):
         assert word in out
+
+
+def test_a_commands_exit_code_is_kept(capsys: pytest.CaptureFixture[str]) -> None:
+    import typer
+
+    from warroom.cli import app
+
+    @app.command("exit-three", hidden=True)
+    def _exit_three() -> None:
+        raise typer.Exit(3)
+
+    try:
+        assert main(["exit-three"]) == 3
+    finally:
+        app.registered_commands[:] = [c for c in app.registered_commands
+                                      if c.name != "exit-three"]

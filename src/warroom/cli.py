@@ -208,10 +208,16 @@ def simulate(
     render_estimate(_console(), est)
 
 
+_REGISTERED: list[bool] = []
+
+
 def _register_subcommands() -> None:
-    """Sub-command groups that live beside their subsystem (imported cheaply)."""
+    """Sub-command groups that live beside their subsystem (imported cheaply), once."""
     import importlib
 
+    if _REGISTERED:
+        return
+    _REGISTERED.append(True)
     for module in ("warroom.battle.cli", "warroom.web.cli"):
         try:
             mod = importlib.import_module(module)
@@ -227,7 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     _register_subcommands()
     debug = bool(os.environ.get("WARROOM_DEBUG"))
     try:
-        app(args=argv, prog_name="warroom", standalone_mode=False)
+        rv = app(args=argv, prog_name="warroom", standalone_mode=False)
+        if isinstance(rv, int) and not isinstance(rv, bool):
+            return rv  # a command's typer.Exit(code)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.ClickException as exc:
