@@ -5,8 +5,8 @@ No global random state: every source owns its generator.
 
 from __future__ import annotations
 
+import os
 import random
-import secrets
 from collections.abc import Sequence
 
 from warroom.errors import BadDieError, TooFewDiceError, TooManyDiceError
@@ -14,7 +14,7 @@ from warroom.errors import BadDieError, TooFewDiceError, TooManyDiceError
 
 def new_seed() -> int:
     """A fresh seed for a roll nobody seeded; it is recorded so the roll can be replayed."""
-    return secrets.randbits(48)
+    return int.from_bytes(os.urandom(6), "big")
 
 
 class DiceSource:

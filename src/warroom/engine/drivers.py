@@ -5,17 +5,20 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from warroom.dice.sources import DiceSource, EnteredSource, SeededSource, new_seed
-from warroom.engine.context import Dice
 from warroom.engine.exact import MAX_PATHS, exact_run
-from warroom.engine.montecarlo import SampleDice
 from warroom.engine.params import normalized
 from warroom.engine.procedure import Params, Procedure
 from warroom.engine.results import Distribution, Estimate, Resolution
-from warroom.engine.roll import RollDice
 from warroom.errors import RuleError
+
+if TYPE_CHECKING:
+    from warroom.dice.sources import DiceSource
+    from warroom.engine.context import Dice
+
+# The roll and Monte Carlo drivers are imported where they are used: `warroom odds`
+# should not pay for them at start-up.
 
 Progress = Callable[[int, int], None]
 VECTOR_THRESHOLD = 20_000
@@ -38,6 +41,9 @@ def exact(proc: Procedure, params: Params, *, max_paths: int = MAX_PATHS) -> Dis
 
 def resolve(proc: Procedure, params: Params, source: DiceSource) -> Resolution:
     """One resolution with dice from ``source``, steps recorded."""
+    from warroom.dice.sources import EnteredSource, SeededSource
+    from warroom.engine.roll import RollDice
+
     dice = RollDice(source)
     out = _checked(proc, proc.run(params, dice))
     source.finish()
@@ -50,6 +56,8 @@ def roll(proc: Procedure, params: Params, *, seed: int | None = None,
          dice: Sequence[object] | None = None, rng: random.Random | None = None) -> Resolution:
     """Roll with a seed (a fresh one is drawn and recorded when none is given), with a
     generator owned by the caller (a battle's), or with dice typed in by a player."""
+    from warroom.dice.sources import EnteredSource, SeededSource
+
     if dice is not None:
         return resolve(proc, params, EnteredSource(dice))
     return resolve(proc, params, SeededSource(seed, rng))
@@ -61,6 +69,9 @@ def simulate(proc: Procedure, params: Params, samples: int, *, seed: int | None 
 
     Procedures marked ``vectorize`` run on numpy batches for large runs (``vector=None``
     decides by size; True/False forces it)."""
+    from warroom.dice.sources import new_seed
+    from warroom.engine.montecarlo import SampleDice
+
     seed = new_seed() if seed is None else seed
     use_vector = proc.vectorize and (samples >= VECTOR_THRESHOLD if vector is None else vector)
     if use_vector:
