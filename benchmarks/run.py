@@ -58,6 +58,7 @@ def clear_memos() -> None:
     from warroom.engine import exact
 
     exact._multinomial_keys.cache_clear()
+    exact._EVAL_MEMO.clear()
     weights.binomial.cache_clear()
     weights._multinomial.cache_clear()
     weights.dice_view.cache_clear()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from warroom.engine.exact import MAX_PATHS, exact_run
@@ -36,7 +37,9 @@ def _checked(proc: Procedure, out: Mapping[str, Any]) -> dict[str, Any]:
 def exact(proc: Procedure, params: Params, *, max_paths: int = MAX_PATHS) -> Distribution:
     """Every outcome with its exact probability (ExactTooLargeError past ``max_paths``)."""
     w = exact_run(lambda d: proc.run(params, d), proc.fields, name=proc.id, max_paths=max_paths)
-    return Distribution(proc.id, normalized(params), proc.fields, w.weights, w.denominator)
+    # memoised tables may be shared between results: hand out a read-only view
+    return Distribution(proc.id, normalized(params), proc.fields,
+                        MappingProxyType(w.weights), w.denominator)
 
 
 def resolve(proc: Procedure, params: Params, source: DiceSource) -> Resolution:

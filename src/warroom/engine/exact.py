@@ -318,8 +318,24 @@ def _merge(fields: tuple[str, ...], acc: dict[int, dict[Outcome, int]]) -> Weigh
     return Weights(fields, merged, common)
 
 
+_EVAL_MEMO: dict[Any, tuple[dict[Outcome, int], int]] = {}
+_EVAL_MEMO_SIZE = 256
+
+
+def _pattern(value: Any, index: dict[int, int]) -> Any:
+    """A hashable description of an outcome value in terms of expression numbers."""
+    if isinstance(value, Sym):
+        return ("sym", index[id(value)])
+    if isinstance(value, Cond):
+        return ("cond", value.op, tuple(_pattern(a, index) for a in value.args))
+    return ("value", type(value).__name__, value)
+
+
 def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
-    """Distribution of an outcome whose fields hold lazy counts and conditions."""
+    """Distribution of an outcome whose fields hold lazy counts and conditions.
+
+    Memoised by structure: the trees' sizes and chances, each expression's coefficient
+    on each leaf, and the shape of the outcome fully determine the result."""
     exprs: list[Sym] = []
     seen: set[int] = set()
     for v in values:
@@ -342,6 +358,32 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
             for leaf in node.leaves() if node.children else (node,):
                 coefs[leaf] = coefs.get(leaf, 0) + c
         leaf_coef.append(coefs)
+    try:
+        index = {id(e): i for i, e in enumerate(exprs)}
+        key: Any = (
+            tuple((r.size, tuple((num, den) for _, num, den in leaves))
+                  for r, leaves in roots.items()),
+            tuple((e.const, tuple(coefs.get(leaf, 0) for leaves in roots.values()
+                                  for leaf, _, _ in leaves))
+                  for e, coefs in zip(exprs, leaf_coef, strict=True)),
+            tuple(_pattern(v, index) for v in values),
+        )
+        hit = _EVAL_MEMO.get(key)
+    except TypeError:  # an unhashable constant in the outcome
+        key = hit = None
+    if hit is not None:
+        return hit
+    result = _evaluate_tree(values, exprs, roots, leaf_coef)
+    if key is not None:
+        if len(_EVAL_MEMO) >= _EVAL_MEMO_SIZE:
+            _EVAL_MEMO.pop(next(iter(_EVAL_MEMO)))
+        _EVAL_MEMO[key] = result
+    return result
+
+
+def _evaluate_tree(values: list[Any], exprs: list[Sym],
+                   roots: dict[Node, list[tuple[Node, int, int]]],
+                   leaf_coef: list[dict[Node, int]]) -> tuple[dict[Outcome, int], int]:
     # mixed-radix encoding of the vector of expression values into one int
     mults: list[int] = []
     los: list[int] = []
