@@ -209,6 +209,22 @@ def simulate(
 
 
 _REGISTERED: list[bool] = []
+_CORE_COMMANDS = frozenset({"rules", "odds", "roll", "simulate"})
+
+
+def _needs_subcommands(argv: list[str] | None) -> bool:
+    """Whether this invocation may touch a sub-command group (battle, serve) or list them.
+
+    Typer builds every command of every group on each start; `warroom odds ...` at the
+    table should not pay for the battle tracker's fifteen commands."""
+    args = sys.argv[1:] if argv is None else argv
+    words = [a for a in args if not a.startswith("-")]
+    if not words or "--help" in args or "-h" in args:
+        return True
+    first = words[0]
+    if args and args[0] == "--lang" and len(words) > 1:
+        first = words[1]  # `--lang pl odds ...`: the value of --lang comes first
+    return first not in _CORE_COMMANDS
 
 
 def _register_subcommands() -> None:
@@ -230,7 +246,8 @@ def _register_subcommands() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
-    _register_subcommands()
+    if _needs_subcommands(argv):
+        _register_subcommands()
     debug = bool(os.environ.get("WARROOM_DEBUG"))
     try:
         rv = app(args=argv, prog_name="warroom", standalone_mode=False)
