@@ -193,7 +193,7 @@ def render_roll(console: Console, res: Resolution, tr: Tr) -> None:
         if step["target"] is not None:
             kind = "+" if step["target_kind"] == "at_least" else ""
             label = f"{step['target']}{kind}" if kind else f"≤{step['target']}"
-            line.append(f"   [{tr('target')} {label}", style="yellow")
+            line.append(f"   [{tr('target number')} {label}", style="yellow")
             if step["base_reason"] and (step["modifiers"] or step["base"] != step["target"]):
                 line.append(f": {step['base']} {step['base_reason']}", style="yellow")
             for m in step["modifiers"]:
