@@ -50,6 +50,7 @@ test: dev
 
 bench: dev
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/web_load.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
