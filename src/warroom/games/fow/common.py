@@ -89,19 +89,23 @@ def save_reason(spec: HitSpec) -> Any:
     return msg("unarmoured vehicle save")
 
 
+def armour_save(spec: HitSpec) -> tuple[dict[str, list[int]], Target]:
+    """A tank's armour save: d6 + armour against AT, as face classes and a target."""
+    need = spec.at - spec.armour  # a die above this beats the AT
+    classes = {
+        "higher": [f for f in range(1, 7) if f > need],
+        "equal": [f for f in range(1, 7) if f == need],
+        "lower": [f for f in range(1, 7) if f < need],
+    }
+    return classes, Target.of(need + 1, msg("armour {armour} against AT {at}",
+                                            armour=spec.armour, at=spec.at))
+
+
 def team_chain(spec: HitSpec, k: int) -> Callable[[Dice], str]:
     """The rolls one team makes for ``k`` hits; returns its worst result."""
 
     def tank_hit(d: Dice) -> str:
-        need = spec.at - spec.armour  # a die above this beats the AT
-        faces = range(1, 7)
-        classes = {
-            "higher": [f for f in faces if f > need],
-            "equal": [f for f in faces if f == need],
-            "lower": [f for f in faces if f < need],
-        }
-        t = Target.of(need + 1, msg("armour {armour} against AT {at}", armour=spec.armour,
-                                    at=spec.at))
+        classes, t = armour_save(spec)
         s = d.split(1, classes, rule=f"{spec.rule}.armour", what="armour save", target=t)
         if spec.reroll_saves and s["higher"]:
             s = d.split(1, classes, rule=f"{spec.rule}.armour",
@@ -168,15 +172,7 @@ def resolve_single_hits(d: Dice, n: Any, spec: HitSpec) -> tuple[Any, Any]:
     """``n`` teams with one hit each, rolled together as the table does: all the saves,
     then the extra saves, then the firepower tests. Returns (destroyed, bailed_out)."""
     if spec.target == "tank":
-        need = spec.at - spec.armour
-        faces = range(1, 7)
-        classes = {
-            "higher": [f for f in faces if f > need],
-            "equal": [f for f in faces if f == need],
-            "lower": [f for f in faces if f < need],
-        }
-        t = Target.of(need + 1, msg("armour {armour} against AT {at}", armour=spec.armour,
-                                    at=spec.at))
+        classes, t = armour_save(spec)
         s = d.split(n, classes, rule=f"{spec.rule}.armour", what="armour saves", target=t)
         equal, lower = s["equal"], s["lower"]
         if spec.reroll_saves:
