@@ -125,3 +125,16 @@ def test_coverage_page_lists_every_rule_with_its_status() -> None:
     for r in catalog.RULES:
         changes = ", ".join(f"`{c}`" for c in r.changes) or "—"
         assert f"| `{r.name}` | {r.nation} | {word[r.status]} | {changes} |" in doc, r.name
+
+
+def test_rules_that_do_not_change_the_dice_are_explained_in_the_steps() -> None:
+    import warroom
+
+    res = warroom.roll("fow.test", {"kind": "motivation", "rating": "confident",
+                                    "rules": "night_attack,shtraf"}, entered=[1])
+    texts = [s.to_dict()["text"] for s in res.steps]
+    # Night Attack changes nothing in a motivation test: it is shown, not applied;
+    # Shtraf changes the target number, so it appears as a modifier instead.
+    assert texts[0].startswith("Night Attack (acting side): ")
+    assert not any(t.startswith("Shtraf") for t in texts)
+    assert res.outcome == {"passed": False}

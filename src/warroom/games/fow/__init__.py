@@ -23,6 +23,31 @@ def load_tables() -> dict[str, Any]:
     return out
 
 
+def explaining_rules(proc: Procedure) -> Procedure:
+    """The procedure, opening its steps with a reminder of each special rule named in
+    ``rules``/``target_rules`` that does not change its dice (what the rule lets or
+    stops players do), so the rule is shown where it is relevant."""
+    import dataclasses
+
+    from warroom.engine.context import Dice
+    from warroom.engine.messages import Msg
+    from warroom.games.fow.special_rules import catalog
+
+    inner = proc.run
+
+    def run(p: Any, d: Dice) -> Any:
+        for side, names in (("acting side", getattr(p, "rules", ())),
+                            ("target side", getattr(p, "target_rules", ()))):
+            for name in names:
+                rule = catalog.get(name)
+                if proc.id not in rule.changes:
+                    d.note("fow.special_rules", "{title} ({side}): {summary}",
+                           title=Msg(rule.title), side=Msg(side), summary=Msg(rule.summary))
+        return inner(p, d)
+
+    return dataclasses.replace(proc, run=run)
+
+
 def system() -> GameSystem:
     from warroom.games.fow import special_rules as special
     from warroom.games.fow.air import PROCEDURES as AIR
@@ -37,6 +62,7 @@ def system() -> GameSystem:
     extra = getattr(special, "procedures", None)
     if callable(extra):
         procs.extend(extra())
+    procs = [explaining_rules(p) for p in procs]
     rules_table = getattr(special, "rules_table", None)
     if callable(rules_table):
         tables["special_rules"] = rules_table()
