@@ -191,3 +191,16 @@ def test_support_blunder_tables() -> None:
     assert "Incoming!" in " ".join(s.to_dict()["text"] for s in r.steps)
     r = warroom.roll("cwc.air_call", cv=8, dice=[6, 6, 5])
     assert "Take cover!" in " ".join(s.to_dict()["text"] for s in r.steps)
+
+
+def test_direction_die_only_when_the_strike_drifts() -> None:
+    # cv=12 always passes unless double 6; BKC deviation is 3d6 (never 0), so every
+    # passed call rolls the direction die: each face 1/6 of the passed calls
+    d = warroom.odds("bkc.artillery_call", cv=12)
+    drift = d.probability(deviation_cm=lambda cm: cm > 0)
+    for face in range(1, 7):
+        assert d.probability(direction=face) == drift / 6
+    assert d.probability(direction=0) == d.probability(deviation_cm=0)
+    # entered dice: 2d6 = 3,4 passes, deviation 3d6 = 1,2,3 -> 6 cm, direction die 5
+    r = warroom.roll("bkc.artillery_call", cv=12, dice=[3, 4, 1, 2, 3, 5])
+    assert (r.outcome["deviation_cm"], r.outcome["direction"]) == (6, 5)

@@ -164,12 +164,17 @@ def support_call(rules: Rules, kind: Literal["artillery", "air"]) -> Procedure:
                      call.modifiers, values)
         result, blunder = command_roll(rules, call, d, t, rule)
         deviation = 0
+        direction = 0
         if result in PASSED and call.deviation is not None:
             deviation = _deviate(call, values, result, d, rule + ".deviation")
+            if deviation > 0:
+                direction = d.die(rule=rule + ".direction", what="direction die")
+                d.note(rule + ".direction", "the strike drifts {cm} cm the way the direction "
+                       "die points (face {face})", cm=deviation, face=direction)
         if result in PASSED:
             d.note(rule + ".area", "target area: {area}", area=Msg(call.area))
         return {"result": result, "blunder": blunder, "modified_cv": t.final,
-                "deviation_cm": deviation}
+                "deviation_cm": deviation, "direction": direction}
 
     title = "artillery call (FAO)" if kind == "artillery" else "air support call (FAC)"
     summary = (f"The {who} calls for {'fire' if kind == 'artillery' else 'an air strike'}: "
@@ -180,9 +185,11 @@ def support_call(rules: Rules, kind: Literal["artillery", "air"]) -> Procedure:
                          ("blunder", "int", "the d6 rolled on the blunder table (0 if none)"),
                          ("modified_cv", "int", "command value after modifiers"),
                          ("deviation_cm", "int", "how far the strike drifts, in cm (0 = on "
-                          "target or no strike)")),
-                 run, "The direction die is not modelled: roll it at the table for the "
-                      "direction of any deviation.")
+                          "target or no strike)"),
+                         ("direction", "int", "the direction die's face when the strike "
+                          "drifts (0 = no drift)")),
+                 run, "The direction die is rolled as a plain d6 whose face the players "
+                      "read off their direction (scatter) die.")
 
 
 def _deviate(call: Call, values: Mapping[str, Any], result: str, d: Dice, rule: str) -> int:
