@@ -163,8 +163,14 @@ def test_doubles_cower_at_the_table() -> None:
     assert not any(s.rule == "asl.ift.cowering" for s in r.steps)
 
 
+def test_fp_defaults_to_8_when_neither_is_given() -> None:
+    # a form or command with no firepower yet shows the common 8 FP column
+    assert str(warroom.odds("asl.ift").params["fp"]) == "8"  # fractions print as text
+    assert warroom.odds("asl.ift", gun_mm=75).params["fp"] is None
+
+
 @pytest.mark.parametrize("params", [
-    {},                                  # neither fp nor gun_mm
+    {"fp": None},                        # neither fp nor gun_mm
     {"fp": 4, "gun_mm": 75},             # both
     {"fp": -1},
     {"fp": 4, "terrain": "woods", "tem": 3},

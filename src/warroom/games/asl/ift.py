@@ -21,9 +21,9 @@ Terrain = Literal["open", "road", "grain", "orchard", "woods", "wooden_building"
 
 class IftParams(Params):
     fp: Fraction | None = Field(
-        ge=0, le=200,
+        Fraction(8), ge=0, le=200,
         description="firepower of the attack before modifications; fractions allowed "
-                    "(3.5 or 7/2). Give fp or gun_mm, not both",
+                    "(3.5 or 7/2). Give fp or gun_mm, not both (default 8 when neither)",
         examples=[1, 2, 3.5, 4, 8, 12, 20, 36, 40, None])
     gun_mm: int | None = Field(
         None, ge=1, le=600,
@@ -57,10 +57,8 @@ class IftParams(Params):
     @model_validator(mode="before")
     @classmethod
     def _gun_instead_of_fp(cls, data: Any) -> Any:
-        # fp is required unless a gun calibre stands in for it
-        if isinstance(data, dict) and "fp" not in data:
-            if data.get("gun_mm") is None:
-                raise ValueError("give exactly one of fp (firepower) or gun_mm (gun calibre)")
+        # a gun calibre stands in for fp; with neither, fp takes its default (8)
+        if isinstance(data, dict) and "fp" not in data and data.get("gun_mm") is not None:
             return {**data, "fp": None}
         return data
 
