@@ -32,6 +32,11 @@ class ParamSpec:
     maximum: float | None = None
     description: str = ""
     examples: tuple[Any, ...] = ()
+    titles: tuple[tuple[str, str], ...] = ()  # choice -> English display title
+
+    def title(self, choice: str) -> str:
+        """The display title declared for ``choice`` ('' when it has none)."""
+        return dict(self.titles).get(choice, "")
 
     def allowed(self) -> str:
         if self.choices:
@@ -136,10 +141,11 @@ def _describe(model: type[BaseModel]) -> tuple[ParamSpec, ...]:
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
         if kind == "list" and not choices:
             choices = _extra_choices(extra)
+        titles = _extra_titles(extra)
         required = info.default is PydanticUndefined and info.default_factory is None
         default = None if required else info.get_default(call_default_factory=True)
         specs.append(ParamSpec(name, kind, default, required, choices, lo, hi,
-                               info.description or "", tuple(info.examples or ())))
+                               info.description or "", tuple(info.examples or ()), titles))
     return tuple(specs)
 
 
@@ -148,13 +154,25 @@ def _extra_choices(extra: Mapping[str, Any]) -> tuple[str, ...]:
     ``{"choices": [...]}`` or ``{"choices_from": "module:function"}``."""
     if isinstance(extra.get("choices"), (list, tuple)):
         return tuple(str(c) for c in extra["choices"])
-    source = extra.get("choices_from")
-    if isinstance(source, str) and ":" in source:
-        import importlib
+    source = _load(extra.get("choices_from"))
+    return tuple(str(c) for c in source()) if source else ()
 
-        module, _, attr = source.partition(":")
-        return tuple(str(c) for c in getattr(importlib.import_module(module), attr)())
-    return ()
+
+def _extra_titles(extra: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Display titles of choices, declared as ``{"titles_from": "module:function"}``
+    (a function returning ``{choice: English title}``)."""
+    source = _load(extra.get("titles_from"))
+    return tuple((str(k), str(v)) for k, v in source().items()) if source else ()
+
+
+def _load(source: Any) -> Any:
+    """The function named ``"module:function"`` (None for anything else)."""
+    if not (isinstance(source, str) and ":" in source):
+        return None
+    import importlib
+
+    module, _, attr = source.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def parse_assignments(words: Sequence[str]) -> dict[str, str]:

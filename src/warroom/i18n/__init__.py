@@ -62,3 +62,36 @@ def translator(lang: str | None) -> Callable[[str], str]:
 
 def _identity(text: str) -> str:
     return text
+
+
+def label_keys(name: str, scope: str = "") -> list[str]:
+    """Catalog ids to try for a parameter, outcome field or choice, most specific first.
+
+    Bare names clash across games (``target`` is a skill in Flames of War and a
+    number in ASL), so labels are catalogued under qualified ids: the procedure
+    (``fow.shoot.target``), then the game (``fow.target``), then the bare name.
+    A choice is named ``param=value`` (``fow.shoot.reroll=misses``) and falls
+    back to its bare value.
+    """
+    keys: list[str] = []
+    parts = scope.split(".") if scope else []
+    for i in range(len(parts), 0, -1):
+        keys.append(".".join(parts[:i]) + "." + name)
+    keys.append(name)
+    if "=" in name:
+        keys.append(name.split("=", 1)[1])
+    return keys
+
+
+def label(tr: Callable[[str], str], name: str, scope: str = "", title: str = "") -> str:
+    """``name`` as people read it in ``tr``'s language: its catalogued label, else its
+    declared English ``title`` translated, else the name with spaces for underscores."""
+    keys = label_keys(name, scope)
+    for key in keys:
+        text = tr(key)
+        if text != key:
+            return text
+    if title:
+        return tr(title)
+    bare = name.split("=", 1)[1] if "=" in name else name
+    return bare.replace("_", " ")

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from starlette.datastructures import FormData, ImmutableMultiDict, QueryParams
 
-from warroom import api
+from warroom import api, i18n
 from warroom.engine.params import ParamSpec, normalized
 from warroom.engine.procedure import Procedure
 from warroom.engine.results import Distribution, Resolution
@@ -32,10 +32,10 @@ SUBMITTED = "_sent"
 MAX_SETS = 4
 
 
-def label(name: str, tr: Tr) -> str:
-    """A parameter or outcome name as people read it, in their language."""
-    text = tr(name)
-    return text.replace("_", " ") if text == name else text
+def label(name: str, tr: Tr, scope: str = "", title: str = "") -> str:
+    """A parameter, choice or outcome name as people read it, in their language
+    (looked up under the procedure's qualified id first: ``fow.shoot.target``)."""
+    return i18n.label(tr, name, scope, title)
 
 
 @dataclass
@@ -116,13 +116,14 @@ def raw_params(specs: Sequence[ParamSpec], form: Form, prefix: str = "") -> dict
 
 
 def form_fields(specs: Sequence[ParamSpec], values: Mapping[str, Any], tr: Tr,
-                prefix: str = "") -> list[FieldForm]:
+                prefix: str = "", scope: str = "") -> list[FieldForm]:
     """Inputs for every parameter, filled with the current values (long lists last)."""
     out = []
     for spec in specs:
         value = values.get(spec.name, spec.to_dict()["default"])
-        choices = [(c, label(c, tr)) for c in spec.choices]
-        out.append(FieldForm(spec, prefix + spec.name, label(spec.name, tr),
+        choices = [(c, label(f"{spec.name}={c}", tr, scope, spec.title(c)))
+                   for c in spec.choices]
+        out.append(FieldForm(spec, prefix + spec.name, label(spec.name, tr, scope),
                              tr(spec.description) if spec.description else "", value, choices))
     return sorted(out, key=lambda f: f.folded)
 
@@ -160,7 +161,7 @@ def _proc_context(request: Request, proc: Procedure, form: Form) -> dict[str, An
     return {
         "proc": proc,
         "system": api.registry().system(proc.game),
-        "fields": form_fields(specs, shown, tr),
+        "fields": form_fields(specs, shown, tr, scope=proc.id),
         "odds": odds,
         "dice_text": str(form.get("_dice") or ""),
         "seed_text": str(form.get("_seed") or ""),
@@ -240,7 +241,7 @@ def _compare_context(request: Request, proc: Procedure) -> dict[str, Any]:
         raw = raw_params(specs, form, prefix)
         odds, shown = compute_odds(proc, raw)
         name = str(form.get(f"{prefix}_name") or "").strip() or f"{tr('Option')} {i + 1}"
-        sets.append(CompareSet(i, name, form_fields(specs, shown, tr, prefix), odds))
+        sets.append(CompareSet(i, name, form_fields(specs, shown, tr, prefix, proc.id), odds))
     return {"proc": proc, "system": api.registry().system(proc.game), "sets": sets, "n": n,
             "max_sets": MAX_SETS, "table": compare_table(sets)}
 

@@ -15,6 +15,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from warroom import i18n
 from warroom.web import lang as langs
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -46,6 +47,9 @@ def render(request: Request, name: str, context: Mapping[str, Any] | None = None
     tr = langs.translator(lang)
     ctx: dict[str, Any] = {"lang": lang, "_": tr, "request": request}
     ctx.update(context or {})
+    proc = ctx.get("proc")
+    scope = str(getattr(proc, "id", "") or "")
+    ctx.setdefault("label", lambda name, where=scope: i18n.label(tr, str(name), where))
     response = templates().TemplateResponse(request, name, ctx, status_code=status_code)
     asked = request.query_params.get("lang")
     if asked and lang == asked.strip().lower()[:2]:

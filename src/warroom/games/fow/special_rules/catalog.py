@@ -415,6 +415,11 @@ def names() -> tuple[str, ...]:
     return tuple(r.name for r in RULES)
 
 
+def titles() -> dict[str, str]:
+    """Rule id -> its English title (forms show the title, translated)."""
+    return {r.name: r.title for r in RULES}
+
+
 def get(name: str) -> SpecialRule:
     for r in RULES:
         if r.name == name:

@@ -10,6 +10,7 @@ from warroom.engine.procedure import Params
 from warroom.games.fow.special_rules import catalog
 
 _NAMES = "warroom.games.fow.special_rules.catalog:names"
+_TITLES = "warroom.games.fow.special_rules.catalog:titles"
 
 
 class RulesParams(Params):
@@ -17,10 +18,10 @@ class RulesParams(Params):
 
     rules: tuple[str, ...] = Field(
         (), description="special rules in force for the acting side (comma-separated)",
-        json_schema_extra={"choices_from": _NAMES})
+        json_schema_extra={"choices_from": _NAMES, "titles_from": _TITLES})
     target_rules: tuple[str, ...] = Field(
         (), description="special rules in force for the side shot at or tested against",
-        json_schema_extra={"choices_from": _NAMES})
+        json_schema_extra={"choices_from": _NAMES, "titles_from": _TITLES})
 
     @field_validator("rules", "target_rules", mode="before")
     @classmethod
