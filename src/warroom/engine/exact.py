@@ -61,7 +61,6 @@ class ExactDice(Dice):
         self.ordinal = 0
         self.concrete = concrete
         self.all_concrete = all_concrete
-        self.roots: list[Node] = []
         self.memo = memo if memo is not None else {}
 
     # -- plumbing --------------------------------------------------------------
@@ -91,16 +90,17 @@ class ExactDice(Dice):
                 return {label: (n if p == den else 0) for label, p in probs}
             if n < 0:
                 raise RuleError(f"a pool cannot have {n} items")
-            root = Node(i, None, 1, 1, n)
-            self.roots.append(root)
-            leaves = [root]
+            leaves = [Node(i, None, 1, 1, n)]
         else:
             terms = n.terms
-            if n.const != 0 or any(c != 1 for c in terms.values()):
-                raise NeedConcrete(n.origins() | {i})
-            if len(terms) == 1:
-                leaves = next(iter(terms)).leaves()
+            if len(terms) == 1 and not n.const:
+                ((node, c),) = terms.items()
+                if c != 1:
+                    raise NeedConcrete(n.origins() | {i})
+                leaves = node.leaves() if node.children else [node]
             else:
+                if n.const != 0 or any(c != 1 for c in terms.values()):
+                    raise NeedConcrete(n.origins() | {i})
                 nodes = list(terms)
                 leaves = [leaf for node in nodes for leaf in node.leaves()]
                 if len(set(map(id, leaves))) != len(leaves) or any(
@@ -111,12 +111,7 @@ class ExactDice(Dice):
                 return {label: (n if p == den else 0) for label, p in probs}
         out: dict[str, Any] = {label: 0 for label, _ in probs}
         for label, p in live:
-            children: dict[Node, int] = {}
-            for leaf in leaves:
-                child = Node(i, leaf, p, den)
-                leaf.children.append(child)
-                children[child] = 1
-            out[label] = Sym(children)
+            out[label] = Sym({Node(i, leaf, p, den): 1 for leaf in leaves})
         return out
 
     def _concrete_count(self, i: int, n: Any) -> int:
@@ -339,32 +334,38 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
     exprs: list[Sym] = []
     seen: set[int] = set()
     for v in values:
-        for s in ([v] if isinstance(v, Sym) else v.syms() if isinstance(v, Cond) else []):
-            if id(s) not in seen:
-                seen.add(id(s))
-                exprs.append(s)
-    # every category tree involved, walked once: its leaves with their chances
-    roots: dict[Node, list[tuple[Node, int, int]]] = {}
-    for e in exprs:
-        for node in e.terms:
-            r = node.root()
-            if r not in roots:
-                roots[r] = _leaf_chances(r)
+        if isinstance(v, Sym):
+            if id(v) not in seen:
+                seen.add(id(v))
+                exprs.append(v)
+        elif isinstance(v, Cond):
+            for s in v.syms():
+                if id(s) not in seen:
+                    seen.add(id(s))
+                    exprs.append(s)
+    # every category tree involved: its leaves (each knows its chance per item)
+    roots: dict[Node, list[Node]] = {}
     # each expression's coefficient on each leaf
     leaf_coef: list[dict[Node, int]] = []
     for e in exprs:
         coefs: dict[Node, int] = {}
         for node, c in e.terms.items():
-            for leaf in node.leaves() if node.children else (node,):
-                coefs[leaf] = coefs.get(leaf, 0) + c
+            r = node.top
+            if r not in roots:
+                roots[r] = r.tree_leaves()
+            if node.children:
+                for leaf in node.leaves():
+                    coefs[leaf] = coefs.get(leaf, 0) + c
+            else:
+                coefs[node] = coefs.get(node, 0) + c
         leaf_coef.append(coefs)
+    all_leaves = [leaf for leaves in roots.values() for leaf in leaves]
     try:
         index = {id(e): i for i, e in enumerate(exprs)}
         key: Any = (
-            tuple((r.size, tuple((num, den) for _, num, den in leaves))
-                  for r, leaves in roots.items()),
-            tuple((e.const, tuple(coefs.get(leaf, 0) for leaves in roots.values()
-                                  for leaf, _, _ in leaves))
+            tuple((r.size, len(leaves)) for r, leaves in roots.items()),
+            tuple((leaf.cnum, leaf.cden) for leaf in all_leaves),
+            tuple((e.const, *(coefs.get(leaf, 0) for leaf in all_leaves))
                   for e, coefs in zip(exprs, leaf_coef, strict=True)),
             tuple(_pattern(v, index) for v in values),
         )
@@ -382,7 +383,7 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
 
 
 def _evaluate_tree(values: list[Any], exprs: list[Sym],
-                   roots: dict[Node, list[tuple[Node, int, int]]],
+                   roots: dict[Node, list[Node]],
                    leaf_coef: list[dict[Node, int]]) -> tuple[dict[Outcome, int], int]:
     # mixed-radix encoding of the vector of expression values into one int
     mults: list[int] = []
@@ -394,7 +395,7 @@ def _evaluate_tree(values: list[Any], exprs: list[Sym],
         lo = hi = e.const
         for r, leaves in roots.items():
             cmin = cmax = 0
-            for leaf, _, _ in leaves:
+            for leaf in leaves:
                 c = coefs.get(leaf, 0)
                 if c < cmin:
                     cmin = c
@@ -410,9 +411,10 @@ def _evaluate_tree(values: list[Any], exprs: list[Sym],
     dist: dict[int, int] | None = None
     den = 1
     for r, leaves in roots.items():
-        d = lcm(*(dd for _, _, dd in leaves))
+        d = lcm(*(leaf.cden for leaf in leaves))
         chances: dict[int, int] = {}
-        for leaf, num, dd in leaves:
+        for leaf in leaves:
+            num, dd = leaf.cnum, leaf.cden
             delta = 0
             for coefs, m in zip(leaf_coef, mults, strict=True):
                 c = coefs.get(leaf, 0)
@@ -438,20 +440,6 @@ def _evaluate_tree(values: list[Any], exprs: list[Sym],
     if offset:
         dist = {k + offset: w for k, w in dist.items()}
     return _decode(values, exprs, mults, los, radices, dist), den
-
-
-def _leaf_chances(root: Node) -> list[tuple[Node, int, int]]:
-    """Every leaf under ``root`` with its chance (num, den) per item, in one walk."""
-    out: list[tuple[Node, int, int]] = []
-    stack: list[tuple[Node, int, int]] = [(root, 1, 1)]
-    while stack:
-        node, num, den = stack.pop()
-        if not node.children:
-            out.append((node, num, den))
-            continue
-        for child in node.children:
-            stack.append((child, num * child.prob[0], den * child.prob[1]))
-    return out
 
 
 def _decode(values: list[Any], exprs: list[Sym], mults: list[int], los: list[int],
@@ -500,20 +488,19 @@ def _multinomial_keys(n: int, classes: tuple[tuple[int, int], ...]) -> dict[int,
         return dict(zip(range(n * d2, n * d2 + (n + 1) * (d1 - d2), d1 - d2), row, strict=True))
     if len(classes) == 3:
         (da, wa), (db, wb), (dc, wc) = classes
-        pb = [1]
-        pc = [1]
-        for _ in range(n):
-            pb.append(pb[-1] * wb)
-            pc.append(pc[-1] * wc)
         step = db - dc
         out: dict[int, int] = {}
         pa = 1
         terms = 0
         for a in range(n + 1):
             m = n - a
-            base = comb(n, a) * pa
+            # row b = C(n,a) wa^a C(m,b) wb^b wc^(m-b), each term from the one before
+            t = comb(n, a) * pa * wc**m
+            row = [t]
+            for b in range(m):
+                t = t * (m - b) * wb // ((b + 1) * wc)
+                row.append(t)
             start = a * da + m * dc
-            row = [base * comb(m, b) * pb[b] * pc[m - b] for b in range(m + 1)]
             if step:
                 out.update(zip(range(start, start + (m + 1) * step, step), row, strict=True))
                 terms += m + 1
@@ -528,11 +515,12 @@ def _multinomial_keys(n: int, classes: tuple[tuple[int, int], ...]) -> dict[int,
         pa = 1
         for a in range(n + 1):
             m = n - a
-            base = comb(n, a) * pa
+            t = comb(n, a) * pa * wc**m
             start = a * da + m * dc
             for b in range(m + 1):
                 k = start + b * step
-                out[k] = out.get(k, 0) + base * comb(m, b) * pb[b] * pc[m - b]
+                out[k] = out.get(k, 0) + t
+                t = t * (m - b) * wb // ((b + 1) * wc)
             pa *= wa
         return out
     # four or more categories: peel one off and recurse

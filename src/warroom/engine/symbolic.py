@@ -26,9 +26,23 @@ class NeedConcrete(BaseException):
 
 
 class Node:
-    """A category of items: a root (a pool of ``size`` items) or a child of a split."""
+    """A category of items: a root (a pool of ``size`` items) or a child of a split.
 
-    __slots__ = ("children", "origin", "parent", "prob", "size")
+    Every node knows its tree's root (``top``), the chance ``num/den`` that one item of
+    the root ends in it, and the root lists every node of its tree (``nodes``), so the
+    driver never walks a tree to evaluate it."""
+
+    __slots__ = (
+        "cden",
+        "children",
+        "cnum",
+        "nodes",
+        "origin",
+        "parent",
+        "prob",
+        "size",
+        "top",
+    )
 
     def __init__(self, origin: int, parent: Node | None, num: int, den: int,
                  size: int = 0) -> None:
@@ -37,12 +51,20 @@ class Node:
         self.prob = (num, den)
         self.size = size
         self.children: list[Node] = []
+        if parent is None:
+            self.top = self
+            self.cnum = self.cden = 1
+            self.nodes: list[Node] = [self]
+        else:
+            top = parent.top
+            self.top = top
+            self.cnum = parent.cnum * num
+            self.cden = parent.cden * den
+            parent.children.append(self)
+            top.nodes.append(self)
 
     def root(self) -> Node:
-        node = self
-        while node.parent is not None:
-            node = node.parent
-        return node
+        return self.top
 
     def origins(self) -> frozenset[int]:
         out = set()
@@ -60,15 +82,13 @@ class Node:
             out.extend(c.leaves())
         return out
 
+    def tree_leaves(self) -> list[Node]:
+        """Every leaf of this root's tree, in creation order."""
+        return [n for n in self.top.nodes if not n.children]
+
     def chance(self) -> tuple[int, int]:
         """Chance that one item of the root ends in this category, as (num, den)."""
-        num = den = 1
-        node: Node | None = self
-        while node is not None and node.parent is not None:
-            num *= node.prob[0]
-            den *= node.prob[1]
-            node = node.parent
-        return num, den
+        return self.cnum, self.cden
 
 
 class Sym:
