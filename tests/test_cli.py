@@ -156,3 +156,36 @@ def test_a_commands_exit_code_is_kept(capsys: pytest.CaptureFixture[str]) -> Non
     finally:
         app.registered_commands[:] = [c for c in app.registered_commands
                                       if c.name != "exit-three"]
+
+
+def test_odds_headers_in_polish_and_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    _, en, _ = run(capsys, "odds", "fow.shoot", "dice=2")
+    assert "hits" in en and "chance" in en and "trafienia" not in en
+    code, pl, _ = run(capsys, "odds", "fow.shoot", "dice=2", "--lang", "pl")
+    assert code == 0
+    assert "trafienia" in pl and "opuszczone" in pl and "szansa" in pl
+    assert "trafienia: co najmniej N" in pl and "bailed_out" not in pl
+    code, zh, _ = run(capsys, "--lang", "zh", "odds", "fow.shoot", "dice=2")
+    assert code == 0
+    assert "命中数" in zh and "弃车" in zh and "概率" in zh
+
+
+def test_json_ignores_the_language(capsys: pytest.CaptureFixture[str]) -> None:
+    _, en, _ = run(capsys, "odds", "fow.shoot", "dice=2", "--json")
+    _, pl, _ = run(capsys, "odds", "fow.shoot", "dice=2", "--json", "--lang", "pl")
+    assert en == pl and '"bailed_out"' in pl
+
+
+def test_roll_and_simulate_fields_translated(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "roll", "fow.shoot", "dice=2", "--dice", "6,6,1,1", "--lang", "pl")
+    assert "trafienia = 2" in out
+    _, out, _ = run(capsys, "simulate", "bkc.fire", "--samples", "500", "--seed", "1",
+                    "--lang", "zh")
+    assert "命中数" in out and "平均" in out
+
+
+def test_rules_show_labels_beside_names(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "rules", "demo", "--lang", "pl")
+    assert "dice (kości)" in out and "successes (udane)" in out
+    _, out, _ = run(capsys, "rules", "demo")
+    assert "dice (" not in out and "outcome: successes\n" in out

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from warroom import i18n
 from warroom.engine.results import Distribution, Estimate, Resolution
 
 Tr = Callable[[str], str]
@@ -36,6 +39,35 @@ def fmt_value(v: Any) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
     return str(v)
+
+
+def field_label(tr: Tr, name: str, scope: str) -> str:
+    """A parameter or outcome field as people read it: its catalogued label in the active
+    language (procedure, game, then bare id; see :func:`warroom.i18n.label`), else the
+    name itself, so English output shows names as they are typed and given in JSON."""
+    if any(tr(key) != key for key in i18n.label_keys(name, scope)):
+        return i18n.label(tr, name, scope)
+    return name
+
+
+def _named(tr: Tr, name: str, scope: str) -> str:
+    """``name`` followed by its label when a language other than English labels it."""
+    shown = field_label(tr, name, scope)
+    return name if shown == name else f"{name} ({shown})"
+
+
+def _cell(v: Any, tr: Tr) -> str:
+    """An outcome value: yes/no in the active language, anything else as it is."""
+    return tr(fmt_value(v)) if isinstance(v, bool) else fmt_value(v)
+
+
+def _active_tr() -> Tr:
+    """The translator of the language the CLI runs in (--lang, else WARROOM_LANG), for
+    callers that pass none."""
+    cli = sys.modules.get("warroom.cli")
+    state = getattr(cli, "_STATE", None)
+    lang = state.get("lang") if isinstance(state, dict) else None
+    return i18n.translator(lang if isinstance(lang, str) else i18n.from_env())
 
 
 def _params_line(params: Mapping[str, Any]) -> str:
@@ -78,10 +110,11 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
                     hi = prm.get("maximum", "")
                     allowed = f"{_n(lo)}..{_n(hi)}"
                 default = "(required)" if prm["required"] else fmt_value(prm["default"])
-                table.add_row(prm["name"], prm["type"], default, allowed, tr(prm["description"]))
+                table.add_row(_named(tr, prm["name"], proc["id"]), prm["type"], default, allowed,
+                              tr(prm["description"]))
             console.print(table)
-            outs = ", ".join(f["name"] for f in proc["outcome"])
-            console.print(f"    [dim]outcome:[/dim] {outs}")
+            outs = ", ".join(_named(tr, f["name"], proc["id"]) for f in proc["outcome"])
+            console.print(f"    [dim]outcome:[/dim] {escape(outs)}")
             if proc.get("note"):
                 console.print(f"    [dim]note:[/dim] {tr(proc['note'])}")
         if full and system.get("tables"):
@@ -133,13 +166,22 @@ def _inline(v: Any) -> str:
     return fmt_value(v)
 
 
-def render_odds(console: Console, dist: Distribution, exact: bool = False) -> None:
+def render_odds(console: Console, dist: Distribution, exact: bool = False,
+                tr: Tr | None = None) -> None:
+    """The odds table, then "at least N" for numeric fields and shares of the others.
+    Outcome fields are shown by their labels in the active language (``tr``, else the
+    CLI's)."""
+    tr = tr or _active_tr()
+
+    def name(field: str) -> str:
+        return field_label(tr, field, dist.procedure)
+
     console.print(Text(dist.procedure, style="bold"), Text(_params_line(dist.params), style="dim"))
     rows = list(dist.items())
     table = Table(show_edge=False, header_style="bold")
     for f in dist.fields:
-        table.add_column(f)
-    table.add_column("chance", justify="right")
+        table.add_column(name(f))
+    table.add_column(tr("chance"), justify="right")
     if exact:
         table.add_column("exact", justify="right")
     table.add_column("")
@@ -148,7 +190,7 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False) -> No
         shown = sorted(rows, key=lambda r: -r[1])[:MAX_ROWS]
         shown.sort(key=lambda r: rows.index(r))
     for outcome, p in shown:
-        cells: list[str | Text] = [fmt_value(outcome[f]) for f in dist.fields]
+        cells: list[str | Text] = [_cell(outcome[f], tr) for f in dist.fields]
         cells.append(fmt_pct(float(p)))
         if exact:
             cells.append(f"{p.numerator}/{p.denominator}")
@@ -158,12 +200,12 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False) -> No
     if len(rows) > MAX_ROWS:
         console.print(f"[dim]{len(rows) - MAX_ROWS} rarer outcomes not shown "
                       "(use --json for all)[/dim]")
-    for name in dist.numeric_fields():
-        marg = dist.at_least(name)
+    for field in dist.numeric_fields():
+        marg = dist.at_least(field)
         if len(marg) <= 1:
             continue
-        console.print(Text(f"\n{name}: at least N", style="bold"),
-                      Text(f"  (average {float(dist.mean(name)):.2f})", style="dim"))
+        console.print(Text(f"\n{name(field)}: {tr('at least')} N", style="bold"),
+                      Text(f"  ({tr('average')} {float(dist.mean(field)):.2f})", style="dim"))
         t = Table(show_edge=False, show_header=False, box=None)
         t.add_column(justify="right")
         t.add_column(justify="right")
@@ -173,14 +215,14 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False) -> No
                 continue
             t.add_row(f"≥ {v}", fmt_pct(float(p)), Text(bar(float(p)), style="cyan"))
         console.print(t)
-    for i, name in enumerate(dist.fields):
-        if dist.numeric_fields().count(name):
+    for i, field in enumerate(dist.fields):
+        if dist.numeric_fields().count(field):
             continue
         if len(dist.fields) > 1:
-            marg = dist.marginal(name)
+            marg = dist.marginal(field)
             if len(marg) > 1:
-                parts = ", ".join(f"{fmt_value(v)} {fmt_pct(float(p))}" for v, p in marg.items())
-                console.print(f"[bold]{name}[/bold]: {parts}")
+                parts = ", ".join(f"{_cell(v, tr)} {fmt_pct(float(p))}" for v, p in marg.items())
+                console.print(f"[bold]{escape(name(field))}[/bold]: {escape(parts)}")
         del i
 
 
@@ -209,21 +251,25 @@ def render_roll(console: Console, res: Resolution, tr: Tr) -> None:
         if step["result"]:
             console.print(Text(f"      → {step['result']}", style="green"))
     console.print(Text(tr("Outcome") + ": ", style="bold"),
-                  Text(", ".join(f"{k} = {fmt_value(v)}" for k, v in res.outcome.items())))
+                  Text(", ".join(f"{field_label(tr, k, res.procedure)} = {_cell(v, tr)}"
+                                 for k, v in res.outcome.items())))
     if res.seed is not None:
         dice = ",".join(str(d) for d in res.dice)
         console.print(f"[dim]seed {res.seed}; replay with --seed {res.seed}"
                       f"{' or --dice ' + dice if dice else ''}[/dim]")
 
 
-def render_estimate(console: Console, est: Estimate) -> None:
+def render_estimate(console: Console, est: Estimate, tr: Tr | None = None) -> None:
+    """The Monte Carlo table and averages, outcome fields by their labels (``tr``, else
+    the CLI's language)."""
+    tr = tr or _active_tr()
     data = est.to_json()
     console.print(Text(est.procedure, style="bold"), Text(_params_line(est.params), style="dim"))
     console.print(f"[dim]{est.samples:,} samples, seed {est.seed}, {est.seconds:.2f}s "
                   f"({est.samples / max(est.seconds, 1e-9):,.0f}/s)[/dim]")
     table = Table(show_edge=False, header_style="bold")
     for f in est.fields:
-        table.add_column(f)
+        table.add_column(field_label(tr, f, est.procedure))
     table.add_column("estimate", justify="right")
     table.add_column("95% interval", justify="right")
     table.add_column("")
@@ -232,9 +278,10 @@ def render_estimate(console: Console, est: Estimate) -> None:
         rows = sorted(rows, key=lambda r: -r["p"])[:MAX_ROWS]
     for row in rows:
         lo, hi = row["ci95"]
-        table.add_row(*[fmt_value(row["outcome"][f]) for f in est.fields], fmt_pct(row["p"]),
+        table.add_row(*[_cell(row["outcome"][f], tr) for f in est.fields], fmt_pct(row["p"]),
                       f"{fmt_pct(lo)}–{fmt_pct(hi)}", Text(bar(row["p"]), style="green"))
     console.print(table)
     for name, m in data["means"].items():
-        console.print(f"[bold]{name}[/bold] average {m['mean']:.3f} "
+        console.print(f"[bold]{escape(field_label(tr, name, est.procedure))}[/bold] "
+                      f"{tr('average')} {m['mean']:.3f} "
                       f"(95%: {m['ci95'][0]:.3f}–{m['ci95'][1]:.3f})")
