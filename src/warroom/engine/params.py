@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticUndefined
 
 from warroom.engine.procedure import Params, Procedure
-from warroom.errors import ParameterError, UnknownParameterError
+from warroom.errors import ErrorText, ParameterError, UnknownParameterError, UsageError, verbatim
 
 TypeName = Literal["int", "float", "fraction", "bool", "str", "choice", "list"]
 
@@ -39,20 +39,24 @@ class ParamSpec:
         return dict(self.titles).get(choice, "")
 
     def allowed(self) -> str:
+        return str(self.allowed_text())
+
+    def allowed_text(self) -> ErrorText:
+        """What the parameter accepts, as a translatable message (see :meth:`allowed`)."""
         if self.choices:
-            return ", ".join(self.choices)
+            return verbatim(", ".join(self.choices))
         if self.type == "bool":
-            return "true/false, yes/no, 1/0"
+            return verbatim("true/false, yes/no, 1/0")
         lo = "" if self.minimum is None else _num(self.minimum)
         hi = "" if self.maximum is None else _num(self.maximum)
-        word = {"int": "a whole number", "float": "a number", "fraction": "a number"}.get(
-            self.type, "text")
+        word = ErrorText({"int": "a whole number", "float": "a number",
+                          "fraction": "a number"}.get(self.type, "text"))
         if lo and hi:
-            return f"{word} from {lo} to {hi}"
+            return ErrorText("{word} from {lo} to {hi}", word=word, lo=lo, hi=hi)
         if lo:
-            return f"{word}, at least {lo}"
+            return ErrorText("{word}, at least {lo}", word=word, lo=lo)
         if hi:
-            return f"{word}, at most {hi}"
+            return ErrorText("{word}, at most {hi}", word=word, hi=hi)
         return word
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,11 +184,11 @@ def parse_assignments(words: Sequence[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for word in words:
         if "=" not in word:
-            raise ParameterError("", f"expected key=value, got {word!r}")
+            raise ParameterError("", ErrorText("expected key=value, got {word!r}", word=word))
         key, _, value = word.partition("=")
         key = key.strip().replace("-", "_")
         if not key:
-            raise ParameterError("", f"expected key=value, got {word!r}")
+            raise ParameterError("", ErrorText("expected key=value, got {word!r}", word=word))
         if key in out:
             raise ParameterError(key, "given twice")
         out[key] = value.strip()
@@ -211,13 +215,48 @@ def _to_parameter_error(exc: ValidationError, specs: Mapping[str, ParamSpec]) ->
     message = str(err.get("msg", "invalid value"))
     if message.startswith("Value error, "):
         message = message[len("Value error, "):]
+    reason = _reason(err, message)
     if "input" in err and name and err.get("type") != "missing":
-        message = f"{err['input']!r} is not valid: {message}"
+        reason = ErrorText("{value!r} is not valid: {reason}", value=err["input"], reason=reason)
     spec = specs.get(name)
-    allowed = spec.allowed() if spec else ""
+    allowed: ErrorText | str = spec.allowed_text() if spec else ""
     if "Valid:" in message:  # the validator already listed the valid names
         allowed = ""
-    return ParameterError(name, message, allowed)
+    return ParameterError(name, reason, allowed)
+
+
+# pydantic's messages that carry numbers or names (the others are fixed message ids)
+_PYDANTIC_TEMPLATES: dict[str, str] = {
+    "greater_than_equal": "Input should be greater than or equal to {ge}",
+    "greater_than": "Input should be greater than {gt}",
+    "less_than_equal": "Input should be less than or equal to {le}",
+    "less_than": "Input should be less than {lt}",
+    "literal_error": "Input should be {expected}",
+    "enum": "Input should be {expected}",
+}
+
+
+def _reason(err: Mapping[str, Any], message: str) -> ErrorText:
+    """The translatable form of one pydantic error's message (English: ``message``)."""
+    ctx = err.get("ctx") or {}
+    error = ctx.get("error")
+    if isinstance(error, UsageError) and str(error) == message:
+        return error.text  # a validator raised one of ours: keep its template
+    template = _PYDANTIC_TEMPLATES.get(str(err.get("type")))
+    if template:
+        args: dict[str, object] = dict(ctx)
+        expected = args.get("expected")
+        if isinstance(expected, str):
+            head, sep, last = expected.rpartition(" or ")
+            args["expected"] = (ErrorText("{choices} or {last}", choices=head, last=last)
+                                if sep else verbatim(expected))
+        try:
+            text = ErrorText(template, **args)
+            if str(text) == message:
+                return text
+        except (KeyError, IndexError, ValueError):
+            pass
+    return ErrorText(message)
 
 
 def normalized(params: Params) -> dict[str, Any]:
