@@ -262,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("Aborted.\n")
         return 1
     except UsageError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        sys.stderr.write(f"error: {exc.translated(_tr())}\n")  # in --lang / WARROOM_LANG
         return 2
     except WarroomError as exc:
         if debug:

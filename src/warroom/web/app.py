@@ -83,7 +83,13 @@ def create_app(database: str | Path | None = None) -> FastAPI:
             parameter = exc.parameter or None
         elif isinstance(exc, UnknownParameterError):
             parameter = exc.name
-        return _error(request, 422, str(exc), parameter)
+        message = str(exc)  # the JSON API's detail stays English
+        if _wants_html(request):
+            from warroom.web.lang import translator
+            from warroom.web.templating import page_lang
+
+            message = exc.translated(translator(page_lang(request)))
+        return _error(request, 422, message, parameter)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:

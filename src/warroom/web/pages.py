@@ -138,13 +138,15 @@ class OddsView:
     joint: list[tuple[dict[str, Any], Any]] = field(default_factory=list)
 
 
-def compute_odds(proc: Procedure, raw: Mapping[str, Any]) -> tuple[OddsView, dict[str, Any]]:
-    """Exact odds for a form's values, and the values to show back in the form."""
+def compute_odds(proc: Procedure, raw: Mapping[str, Any], tr: Tr | None = None
+                 ) -> tuple[OddsView, dict[str, Any]]:
+    """Exact odds for a form's values, and the values to show back in the form (an error
+    in ``tr``'s language, English without it)."""
     try:
         _, params = api.prepare(proc.id, raw)
         dist = api.odds(proc.id, raw)
     except UsageError as exc:
-        return OddsView(error=str(exc)), dict(raw)
+        return OddsView(error=exc.translated(tr)), dict(raw)
     joint = joint_rows(dist) if len(dist.fields) > 1 else []
     return OddsView(dist, "", views(dist), joint), normalized(params)
 
@@ -157,7 +159,7 @@ def _proc_context(request: Request, proc: Procedure, form: Form) -> dict[str, An
     tr = translator(page_lang(request))
     specs = api.param_specs(proc)
     raw = raw_params(specs, form)
-    odds, shown = compute_odds(proc, raw)
+    odds, shown = compute_odds(proc, raw, tr)
     return {
         "proc": proc,
         "system": api.registry().system(proc.game),
@@ -186,9 +188,10 @@ def odds_panel(request: Request, proc_id: str) -> HTMLResponse:
     return render(request, "_odds.html", ctx)
 
 
-def do_roll(proc: Procedure, raw: Mapping[str, Any], dice_text: str, seed_text: str
-            ) -> tuple[Resolution | None, str]:
-    """Roll with typed dice, or virtual dice with a seed; a usage error is the message."""
+def do_roll(proc: Procedure, raw: Mapping[str, Any], dice_text: str, seed_text: str,
+            tr: Tr | None = None) -> tuple[Resolution | None, str]:
+    """Roll with typed dice, or virtual dice with a seed; a usage error is the message
+    (in ``tr``'s language)."""
     from warroom.dice.sources import parse_dice
 
     try:
@@ -198,10 +201,11 @@ def do_roll(proc: Procedure, raw: Mapping[str, Any], dice_text: str, seed_text: 
             try:
                 seed = int(seed_text.strip())
             except ValueError:
-                raise UsageError(f"seed: {seed_text.strip()!r} is not a whole number") from None
+                raise UsageError("seed: {seed!r} is not a whole number",
+                                 seed=seed_text.strip()) from None
         return api.roll(proc.id, raw, seed=seed, entered=dice), ""
     except UsageError as exc:
-        return None, str(exc)
+        return None, exc.translated(tr)
 
 
 @router.post("/p/{proc_id}/roll", response_class=HTMLResponse)
@@ -210,8 +214,9 @@ async def roll_page(request: Request, proc_id: str) -> HTMLResponse:
     form = await request.form()
     ctx = _proc_context(request, proc, form)
     specs = api.param_specs(proc)
-    result, error = do_roll(proc, raw_params(specs, form), ctx["dice_text"], ctx["seed_text"])
     tr = translator(page_lang(request))
+    result, error = do_roll(proc, raw_params(specs, form), ctx["dice_text"], ctx["seed_text"],
+                            tr)
     ctx.update(roll=result.to_json(tr) if result else None, roll_error=error)
     if request.headers.get("hx-request"):
         return render(request, "_roll.html", ctx)
@@ -239,7 +244,7 @@ def _compare_context(request: Request, proc: Procedure) -> dict[str, Any]:
     for i in range(n):
         prefix = f"s{i}."
         raw = raw_params(specs, form, prefix)
-        odds, shown = compute_odds(proc, raw)
+        odds, shown = compute_odds(proc, raw, tr)
         name = str(form.get(f"{prefix}_name") or "").strip() or f"{tr('Option')} {i + 1}"
         sets.append(CompareSet(i, name, form_fields(specs, shown, tr, prefix, proc.id), odds))
     return {"proc": proc, "system": api.registry().system(proc.game), "sets": sets, "n": n,
