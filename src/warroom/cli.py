@@ -130,7 +130,7 @@ def odds(
         return
     from warroom.cli_render import render_odds
 
-    render_odds(_console(), dist, exact=exact)
+    render_odds(_console(), dist, exact=exact, tr=_tr())
 
 
 # --------------------------------------------------------------------------- roll
@@ -205,7 +205,7 @@ def simulate(
         return
     from warroom.cli_render import render_estimate
 
-    render_estimate(_console(), est)
+    render_estimate(_console(), est, tr=_tr())
 
 
 _REGISTERED: list[bool] = []
