@@ -10,14 +10,16 @@ counter the device last saw) and is refused when someone else wrote in between.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Form, Header, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from starlette.concurrency import run_in_threadpool
 
 from warroom.battle.core import Battles
-from warroom.battle.errors import AccessError
+from warroom.battle.errors import AccessError, BattleError, StaleStateError
 from warroom.errors import UsageError
 
 router = APIRouter(tags=["battles"])
@@ -277,8 +279,8 @@ def page_new(request: Request, game: Annotated[str, Form()],
     return RedirectResponse(links(made["id"], made["tokens"])["A"], status_code=303)
 
 
-def _page(request: Request, battle_id: str, key: str, error: str | None = None,
-          status: int = 200) -> HTMLResponse:
+def _context(request: Request, battle_id: str, key: str) -> dict[str, Any]:
+    """What the battle section shows to this link's holder."""
     bt = battles(request)
     role, side = _role(bt, battle_id, key)
     info = bt.show(battle_id)
@@ -287,12 +289,19 @@ def _page(request: Request, battle_id: str, key: str, error: str | None = None,
     share = links(battle_id, _tokens(bt.row(battle_id))) if side else {}
     if side:  # a side's holder sees the other side's link and the spectator link
         share = {k: v for k, v in share.items() if k != side}
-    response = _render(request, "battles/battle.html", {
+    return {
         "b": info, "events": list(reversed(events)), "luck": bt.luck(battle_id)["sides"],
-        "role": role, "side": side, "key": key, "procedures": procs, "error": error,
+        "role": role, "side": side, "key": key, "procedures": procs,
         "share": share, "base": f"/battles/{battle_id}/{key}",
         "markers": _marker_names(info["game"]),
-    }, status)
+        "mine": [u for u in info["units"] if side is not None and u["side"] == side],
+    }
+
+
+def _page(request: Request, battle_id: str, key: str, error: str | None = None,
+          status: int = 200) -> HTMLResponse:
+    ctx = _context(request, battle_id, key)
+    response = _render(request, "battles/battle.html", {**ctx, "error": error}, status)
     pairs = [p for p in _remembered(request) if p != (battle_id, key)] + [(battle_id, key)]
     response.set_cookie(REMEMBER, ",".join(f"{b}:{k}" for b, k in pairs[-30:]),
                         max_age=365 * 24 * 3600, samesite="lax", httponly=True)
@@ -312,10 +321,20 @@ def page_battle(battle_id: str, key: str, request: Request) -> HTMLResponse:
 
 
 @router.get("/battles/{battle_id}/{key}/counter", summary="The state counter (for polling)")
-def page_counter(battle_id: str, key: str, request: Request) -> dict[str, int]:
+def page_counter(battle_id: str, key: str, request: Request, response: Response
+                 ) -> dict[str, int]:
     bt = battles(request)
     _role(bt, battle_id, key)
+    response.headers["Cache-Control"] = "no-store"
     return {"counter": int(bt.row(battle_id)["counter"])}
+
+
+@router.get("/battles/{battle_id}/{key}/section", response_class=HTMLResponse,
+            summary="The battle section alone (the page swaps it in when the battle changes)")
+def page_section(battle_id: str, key: str, request: Request) -> HTMLResponse:
+    response = _render(request, "battles/_battle.html", _context(request, battle_id, key))
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def _act(request: Request, battle_id: str, key: str, action: Any) -> Response:
@@ -368,6 +387,64 @@ def page_unit(battle_id: str, key: str, request: Request, name: Annotated[str, F
                     expect=_expect(expect), by=side)
 
     return _act(request, battle_id, key, run)
+
+
+STAT = "s."
+"""Prefix of the edit form's fields holding a unit's current stats (``s.teams``)."""
+LONGEST = 60
+
+
+def stat_changes(current: Mapping[str, Any], form: Mapping[str, str], new_stat: str = "",
+                 new_value: str = "") -> dict[str, str]:
+    """The stats the edit form changes: fields ``s.NAME`` whose value differs from the
+    unit's (an emptied one removes that stat), plus the new stat if one is named.
+    Values stay text; :meth:`Battles.edit_unit` reads whole numbers as numbers."""
+    changes: dict[str, str] = {}
+    for field, value in form.items():
+        if not field.startswith(STAT):
+            continue
+        name, text = field[len(STAT):], value.strip()
+        if len(text) > LONGEST:
+            raise BattleError(f"{name}: {text[:20]!r}... is too long (at most {LONGEST} "
+                              "characters)")
+        old = current.get(name)
+        if text != ("" if old is None else str(old)):
+            changes[name] = text
+    name, text = new_stat.strip(), new_value.strip()
+    if name:
+        if not text:
+            raise BattleError(f"the new stat {name!r} needs a value")
+        if len(text) > LONGEST:
+            raise BattleError(f"{name}: the value is too long (at most {LONGEST} characters)")
+        if name in changes and changes[name] != text:
+            raise BattleError(f"{name!r} is given twice, as {changes[name]!r} and {text!r}")
+        changes[name] = text
+    if not changes:
+        raise BattleError("nothing to change: edit a value, empty one to remove that stat, "
+                          "or add a stat")
+    return changes
+
+
+@router.post("/battles/{battle_id}/{key}/edit")
+async def page_edit(battle_id: str, key: str, request: Request,
+                    unit: Annotated[str, Form()], new_stat: Annotated[str, Form()] = "",
+                    new_value: Annotated[str, Form()] = "",
+                    expect: Annotated[str, Form()] = "") -> Response:
+    """Change a unit's stats from the page's edit form (the API's ``edit`` call). Besides
+    the named fields the form posts one ``s.NAME`` field per current stat."""
+    form = await request.form()
+    fields = {k: v for k, v in form.multi_items() if isinstance(v, str)}
+
+    def run(bt: Battles, side: str) -> None:
+        seen = _expect(expect)
+        counter = int(bt.row(battle_id)["counter"])
+        if seen is not None and seen != counter:  # refuse a stale form before reading it
+            raise StaleStateError(seen, counter)
+        current = bt.state(battle_id).unit(unit).stats
+        changes = stat_changes(current, fields, new_stat, new_value)
+        bt.edit_unit(battle_id, unit, changes, expect=seen, by=side)
+
+    return await run_in_threadpool(_act, request, battle_id, key, run)
 
 
 @router.post("/battles/{battle_id}/{key}/mark")
