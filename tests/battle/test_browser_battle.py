@@ -80,12 +80,52 @@ def turn(browser: Any, page: Any, server_url: str) -> None:
     phone_b.click("#add-unit")
     expect(phone_b.locator("#units")).to_contain_text("T-34s")
 
-    # side A's page is now stale: it says so, and a write from it is refused
-    expect(page.locator("#changed")).to_be_visible(timeout=12_000)
+    def b_edits(unit: str, stats: dict[str, str]) -> None:
+        """Side B changes its unit's stats through the page's edit form."""
+        form = phone_b.locator(f'details[data-edit="{unit}"]')
+        form.locator("summary").click()
+        for name, value in stats.items():
+            field = form.locator(f'input[name="s.{name}"]')
+            if field.count():
+                field.fill(value)
+            else:
+                form.locator('input[name="new_stat"]').fill(name)
+                form.locator('input[name="new_value"]').fill(value)
+        form.locator("button.save-unit").click()
+        for name, value in stats.items():
+            expect(phone_b.locator(f'tr[data-unit="{unit}"]')).to_contain_text(
+                f"{name}={value}")
+
+    # side A's page follows by itself: B's unit shows up without anyone reloading
+    page.evaluate("window.notReloaded = true")
+    expect(page.locator("#units")).to_contain_text("T-34s", timeout=12_000)
+    expect(page.locator("#do-target")).to_contain_text("T-34s")
+    expect(page.locator("#changed")).to_be_hidden()
+    assert page.evaluate("window.notReloaded") is True and page.url == link_a
+
+    # while A is typing, a change from B does not wipe the form: the banner offers a
+    # refresh instead, and a write from the old view is refused
     page.select_option("#do-unit", "Tigers")
+    page.fill("#do-dice", "6,6")
+    b_edits("T-34s", {"teams": "5"})
+    expect(page.locator("#changed")).to_be_visible(timeout=12_000)
+    expect(page.locator("#do-dice")).to_have_value("6,6")
+    expect(page.locator('tr[data-unit="T-34s"]')).not_to_contain_text("teams=5")
     page.click("#do-roll")
     expect(page.locator("#battle-error")).to_contain_text("the battle has changed")
     page.goto(link_a)
+
+    # the banner's Refresh button brings the change in on demand (no reload either)
+    page.evaluate("window.notReloaded = true")
+    page.fill("#unit-name", "Panthers")
+    b_edits("T-34s", {"teams": "6"})
+    expect(page.locator("#changed")).to_be_visible(timeout=12_000)
+    expect(page.locator("#unit-name")).to_have_value("Panthers")
+    page.click("#refresh")
+    expect(page.locator("#changed")).to_be_hidden()
+    expect(page.locator('tr[data-unit="T-34s"]')).to_contain_text("teams=6")
+    expect(page.locator("#unit-name")).to_have_value("")
+    assert page.evaluate("window.notReloaded") is True
 
     # A shoots with dice typed in: 6 6 1 2 at 3+ is 2 hits on the T-34s
     page.select_option("#do-unit", "Tigers")
@@ -117,11 +157,92 @@ def turn(browser: Any, page: Any, server_url: str) -> None:
     page.click("#next-phase")
     expect(page.locator("#position")).to_contain_text("Turn 1, side B")
 
-    # B sees the same battle after reloading; the spectator link cannot act
-    phone_b.reload()
-    expect(phone_b.locator("#position")).to_contain_text("Turn 1, side B")
+    # B's page has followed all along, without a reload
+    expect(phone_b.locator("#position")).to_contain_text("Turn 1, side B", timeout=12_000)
+
+    # A edits the Tigers through the form: an emptied value removes a stat, a new one is
+    # added; A sees the new stats at once and B's page follows
+    tigers = page.locator('details[data-edit="Tigers"]')
+    tigers.locator("summary").click()
+    expect(tigers.locator('input[name="s.dice"]')).to_have_value("4")
+    tigers.locator('input[name="s.dice"]').fill("5")
+    tigers.locator('input[name="s.at"]').fill("")
+    tigers.locator('input[name="new_stat"]').fill("skill")
+    tigers.locator('input[name="new_value"]').fill("veteran")
+    tigers.locator("button.save-unit").click()
+    row = page.locator('tr[data-unit="Tigers"]')
+    expect(row).to_contain_text("dice=5 skill=veteran")
+    expect(row).not_to_contain_text("at=")
+    expect(page.locator("#log li").first).to_contain_text("Tigers: at= dice=5 skill=veteran")
+    expect(phone_b.locator('tr[data-unit="Tigers"]')).to_contain_text(
+        "dice=5 skill=veteran", timeout=12_000)
+    # a bad edit says what is wrong, on the page, and changes nothing
+    tigers = page.locator('details[data-edit="Tigers"]')
+    tigers.locator("summary").click()
+    tigers.locator('input[name="new_stat"]').fill("2 guns")
+    tigers.locator('input[name="new_value"]').fill("1")
+    tigers.locator("button.save-unit").click()
+    expect(page.locator("#battle-error")).to_contain_text("stat name '2 guns' must be a word")
+    expect(page.locator('tr[data-unit="Tigers"]')).to_contain_text("dice=5 skill=veteran")
+    # B cannot edit A's units from its page: there is no form for them
+    assert phone_b.locator('details[data-edit="Tigers"]').count() == 0
+
+    # the spectator link cannot act
     view = page.locator('a[data-share="view"]').get_attribute("href")
     phone_b.goto(server_url + view)
     expect(phone_b.locator("#position")).to_contain_text("spectator: read only")
     assert phone_b.locator("#do-form").count() == 0
     phone_b.context.close()
+
+
+def test_the_page_follows_quietly(server_url: str) -> None:
+    in_browser(lambda browser, page: follows(browser, page, server_url))
+
+
+def follows(browser: Any, page: Any, server_url: str) -> None:
+    """The update keeps the scroll position and open unit forms; a hidden tab does not
+    poll, and catches up as soon as it is shown again."""
+    from playwright.sync_api import expect
+
+    made = page.request.post(f"{server_url}/api/battles",
+                             data={"game": "demo", "name": "Kursk"}).json()
+    bid, ka, kb = made["id"], made["keys"]["A"], made["keys"]["B"]
+    api = f"{server_url}/api/battles/{bid}"
+    for side, key, name in (("A", ka, "Elefants"), ("B", kb, "Guards")):
+        assert page.request.post(f"{api}/units?key={key}", data={
+            "side": side, "name": name, "stats": {"dice": 3}}).ok
+    polls: list[str] = []
+    page.on("request", lambda r: polls.append(r.url) if r.url.endswith("/counter") else None)
+    page.goto(f"{server_url}/battles/{bid}/{ka}")
+    page.locator('details[data-edit="Elefants"] summary').click()
+    page.evaluate("window.scrollTo(0, 400)")
+    y = page.evaluate("window.scrollY")
+    assert y > 0
+    assert page.request.post(f"{api}/mark?key={kb}", data={
+        "unit": "Guards", "marker": "pinned"}).ok
+    expect(page.locator('tr[data-unit="Guards"] .markers')).to_contain_text(
+        "pinned", timeout=12_000)
+    assert page.evaluate("window.scrollY") == y
+    expect(page.locator('details[data-edit="Elefants"]')).to_have_attribute("open", "")
+
+    # the tab goes to the background: no more polling
+    page.evaluate("""() => {
+        Object.defineProperty(document, "visibilityState", {configurable: true,
+                                                            get: () => "hidden"});
+        document.dispatchEvent(new Event("visibilitychange"));
+    }""")
+    page.wait_for_timeout(500)
+    before = len(polls)
+    assert page.request.post(f"{api}/mark?key={kb}", data={
+        "unit": "Guards", "marker": "pinned", "value": "no"}).ok
+    page.wait_for_timeout(7_000)
+    assert len(polls) == before
+    expect(page.locator('tr[data-unit="Guards"] .markers')).to_contain_text("pinned")
+    # shown again: it asks at once and catches up
+    page.evaluate("""() => {
+        Object.defineProperty(document, "visibilityState", {configurable: true,
+                                                            get: () => "visible"});
+        document.dispatchEvent(new Event("visibilitychange"));
+    }""")
+    expect(page.locator('tr[data-unit="Guards"] .markers')).to_have_text("", timeout=2_000)
+    assert len(polls) > before
