@@ -19,5 +19,7 @@ def __getattr__(name: str) -> Any:
     if name in __all__:
         from warroom import api
 
-        return getattr(api, name)
+        value = getattr(api, name)
+        globals()[name] = value  # later look-ups skip this function
+        return value
     raise AttributeError(name)
