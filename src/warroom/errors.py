@@ -194,14 +194,17 @@ class DiceError(UsageError):
 
 
 class TooFewDiceError(DiceError):
-    def __init__(self, missing: int, what: str, rule: str) -> None:
+    def __init__(self, missing: int, what: object, rule: str) -> None:
+        """``what`` names the roll: English text, or an engine message (translated
+        with the error, including the item it is for, as in "save (team 2)")."""
         self.missing = missing
-        self.what = what
+        self.what = str(what)
         self.rule = rule
         super().__init__(
             "not enough dice: {missing} more needed for {what} ({rule})"
             " — and possibly more after that, depending on the results",
-            missing=missing, what=ErrorText(what), rule=rule)
+            missing=missing, what=ErrorText(what) if isinstance(what, str) else what,
+            rule=rule)
 
 
 class TooManyDiceError(DiceError):

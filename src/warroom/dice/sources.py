@@ -23,7 +23,7 @@ class DiceSource:
     def __init__(self) -> None:
         self.used: list[int] = []
 
-    def take(self, k: int, *, sides: int, what: str, rule: str) -> list[int]:
+    def take(self, k: int, *, sides: int, what: object, rule: str) -> list[int]:
         raise NotImplementedError
 
     def finish(self) -> None:
@@ -36,7 +36,7 @@ class SeededSource(DiceSource):
         self.seed = new_seed() if seed is None and rng is None else seed
         self.rng = rng if rng is not None else random.Random(self.seed)
 
-    def take(self, k: int, *, sides: int, what: str, rule: str) -> list[int]:
+    def take(self, k: int, *, sides: int, what: object, rule: str) -> list[int]:
         rnd = self.rng.randrange
         values = [rnd(sides) + 1 for _ in range(k)]
         self.used.extend(values)
@@ -62,7 +62,7 @@ class EnteredSource(DiceSource):
         self.values = parsed
         self.cursor = 0
 
-    def take(self, k: int, *, sides: int, what: str, rule: str) -> list[int]:
+    def take(self, k: int, *, sides: int, what: object, rule: str) -> list[int]:
         left = len(self.values) - self.cursor
         if k > left:
             raise TooFewDiceError(k - left, what, rule)

@@ -24,10 +24,7 @@ class RollDice(Dice):
     def _take(self, k: int, what: str, rule: str, sides: int = 6) -> list[int]:
         if k <= 0:
             return []
-        return self.source.take(k, sides=sides, what=self._what(what), rule=rule)
-
-    def _what(self, what: str) -> str:
-        return f"{what} ({self._item.render()})" if self._item else what
+        return self.source.take(k, sides=sides, what=self._what_msg(what), rule=rule)
 
     def _step(self, step: Step) -> None:
         if self.record:
