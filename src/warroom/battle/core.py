@@ -230,7 +230,7 @@ class Battles:
     def _side(side: str) -> str:
         s = side.strip().upper()
         if s not in SIDES:
-            raise BattleError(f"side must be A or B, not {side!r}")
+            raise BattleError("side must be A or B, not {side!r}", side=side)
         return s
 
     def add_unit(self, battle_id: str, side: str, name: str,
@@ -239,19 +239,22 @@ class Battles:
         side = self._side(side)
         name = name.strip()
         if not name or len(name) > MAX_NAME or "=" in name:
-            raise BattleError(f"a unit name is 1 to {MAX_NAME} characters without '='")
+            raise BattleError("a unit name is 1 to {most} characters without '='",
+                              most=MAX_NAME)
         if by is not None and by != side:
-            raise AccessError(f"your link acts for side {by}; it cannot add units to {side}")
+            raise AccessError("your link acts for side {by}; it cannot add units to {side}",
+                              by=by, side=side)
         parsed: dict[str, Any] = {}
         for key, value in (stats or {}).items():
             k = str(key).strip()
             if not k.isidentifier():
-                raise BattleError(f"stat name {key!r} must be a word like teams or skill")
+                raise BattleError("stat name {key!r} must be a word like teams or skill",
+                                  key=key)
             parsed[k] = parse_stat(str(value)) if not isinstance(value, int) else value
 
         def build(replay: Replay, _events: list[dict[str, Any]]) -> dict[str, Any]:
             if name.casefold() in {n.casefold() for n in replay.state.units}:
-                raise BattleError(f"there is already a unit called {name!r}")
+                raise BattleError("there is already a unit called {name!r}", name=name)
             return {"kind": "unit_added", "unit": name, "side": side, "stats": parsed}
 
         return self._write(battle_id, expect, build, by)
@@ -265,7 +268,8 @@ class Battles:
         for key, value in stats.items():
             k = str(key).strip()
             if not k.isidentifier():
-                raise BattleError(f"stat name {key!r} must be a word like teams or skill")
+                raise BattleError("stat name {key!r} must be a word like teams or skill",
+                                  key=key)
             text = str(value)
             changes[k] = None if text.strip() == "" else (
                 value if isinstance(value, int) else parse_stat(text))
@@ -273,7 +277,8 @@ class Battles:
         def build(replay: Replay, _events: list[dict[str, Any]]) -> dict[str, Any]:
             u = replay.state.unit(unit)
             if by is not None and by != u.side:
-                raise AccessError(f"your link acts for side {by}; {u.name} is side {u.side}'s")
+                raise AccessError("your link acts for side {by}; {unit} is side {side}'s",
+                                  by=by, unit=u.name, side=u.side)
             return {"kind": "unit_edited", "unit": u.name, "stats": changes,
                     "before": {k: u.stats.get(k) for k in changes}}
 
@@ -313,8 +318,8 @@ class Battles:
             target = replay.last_live()
             done = next(e for e in events if e["seq"] == target)
             if by is not None and done.get("by") not in (None, by):
-                raise AccessError(f"event {target} was made by side {done['by']}; only that "
-                                  "side can undo it")
+                raise AccessError("event {event} was made by side {side}; only that side "
+                                  "can undo it", event=target, side=done["by"])
             return {"kind": "undone", "target": target, "what": done["kind"]}
 
         return self._write(battle_id, expect, build, by)
@@ -323,9 +328,10 @@ class Battles:
     def _procedure(self, game: str, proc_id: str) -> Procedure:
         proc_game = proc_id.partition(".")[0]
         if proc_game and proc_game != game:
-            raise BattleError(f"{proc_id} is a procedure of {proc_game!r}; this battle plays "
-                              f"{game!r}. Use one of: "
-                              + ", ".join(self._game_procedures(game)))
+            raise BattleError("{procedure} is a procedure of {other!r}; this battle plays "
+                              "{game!r}. Use one of: {valid}", procedure=proc_id,
+                              other=proc_game, game=game,
+                              valid=", ".join(self._game_procedures(game)))
         return self.registry.procedure(proc_id)
 
     def _game_procedures(self, game: str) -> list[str]:
@@ -361,8 +367,8 @@ class Battles:
         clear = str(keys["clear"]).strip().lower() if keys.get("clear") else None
         if clear is not None:
             if "passed" not in proc.fields:
-                raise BattleError(f"clear= needs a test with a 'passed' outcome; {proc.id} "
-                                  "has none")
+                raise BattleError("clear= needs a test with a 'passed' outcome; "
+                                  "{procedure} has none", procedure=proc.id)
             if subject is None:
                 raise BattleError("clear= needs unit=NAME (whose marker to clear)")
             marker_kind(st.game, clear)
@@ -376,7 +382,8 @@ class Battles:
             side = st.side
         if by is not None:
             if keys.get("side") and side != by:
-                raise AccessError(f"your link acts for side {by}, not {side}")
+                raise AccessError("your link acts for side {by}, not {side}", by=by,
+                                  side=side)
             side = by
         names = [s.name for s in describe(proc.params)]
         given, filled = fx.fill_params(raw, names, actor, target, proc.id)

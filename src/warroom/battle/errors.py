@@ -16,8 +16,9 @@ class StaleStateError(BattleError):
         self.expected = expected
         self.current = current
         super().__init__(
-            f"the battle has changed: you expected state {expected} but it is now at "
-            f"{current}; reload and try again (nothing was recorded)")
+            "the battle has changed: you expected state {expected} but it is now at "
+            "{current}; reload and try again (nothing was recorded)",
+            expected=expected, current=current)
 
 
 class NothingToUndoError(BattleError):

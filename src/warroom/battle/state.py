@@ -70,8 +70,8 @@ def marker_value(game: str, name: str, text: str | None, current: int | bool | N
             return True
         if raw in _OFF:
             return None
-        raise BattleError(f"marker {name!r} is on or off: give {name}, {name}=yes or "
-                          f"{name}=no, not {text!r}")
+        raise BattleError("marker {name!r} is on or off: give {name}, {name}=yes or "
+                          "{name}=no, not {text!r}", name=name, text=text)
     if raw in ("clear", "none", "off", "no"):
         return None
     base = int(current or 0)
@@ -83,10 +83,12 @@ def marker_value(game: str, name: str, text: str | None, current: int | bool | N
         else:
             value = int(raw)
     except ValueError:
-        raise BattleError(f"marker {name!r} counts: give a whole number like {name}=2, "
-                          f"{name}=+1 or {name}=clear, not {text!r}") from None
+        raise BattleError("marker {name!r} counts: give a whole number like {name}=2, "
+                          "{name}=+1 or {name}=clear, not {text!r}", name=name,
+                          text=text) from None
     if value < 0:
-        raise BattleError(f"marker {name!r} cannot go below 0 (it is {base})")
+        raise BattleError("marker {name!r} cannot go below 0 (it is {base})", name=name,
+                          base=base)
     return value or None
 
 

@@ -67,7 +67,7 @@ def resolve_url(db: str | None = None) -> str:
         return target
     path = Path(target).expanduser().resolve()
     if path.is_dir():
-        raise BattleError(f"--db {target!r} is a folder; give a file name")
+        raise BattleError("--db {target!r} is a folder; give a file name", target=target)
     path.parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{path}"
 

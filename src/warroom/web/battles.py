@@ -237,6 +237,14 @@ def _remembered(request: Request) -> list[tuple[str, str]]:
     return out[-30:]
 
 
+def _message(request: Request, exc: UsageError) -> str:
+    """The error in the page's language (the JSON API's ``detail`` stays English)."""
+    from warroom.web.lang import translator
+    from warroom.web.templating import page_lang
+
+    return exc.translated(translator(page_lang(request)))
+
+
 def _render(request: Request, name: str, ctx: dict[str, Any], status: int = 200
             ) -> HTMLResponse:
     from warroom.web.templating import render
@@ -268,14 +276,15 @@ def page_new(request: Request, game: Annotated[str, Form()],
     try:
         seed_value = int(seed) if seed.strip() else None
     except ValueError:
+        bad = UsageError("seed: {seed!r} is not a whole number", seed=seed)
         return _render(request, "battles/list.html", {
-            "mine": [], "games": bt.games(), "error": f"seed: {seed!r} is not a whole number"},
-            422)
+            "mine": [], "games": bt.games(), "error": _message(request, bad)}, 422)
     try:
         made = bt.new(game, name or None, seed_value)
     except UsageError as exc:
         return _render(request, "battles/list.html", {"mine": [], "games": bt.games(),
-                                                      "error": str(exc)}, 422)
+                                                      "error": _message(request, exc)},
+                       422)
     return RedirectResponse(links(made["id"], made["tokens"])["A"], status_code=303)
 
 
@@ -344,7 +353,7 @@ def _act(request: Request, battle_id: str, key: str, action: Any) -> Response:
     try:
         action(bt, side)
     except UsageError as exc:
-        return _page(request, battle_id, key, str(exc), 422)
+        return _page(request, battle_id, key, _message(request, exc), 422)
     return RedirectResponse(f"/battles/{battle_id}/{key}", status_code=303)
 
 
@@ -405,19 +414,21 @@ def stat_changes(current: Mapping[str, Any], form: Mapping[str, str], new_stat: 
             continue
         name, text = field[len(STAT):], value.strip()
         if len(text) > LONGEST:
-            raise BattleError(f"{name}: {text[:20]!r}... is too long (at most {LONGEST} "
-                              "characters)")
+            raise BattleError("{name}: {start!r}... is too long (at most {most} characters)",
+                              name=name, start=text[:20], most=LONGEST)
         old = current.get(name)
         if text != ("" if old is None else str(old)):
             changes[name] = text
     name, text = new_stat.strip(), new_value.strip()
     if name:
         if not text:
-            raise BattleError(f"the new stat {name!r} needs a value")
+            raise BattleError("the new stat {name!r} needs a value", name=name)
         if len(text) > LONGEST:
-            raise BattleError(f"{name}: the value is too long (at most {LONGEST} characters)")
+            raise BattleError("{name}: the value is too long (at most {most} characters)",
+                              name=name, most=LONGEST)
         if name in changes and changes[name] != text:
-            raise BattleError(f"{name!r} is given twice, as {changes[name]!r} and {text!r}")
+            raise BattleError("{name!r} is given twice, as {first!r} and {second!r}",
+                              name=name, first=changes[name], second=text)
         changes[name] = text
     if not changes:
         raise BattleError("nothing to change: edit a value, empty one to remove that stat, "
