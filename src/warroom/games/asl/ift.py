@@ -13,6 +13,7 @@ from pydantic import Field, model_validator
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
+from warroom.errors import UsageError
 from warroom.games.asl import tables as T
 
 Terrain = Literal["open", "road", "grain", "orchard", "woods", "wooden_building",
@@ -68,8 +69,9 @@ class IftParams(Params):
             raise ValueError("give exactly one of fp (firepower) or gun_mm (gun calibre)")
         if (self.terrain is not None and self.tem is not None
                 and self.tem != T.TERRAIN_TEM[self.terrain]):
-            raise ValueError(f"terrain {self.terrain} has TEM {T.TERRAIN_TEM[self.terrain]:+d}"
-                             f" but tem={self.tem}: give one of them")
+            raise UsageError("terrain {terrain} has TEM {own:+d} but tem={tem}: give one of them",
+                             terrain=self.terrain, own=T.TERRAIN_TEM[self.terrain],
+                             tem=self.tem)
         return self
 
 

@@ -11,6 +11,7 @@ from pydantic import Field, field_validator
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
+from warroom.errors import ErrorText, UsageError
 from warroom.games.asl import tables as T
 from warroom.games.asl.ift import meaning
 from warroom.games.asl.morale import (
@@ -62,9 +63,11 @@ def _int(text: str, what: str, item: str, lo: int, hi: int) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(f"{item!r}: {what} must be a whole number, got {text!r}") from None
+        raise UsageError("{item!r}: {what} must be a whole number, got {text!r}", item=item,
+                         what=ErrorText(what), text=text) from None
     if not lo <= value <= hi:
-        raise ValueError(f"{item!r}: {what} must be from {lo} to {hi}, got {value}")
+        raise UsageError("{item!r}: {what} must be from {lo} to {hi}, got {value}", item=item,
+                         what=ErrorText(what), lo=lo, hi=hi, value=value)
     return value
 
 
@@ -75,16 +78,18 @@ def parse_units(text: str) -> tuple[Unit, ...]:
     if not items:
         raise ValueError("give at least one unit, e.g. squad:7:3")
     if len(items) > MAX_UNITS:
-        raise ValueError(f"at most {MAX_UNITS} units in one location, got {len(items)}")
+        raise UsageError("at most {most} units in one location, got {count}",
+                         most=MAX_UNITS, count=len(items))
     units: list[Unit] = []
     counts: dict[str, int] = {}
     for item in items:
         fields = [f.strip().lower() for f in item.split(":")]
         kind = fields[0]
         if kind not in ("squad", "hs", "leader"):
-            raise ValueError(f"{item!r}: unit kind must be squad, hs or leader, got {kind!r}")
+            raise UsageError("{item!r}: unit kind must be squad, hs or leader, got {kind!r}",
+                             item=item, kind=kind)
         if len(fields) < 2:
-            raise ValueError(f"{item!r}: give the morale, e.g. {kind}:7")
+            raise UsageError("{item!r}: give the morale, e.g. {kind}:7", item=item, kind=kind)
         morale = _int(fields[1], "morale", item, 1, 10)
         leadership = 0
         elr: int | None = None
@@ -94,7 +99,7 @@ def parse_units(text: str) -> tuple[Unit, ...]:
                 broken = True
             elif f == "wounded":
                 if kind != "leader":
-                    raise ValueError(f"{item!r}: only a leader can be wounded")
+                    raise UsageError("{item!r}: only a leader can be wounded", item=item)
                 wounded = True
             elif f.startswith("elr="):
                 elr = _int(f[4:], "ELR", item, 0, 5)
@@ -103,7 +108,8 @@ def parse_units(text: str) -> tuple[Unit, ...]:
             elif pos == 0:
                 elr = _int(f, "ELR", item, 0, 5)
             else:
-                raise ValueError(f"{item!r}: unknown flag {f!r} (broken, wounded, elr=N)")
+                raise UsageError("{item!r}: unknown flag {flag!r} (broken, wounded, elr=N)",
+                                 item=item, flag=f)
         counts[kind] = counts.get(kind, 0) + 1
         units.append(Unit(f"{kind}{counts[kind]}", kind,  # type: ignore[arg-type]
                           morale, leadership, elr, broken, wounded))

@@ -12,6 +12,7 @@ from warroom.engine.context import Dice
 from warroom.engine.messages import msg
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
+from warroom.errors import UsageError
 from warroom.games.fow.common import (
     MOTIVATIONS,
     SKILLS,
@@ -42,12 +43,14 @@ class TestParams(RulesParams):
     def _rating_fits(self) -> TestParams:
         r = self.rating.strip().lower().rstrip("+")
         if self.kind == "skill" and r not in SKILLS:
-            raise ValueError(f"a skill test needs rating {', '.join(SKILLS)}; got {self.rating!r}")
+            raise UsageError("a skill test needs rating {ratings}; got {rating!r}",
+                             ratings=", ".join(SKILLS), rating=self.rating)
         if self.kind == "motivation" and r not in MOTIVATIONS:
-            raise ValueError(f"a motivation test needs rating {', '.join(MOTIVATIONS)}; "
-                             f"got {self.rating!r}")
+            raise UsageError("a motivation test needs rating {ratings}; got {rating!r}",
+                             ratings=", ".join(MOTIVATIONS), rating=self.rating)
         if self.kind == "firepower" and r not in {"1", "2", "3", "4", "5", "6"}:
-            raise ValueError(f"rating of a firepower test must be 1-6; got {self.rating!r}")
+            raise UsageError("rating of a firepower test must be 1-6; got {rating!r}",
+                             rating=self.rating)
         return self
 
     def target(self) -> Target:
@@ -195,7 +198,8 @@ class MoraleParams(RulesParams):
     @model_validator(mode="after")
     def _left_le_start(self) -> MoraleParams:
         if self.left > self.start:
-            raise ValueError(f"left ({self.left}) cannot exceed start ({self.start})")
+            raise UsageError("left ({left}) cannot exceed start ({start})", left=self.left,
+                             start=self.start)
         return self
 
 

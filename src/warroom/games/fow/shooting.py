@@ -11,6 +11,7 @@ from warroom.engine.context import Dice
 from warroom.engine.messages import msg
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
+from warroom.errors import UsageError
 from warroom.games.fow.common import (
     TO_HIT,
     Aspect,
@@ -164,8 +165,8 @@ class AllocateParams(RulesParams):
         for group, far in (("ready", self.ready_far), ("gone_to_ground",
                            self.gone_to_ground_far), ("out_of_action", self.out_of_action_far)):
             if far > getattr(self, group):
-                raise ValueError(f"{group}_far ({far}) cannot exceed {group} "
-                                 f"({getattr(self, group)})")
+                raise UsageError("{group}_far ({far}) cannot exceed {group} ({count})",
+                                 group=group, far=far, count=getattr(self, group))
         return self
 
 

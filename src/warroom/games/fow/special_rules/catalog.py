@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from warroom.errors import UsageError
+
 Nation = Literal["soviet", "british", "us", "german", "general"]
 Status = Literal["implemented", "data", "planned"]
 Category = Literal["national", "unit", "tiger_ace", "vehicle_mg", "movement", "shooting",
@@ -451,9 +453,13 @@ def parse_rule_list(value: object) -> tuple[str, ...]:
             import difflib
 
             close = difflib.get_close_matches(name, sorted(valid), n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise ValueError(f"unknown special rule {name!r}.{hint} "
-                             f"Valid: {', '.join(sorted(valid))}")
+            valid_text = ", ".join(sorted(valid))
+            if close:
+                raise UsageError("unknown special rule {name!r}. Did you mean {suggestion!r}? "
+                                 "Valid: {valid}", name=name, suggestion=close[0],
+                                 valid=valid_text)
+            raise UsageError("unknown special rule {name!r}. Valid: {valid}", name=name,
+                             valid=valid_text)
         if name not in out:
             out.append(name)
     return tuple(out)

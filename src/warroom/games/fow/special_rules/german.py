@@ -16,6 +16,7 @@ from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Procedure, outcome, procedure
 from warroom.engine.steps import Target
+from warroom.errors import UsageError
 from warroom.games.fow.special_rules.common import (
     BATTERY_TO_HIT,
     MOTIVATION_TEST,
@@ -397,9 +398,9 @@ def _parse_member(item: str) -> tuple[Skill, Motivation]:
     skill = next((x for x in parts if x in SKILL_TEST), None)
     motivation = next((x for x in parts if x in MOTIVATION_TEST), None)
     if skill is None or motivation is None or len(parts) != 2:
-        raise ValueError(f"member {item!r}: write skill/motivation, e.g. veteran/confident "
-                         f"(skills: {', '.join(SKILLS)}; motivations: "
-                         f"{', '.join(MOTIVATIONS)})")
+        raise UsageError("member {item!r}: write skill/motivation, e.g. veteran/confident "
+                         "(skills: {skills}; motivations: {motivations})", item=item,
+                         skills=", ".join(SKILLS), motivations=", ".join(MOTIVATIONS))
     return skill, motivation  # type: ignore[return-value]
 
 
@@ -407,8 +408,8 @@ def _parse_donor(item: str) -> tuple[str, int, int]:
     parts = [x.strip().lower() for x in item.split(":")]
     if len(parts) != 3 or parts[0] not in ("tank", "other") or not all(
             x.isdigit() for x in parts[1:]):
-        raise ValueError(f"donor {item!r}: write kind:teams:taken, kind tank or other, "
-                         "e.g. tank:5:2")
+        raise UsageError("donor {item!r}: write kind:teams:taken, kind tank or other, "
+                         "e.g. tank:5:2", item=item)
     return parts[0], int(parts[1]), int(parts[2])
 
 
@@ -445,11 +446,14 @@ class KampfgruppeParams(RulesParams):
             kind, teams, taken = _parse_donor(item)
             keep = 2 if kind == "tank" else 3
             if taken * 2 > teams:
-                raise ValueError(f"donor {item!r}: at most half of its {teams} teams may "
-                                 f"join (commander included), not {taken}")
+                raise UsageError("donor {item!r}: at most half of its {teams} teams may "
+                                 "join (commander included), not {taken}", item=item,
+                                 teams=teams, taken=taken)
             if teams - taken < keep:
-                raise ValueError(f"donor {item!r}: must keep at least {keep} "
-                                 f"{'tanks' if kind == 'tank' else 'teams'}")
+                raise UsageError("donor {item!r}: must keep at least {keep} tanks"
+                                 if kind == "tank" else
+                                 "donor {item!r}: must keep at least {keep} teams",
+                                 item=item, keep=keep)
         return value
 
     @model_validator(mode="after")
