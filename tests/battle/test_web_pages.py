@@ -4,6 +4,7 @@ section the page swaps in when the other device changes the battle."""
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
@@ -95,6 +96,27 @@ def test_a_stale_edit_is_refused(client: Any, battle: dict[str, Any]) -> None:
     assert _log(client, bid, ka) == before
     assert _units(client, bid, ka)["Shermans"]["stats"] == {"dice": 5}
 
+
+
+def test_a_stale_write_on_a_polish_page_is_refused_in_polish(
+        client: Any, battle: dict[str, Any]) -> None:
+    bid, ka, kb = battle["id"], battle["keys"]["A"], battle["keys"]["B"]
+    assert "Zmień jednostkę" in client.get(f"/battles/{bid}/{ka}?lang=pl").text  # the cookie
+    assert client.post(f"/battles/{bid}/{kb}/mark", data={
+        "unit": "Grenadiers", "marker": "pinned", "expect": "3"},
+        follow_redirects=False).status_code == 303
+    before = _log(client, bid, ka)
+    r = client.post(f"/battles/{bid}/{ka}/edit", data={"unit": "Shermans", "s.dice": "6",
+                                                       "expect": "3"})
+    assert r.status_code == 422 and 'id="battle-error"' in r.text
+    page = html.unescape(r.text)
+    assert ("bitwa się zmieniła: oczekiwano stanu 3, a jest już 4; odśwież i spróbuj "
+            "ponownie (nic nie zapisano)") in page
+    assert "expected state" not in page
+    r = client.post(f"/battles/{bid}/{ka}/next?lang=zh", data={"expect": "3"})
+    assert r.status_code == 422
+    assert "战斗已被修改：你看到的是状态 3，现在已是 4" in html.unescape(r.text)
+    assert _log(client, bid, ka) == before
 
 EDIT_ERRORS = [
     ({"unit": "Shermans", "s.dice": "5"}, "nothing to change"),
