@@ -99,6 +99,8 @@ class UsageError(WarroomError, ValueError):
     :meth:`translated` renders it in a language.
     """
 
+    http_status = 422  # what the web app answers (a refused link is 403, a missing one 404)
+
     def __init__(self, message: str | ErrorText = "", /, **args: object) -> None:
         if isinstance(message, ErrorText):
             self.text = ErrorText(message.template, **message.args, **args) if args else message

@@ -67,7 +67,7 @@ def test_a_turn_over_the_api(client: Any, battle: dict[str, Any]) -> None:
     assert edited["kind"] == "unit_edited" and edited["stats"] == {"dice": 4}
     r = client.post(f"/api/battles/{bid}/edit?key={ka}", json={"unit": "Grenadiers",
                                                                 "stats": {"teams": 1}})
-    assert r.status_code == 422 and "side B's" in r.json()["detail"]
+    assert r.status_code == 403 and "side B's" in r.json()["detail"]
     assert "Shermans: dice=4" in client.get(f"/battles/{bid}/{ka}").text
     nxt = client.post(f"/api/battles/{bid}/next?key={ka}").json()
     assert nxt["phase"] == "movement" and nxt["checklist"]
@@ -98,9 +98,9 @@ def test_keys_guard_sides(client: Any, battle: dict[str, Any]) -> None:
     r = client.post(f"/api/battles/{bid}/next?key={view}")
     assert r.status_code == 403 and "spectator" in r.json()["detail"]
     r = client.post(f"/api/battles/{bid}/units?key={ka}", json={"side": "B", "name": "x"})
-    assert r.status_code == 422 and "acts for side A" in r.json()["detail"]
+    assert r.status_code == 403 and "acts for side A" in r.json()["detail"]
     r = client.post(f"/api/battles/{bid}/undo?key={ka}")
-    assert r.status_code == 422 and "only that side can undo" in r.json()["detail"]
+    assert r.status_code == 403 and "only that side can undo" in r.json()["detail"]
     r = client.get(f"/battles/{bid}/{ka}")
     assert r.status_code == 200 and battle["links"]["B"] in r.text
     assert 'data-share="B"' in r.text and 'data-share="A"' not in r.text
@@ -135,7 +135,7 @@ def test_bad_input_is_422_and_changes_nothing(client: Any, battle: dict[str, Any
 
 
 def test_other_bad_requests(client: Any, battle: dict[str, Any]) -> None:
-    assert client.get("/api/battles/nope?key=x").status_code == 422
+    assert client.get("/api/battles/nope?key=x").status_code == 404
     r = client.post("/api/battles", json={"game": "chess"})
     assert r.status_code == 422 and "unknown game system" in r.json()["detail"]
     r = client.post("/api/battles/import", json={"format": "nope"})
@@ -174,3 +174,12 @@ def test_pages(client: Any, battle: dict[str, Any]) -> None:
     assert client.get(f"{base}/counter").json() == {"counter": 5}
     pl = client.get(f"{base}?lang=pl").text
     assert "Faza ruchu" in pl
+
+
+def test_a_link_to_no_battle_is_a_404_that_lists_no_battles(client: Any,
+                                                             battle: dict[str, Any]) -> None:
+    r = client.get("/api/battles/nope?key=x")
+    assert r.status_code == 404 and battle["id"] not in r.json()["detail"]
+    page = client.get("/battles/nope/x?lang=pl", headers={"accept": "text/html"})
+    assert page.status_code == 404 and "nie ma tu bitwy 'nope'" in page.text
+    assert battle["id"] not in page.text

@@ -33,6 +33,20 @@ class ImportFormatError(BattleError):
 class AccessError(BattleError):
     """A link that does not allow this action."""
 
+    http_status = 403
+
+
+class NoSuchBattleError(BattleError):
+    """A link to a battle that is not on this server (its id is not listed: battle ids
+    are not secret, but a web visitor has no business browsing them)."""
+
+    http_status = 404
+
+    def __init__(self, battle_id: str) -> None:
+        self.battle_id = battle_id
+        super().__init__("there is no battle {battle_id!r} here; check the link",
+                         battle_id=battle_id)
+
 
 class VerifyFailed(WarroomError):
     """``verify`` found events or state that do not reproduce (exit code 1)."""

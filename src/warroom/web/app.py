@@ -89,7 +89,7 @@ def create_app(database: str | Path | None = None) -> FastAPI:
             from warroom.web.templating import page_lang
 
             message = exc.translated(translator(page_lang(request)))
-        return _error(request, 422, message, parameter)
+        return _error(request, exc.http_status, message, parameter)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:

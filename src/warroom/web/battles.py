@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Form, Header, HTTPException, Query, Request
+from fastapi import APIRouter, Form, Header, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.concurrency import run_in_threadpool
 
 from warroom.battle.core import Battles
-from warroom.battle.errors import AccessError, BattleError, StaleStateError
-from warroom.errors import UsageError
+from warroom.battle.errors import AccessError, BattleError, NoSuchBattleError, StaleStateError
+from warroom.errors import UnknownNameError, UsageError
 
 router = APIRouter(tags=["battles"])
 
@@ -42,18 +42,19 @@ def battles(request: Request) -> Battles:
 
 
 def _role(bt: Battles, battle_id: str, key: str | None) -> tuple[str, str | None]:
+    """The link's role; refusals are usage errors (403 or 404, in the page's language)."""
     if not key:
-        raise HTTPException(403, "this battle needs its link's key (?key=...)")
+        raise AccessError("this battle needs its link's key (?key=...)")
     try:
         return bt.access(battle_id, key)
-    except AccessError as exc:
-        raise HTTPException(403, str(exc)) from None
+    except UnknownNameError:
+        raise NoSuchBattleError(battle_id) from None
 
 
 def _side(bt: Battles, battle_id: str, key: str | None) -> str:
     _role_name, side = _role(bt, battle_id, key)
     if side is None:
-        raise HTTPException(403, "the spectator link can only watch")
+        raise AccessError("the spectator link can only watch")
     return side
 
 
