@@ -168,5 +168,5 @@ def ambush(p: AmbushParams, d: Dice) -> dict[str, Any]:
     who = "attacker" if a <= b - 3 else "defender" if b <= a - 3 else "none"
     d.note("asl.ambush", "ambush: {who}", Msg("the attacker ambushes the defender")
            if who == "attacker" else Msg("the defender ambushes the attacker")
-           if who == "defender" else Msg("neither side is 3 lower: no ambush"), who=who)
+           if who == "defender" else Msg("neither side is 3 lower: no ambush"), who=Msg(who))
     return {"ambush": who, "attacker_dr": a, "defender_dr": b}

@@ -59,6 +59,17 @@ class Unit(NamedTuple):
         return "+".join(parts) or "ok"
 
 
+# a unit's name in step texts: "squad1" in English, each kind a translatable template
+UNIT_NAMES: dict[str, str] = {"squad": "squad{n}", "hs": "hs{n}", "leader": "leader{n}"}
+
+
+@cache
+def unit_msg(name: str) -> Msg:
+    """'squad1' as a translatable message: its kind's template and its number."""
+    kind = name.rstrip("0123456789")
+    return msg(UNIT_NAMES[kind], n=int(name[len(kind):]))
+
+
 def _int(text: str, what: str, item: str, lo: int, hi: int) -> int:
     try:
         value = int(text)
@@ -149,13 +160,13 @@ def casualty(d: Dice, u: Unit) -> Unit:
     his wound."""
     if u.kind == "hs" or (u.kind == "squad" and u.reduced):
         d.note("asl.casualty", "{who}: casualty reduction eliminates the half-squad",
-               who=u.name)
+               who=unit_msg(u.name))
         return u._replace(eliminated=True)
     if u.kind == "squad":
         d.note("asl.casualty", "{who}: casualty reduction, the squad becomes a half-squad",
-               who=u.name)
+               who=unit_msg(u.name))
         return u._replace(reduced=True)
-    killed = wound_killed(d, u.wounded, Msg(u.name))
+    killed = wound_killed(d, u.wounded, unit_msg(u.name))
     return u._replace(eliminated=True) if killed else u._replace(wounded=True)
 
 
@@ -200,7 +211,7 @@ def _each_plan(name: str, morale: int, drm: int, kind: Kind, broken: bool,
 def _each_note(name: str, morale: int, drm: int, kind: Kind, broken: bool,
                r: MoraleResult) -> tuple[Msg, Msg]:
     """The step saying how a unit's check went (cached: replays are many)."""
-    return (msg("{who} {check} at {drm:+d} against morale {morale}", who=name,
+    return (msg("{who} {check} at {drm:+d} against morale {morale}", who=unit_msg(name),
                 check=Msg("PTC") if kind == "ptc" else Msg("MC"), drm=drm, morale=morale),
             consequence(r, kind, broken, 0))
 
@@ -218,7 +229,7 @@ def _check(d: Dice, u: Unit, kind: Kind, drm: int) -> Unit:
     if len(by_label) == 1:
         original = d.dice(2, view="sum", rule=rule, what=f"{kind.upper()} DR")
         r = table[original]
-        explain(d, rule, Msg(u.name), original, drm, u.morale, kind, u.broken, r)
+        explain(d, rule, unit_msg(u.name), original, drm, u.morale, kind, u.broken, r)
     else:
         chain, labels, what = _each_plan(u.name, u.morale, drm, kind, u.broken, elr)
         counts = d.each(1, chain, labels, rule=rule, what=what)
@@ -249,7 +260,7 @@ def leader_loss(d: Dice, units: list[Unit], i: int, before: Unit) -> None:
         return
     drm = -dead.leadership
     d.note("asl.llmc", "{who} is killed: the units with him in good order take a Leader "
-           "Loss MC at {drm:+d}", who=dead.name, drm=drm)
+           "Loss MC at {drm:+d}", who=unit_msg(dead.name), drm=drm)
     for k in others:
         u = units[k]
         units[k] = _check(d, u, "mc", drm)
@@ -271,11 +282,13 @@ def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> 
         helper = lead
         if units[lead].leadership:
             d.note("asl.leader", "{who} is in good order: his {v:+d} applies to the "
-                   "others' checks", who=units[lead].name, v=units[lead].leadership)
+                   "others' checks", who=unit_msg(units[lead].name),
+                   v=units[lead].leadership)
     for i in order:
         u = units[i]
         if kind == "ptc" and u.broken:
-            d.note("asl.ptc", "{who} is broken: no PTC (it may get DM)", who=u.name)
+            d.note("asl.ptc", "{who} is broken: no PTC (it may get DM)",
+                   who=unit_msg(u.name))
             continue
         mod = drm
         if helper is not None:
@@ -286,12 +299,13 @@ def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> 
             after = units[i]
             if after.eliminated or after.broken:
                 d.note("asl.leader", "{who} is no longer in good order: his leadership "
-                       "does not help the others", who=after.name)
+                       "does not help the others", who=unit_msg(after.name))
             else:
                 helper = i
                 if after.leadership:
                     d.note("asl.leader", "{who} is in good order: his {v:+d} applies to "
-                           "the others' checks", who=after.name, v=after.leadership)
+                           "the others' checks", who=unit_msg(after.name),
+                           v=after.leadership)
 
 
 def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
@@ -309,23 +323,24 @@ def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
         for _ in range(n):
             j = d.pick(len(alive), rule="asl.kia", what="unit eliminated by the KIA")
             i = alive.pop(j)
-            d.note("asl.kia", "{who} is eliminated", who=units[i].name)
+            d.note("asl.kia", "{who} is eliminated", who=unit_msg(units[i].name))
             units[i] = units[i]._replace(eliminated=True)
         for i in alive:
             u = units[i]
             if u.broken:
                 d.note("asl.kia", "{who} was already broken: casualty reduction",
-                       who=u.name)
+                       who=unit_msg(u.name))
                 units[i] = casualty(d, u)
             else:
-                d.note("asl.kia", "{who} breaks (DM)", who=u.name)
+                d.note("asl.kia", "{who} breaks (DM)", who=unit_msg(u.name))
                 units[i] = u._replace(broken=True)
         return
     if result.startswith("K/"):
         n = int(result[2])
         j = d.pick(len(units), rule="asl.k", what="unit suffering casualty reduction") \
             if len(units) > 1 else 0
-        d.note("asl.k", "{who} suffers the casualty reduction", who=units[j].name)
+        d.note("asl.k", "{who} suffers the casualty reduction",
+               who=unit_msg(units[j].name))
         before = units[j]
         units[j] = casualty(d, before)
         leader_loss(d, units, j, before)
@@ -369,7 +384,7 @@ def ift_on_stack(p: StackParams, d: Dice) -> dict[str, Any]:
     for u in units:
         if u.kind == "leader" and u.elr is not None:
             d.note("asl.elr", "{who}: ELR replacement does not apply to leaders, only to "
-                   "squads and half-squads", who=u.name)
+                   "squads and half-squads", who=unit_msg(u.name))
     apply_result(d, p.result, units, p.drm)
     state = ",".join(f"{u.name}={u.state()}" for u in units)
     return {

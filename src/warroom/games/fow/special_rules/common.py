@@ -30,16 +30,16 @@ BATTERY_TO_HIT: dict[str, int] = SKILL_TEST
 def skill_target(skill: str, *, pass_on_2: bool = False, why: str = "") -> Target:
     """A skill test; ``pass_on_2`` replaces the rating's number by 2+ (e.g. Schnell!)."""
     if pass_on_2:
-        return Target.of(2, msg("passes on 2+ ({why})", why=why))
+        return Target.of(2, msg("passes on 2+ ({why})", why=Msg(why)))
     return Target.of(SKILL_TEST[skill], msg("{rating} skill test", rating=Msg(skill)))
 
 
 def motivation_target(motivation: str, rules: tuple[str, ...]) -> Target:
     """A motivation test; Shtraf companies and For the Fatherland! pass on 2+."""
     if "shtraf" in rules:
-        return Target.of(2, msg("passes on 2+ ({why})", why="Shtraf"))
+        return Target.of(2, msg("passes on 2+ ({why})", why=Msg("Shtraf")))
     if "for_the_fatherland" in rules:
-        return Target.of(2, msg("passes on 2+ ({why})", why="For the Fatherland!"))
+        return Target.of(2, msg("passes on 2+ ({why})", why=Msg("For the Fatherland!")))
     return Target.of(MOTIVATION_TEST[motivation],
                      msg("{rating} motivation test", rating=Msg(motivation)))
 
