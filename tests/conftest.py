@@ -1,7 +1,12 @@
 from __future__ import annotations
 
 import os
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -12,3 +17,16 @@ settings.register_profile(
     max_examples=int(os.environ.get("WARROOM_HYPOTHESIS_EXAMPLES", "25")),
 )
 settings.load_profile("warroom")
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Any]:
+    """An in-process HTTP client of a fresh app (battles in a temporary SQLite file)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from fastapi.testclient import TestClient
+
+    from warroom.web.app import create_app
+
+    with TestClient(create_app(tmp_path / "battles.sqlite3")) as c:
+        yield c

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import re
-import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -266,19 +265,6 @@ def test_errors_po_keeps_placeholders(lang: str) -> None:
 
 
 # -- where players see them ----------------------------------------------------------------
-
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[Any]:
-    """An in-process client of a fresh app (as in tests/web/conftest.py)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from fastapi.testclient import TestClient
-
-    from warroom.web.app import create_app
-
-    with TestClient(create_app(tmp_path / "battles.sqlite3")) as c:
-        yield c
 
 
 def test_cli_prints_the_error_in_the_chosen_language(

@@ -27,19 +27,6 @@ PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 
 
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[Any]:
-    """An in-process HTTP client of a fresh app (battles in a temporary SQLite file)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from fastapi.testclient import TestClient
-
-    from warroom.web.app import create_app
-
-    with TestClient(create_app(tmp_path / "battles.sqlite3")) as c:
-        yield c
-
-
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
