@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from warroom.dice.weights import Reroll, View
-from warroom.engine.messages import Msg, msg
+from warroom.engine.messages import Msg, Text, msg
 from warroom.engine.steps import Target
 
 Chain = Callable[["Dice"], str]
@@ -40,7 +40,7 @@ class Dice(ABC):
         at: int | Target,
         *,
         rule: str,
-        what: str,
+        what: Text,
         reroll: Reroll = "none",
     ) -> int:
         """Roll ``n`` dice needing ``at``+ each; return how many succeed.
@@ -57,7 +57,7 @@ class Dice(ABC):
         classes: Mapping[str, Sequence[int]],
         *,
         rule: str,
-        what: str,
+        what: Text,
         target: Target | None = None,
     ) -> dict[str, int]:
         """Roll one die per item for ``n`` items; count the items whose face falls in
@@ -71,14 +71,14 @@ class Dice(ABC):
         labels: Sequence[str],
         *,
         rule: str,
-        what: str,
+        what: Text,
     ) -> dict[str, int]:
         """Run ``chain`` for each of ``n`` independent items and count the categories
         it returns. At the table the items roll in step: everyone's first roll, then
         everyone's second roll, and so on."""
 
     @abstractmethod
-    def die(self, *, rule: str, what: str, sides: int = 6, target: Target | None = None) -> int:
+    def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
         """Roll one die."""
 
     @abstractmethod
@@ -87,7 +87,7 @@ class Dice(ABC):
         k: int,
         *,
         rule: str,
-        what: str,
+        what: Text,
         sides: int = 6,
         view: View = "ordered",
         target: Target | None = None,
@@ -102,13 +102,13 @@ class Dice(ABC):
         at: int | Target,
         *,
         rule: str,
-        what: str,
+        what: Text,
         reroll: bool = False,
     ) -> bool:
         """One die needing ``at``+; with ``reroll`` a failure is rolled once more."""
 
     @abstractmethod
-    def pick(self, k: int, *, rule: str, what: str) -> int:
+    def pick(self, k: int, *, rule: str, what: Text) -> int:
         """Choose one of ``k`` things at random, each equally likely (index from 0).
 
         At the table: roll a die (two dice above six things) and re-roll results that

@@ -27,7 +27,7 @@ from warroom.dice.weights import (
     success_weight,
 )
 from warroom.engine.context import Chain, Dice, as_target
-from warroom.engine.messages import Msg
+from warroom.engine.messages import Msg, Text
 from warroom.engine.steps import Target
 from warroom.engine.symbolic import Cond, NeedConcrete, Node, Sym
 from warroom.errors import ExactTooLargeError, RuleError
@@ -120,7 +120,7 @@ class ExactDice(Dice):
         return int(n)
 
     # -- requests ----------------------------------------------------------------
-    def pool(self, n: int, at: int | Target, *, rule: str, what: str,
+    def pool(self, n: int, at: int | Target, *, rule: str, what: Text,
              reroll: Reroll = "none") -> int:
         i = self.ordinal
         self.ordinal = i + 1
@@ -131,7 +131,7 @@ class ExactDice(Dice):
         options, d = binomial(k, num, den)
         return self._answer(options, d)  # type: ignore[no-any-return]
 
-    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: str,
+    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: Text,
               target: Target | None = None) -> dict[str, int]:
         i = self._next()
         probs = [(label, len(faces)) for label, faces in classes.items()]
@@ -149,7 +149,7 @@ class ExactDice(Dice):
         return {label: c for (label, _), c in zip(probs, value, strict=True)}
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
-             what: str) -> dict[str, int]:
+             what: Text) -> dict[str, int]:
         i = self._next()
         key = _chain_key(chain)
         sub = self.memo.get(key) if key is not None else None
@@ -164,11 +164,11 @@ class ExactDice(Dice):
             probs_map[label] += w
         return self._categorical(i, n, list(probs_map.items()), sub.denominator)
 
-    def die(self, *, rule: str, what: str, sides: int = 6, target: Target | None = None) -> int:
+    def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
         self._next()
         return self._answer([(f, 1) for f in range(1, sides + 1)], sides)  # type: ignore[no-any-return]
 
-    def dice(self, k: int, *, rule: str, what: str, sides: int = 6, view: View = "ordered",
+    def dice(self, k: int, *, rule: str, what: Text, sides: int = 6, view: View = "ordered",
              target: Target | None = None) -> Any:
         self._next()
         if view == "ordered" and k > 4:
@@ -176,13 +176,13 @@ class ExactDice(Dice):
         options, den = dice_view(k, sides, view)
         return self._answer(options, den)
 
-    def test(self, at: int | Target, *, rule: str, what: str, reroll: bool = False) -> bool:
+    def test(self, at: int | Target, *, rule: str, what: Text, reroll: bool = False) -> bool:
         self._next()
         num, den = success_weight(as_target(at).final, "misses" if reroll else "none")
         options = [(True, num), (False, den - num)] if num and num != den else [(num == den, 1)]
         return bool(self._answer(options, den))
 
-    def pick(self, k: int, *, rule: str, what: str) -> int:
+    def pick(self, k: int, *, rule: str, what: Text) -> int:
         self._next()
         if k < 1:
             raise RuleError("pick needs at least one thing to choose from")

@@ -54,5 +54,10 @@ def msg(template: str, **args: Any) -> Msg:
     return Msg(template, args)
 
 
+Text = str | Msg
+"""What a procedure may pass where words are shown: a template without arguments, or a
+:class:`Msg` (``msg("team with {k} hits", k=3)``)."""
+
+
 def as_msg(text: str | Msg) -> Msg:
     return text if isinstance(text, Msg) else Msg(text)

@@ -8,7 +8,7 @@ from typing import Any
 
 from warroom.dice.weights import Reroll, View, success_weight, view_of
 from warroom.engine.context import Chain, Dice, as_target
-from warroom.engine.messages import Msg
+from warroom.engine.messages import Msg, Text
 from warroom.engine.steps import Target
 
 
@@ -27,7 +27,7 @@ class SampleDice(Dice):
             p = self._p[key] = num / den
         return p
 
-    def pool(self, n: int, at: int | Target, *, rule: str, what: str,
+    def pool(self, n: int, at: int | Target, *, rule: str, what: Text,
              reroll: Reroll = "none") -> int:
         p = self._chance(at if isinstance(at, int) else at.final, reroll)
         rnd = self.rng.random
@@ -37,7 +37,7 @@ class SampleDice(Dice):
                 k += 1
         return k
 
-    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: str,
+    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: Text,
               target: Target | None = None) -> dict[str, int]:
         counts = dict.fromkeys(classes, 0)
         lookup: dict[int, str] = {}
@@ -50,25 +50,25 @@ class SampleDice(Dice):
         return counts
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
-             what: str) -> dict[str, int]:
+             what: Text) -> dict[str, int]:
         counts = dict.fromkeys(labels, 0)
         for _ in range(n):
             counts[chain(self)] += 1
         return counts
 
-    def die(self, *, rule: str, what: str, sides: int = 6, target: Target | None = None) -> int:
+    def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
         return self.rng.randrange(sides) + 1
 
-    def dice(self, k: int, *, rule: str, what: str, sides: int = 6, view: View = "ordered",
+    def dice(self, k: int, *, rule: str, what: Text, sides: int = 6, view: View = "ordered",
              target: Target | None = None) -> Any:
         rnd = self.rng.randrange
         return view_of([rnd(sides) + 1 for _ in range(k)], view)
 
-    def test(self, at: int | Target, *, rule: str, what: str, reroll: bool = False) -> bool:
+    def test(self, at: int | Target, *, rule: str, what: Text, reroll: bool = False) -> bool:
         p = self._chance(as_target(at).final, "misses" if reroll else "none")
         return self.rng.random() < p
 
-    def pick(self, k: int, *, rule: str, what: str) -> int:
+    def pick(self, k: int, *, rule: str, what: Text) -> int:
         return self.rng.randrange(k)
 
     def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,
@@ -93,7 +93,7 @@ class VectorDice(Dice):
         num, den = success_weight(at if isinstance(at, int) else at.final, reroll)  # type: ignore[arg-type]
         return num / den
 
-    def pool(self, n: int, at: int | Target, *, rule: str, what: str,
+    def pool(self, n: int, at: int | Target, *, rule: str, what: Text,
              reroll: Reroll = "none") -> Any:
         p = self._p(at, reroll)
         return self.rng.binomial(n, p, size=None if _is_array(n) else self.batch)
@@ -102,12 +102,12 @@ class VectorDice(Dice):
         counts = self.rng.multinomial(n, probs, size=None if _is_array(n) else self.batch)
         return {label: counts[:, i] for i, label in enumerate(labels)}
 
-    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: str,
+    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: Text,
               target: Target | None = None) -> Any:
         return self._multinomial(n, list(classes), [len(f) / 6 for f in classes.values()])
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
-             what: str) -> Any:
+             what: Text) -> Any:
         from warroom.engine.exact import exact_run
 
         sub = exact_run(lambda d: {"label": chain(d)}, ("label",), all_concrete=True)
@@ -116,10 +116,10 @@ class VectorDice(Dice):
             weights[label] += w
         return self._multinomial(n, list(labels), [w / sub.denominator for w in weights.values()])
 
-    def die(self, *, rule: str, what: str, sides: int = 6, target: Target | None = None) -> Any:
+    def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> Any:
         return self.rng.integers(1, sides + 1, size=self.batch)
 
-    def dice(self, k: int, *, rule: str, what: str, sides: int = 6, view: View = "ordered",
+    def dice(self, k: int, *, rule: str, what: Text, sides: int = 6, view: View = "ordered",
              target: Target | None = None) -> Any:
         rolls = self.rng.integers(1, sides + 1, size=(self.batch, k))
         if view == "sum":
@@ -132,10 +132,10 @@ class VectorDice(Dice):
             rolls.sort(axis=1)
         return tuple(rolls[:, i] for i in range(k))
 
-    def test(self, at: int | Target, *, rule: str, what: str, reroll: bool = False) -> Any:
+    def test(self, at: int | Target, *, rule: str, what: Text, reroll: bool = False) -> Any:
         return self.rng.random(self.batch) < self._p(at, "misses" if reroll else "none")
 
-    def pick(self, k: int, *, rule: str, what: str) -> Any:
+    def pick(self, k: int, *, rule: str, what: Text) -> Any:
         return self.rng.integers(0, k, size=self.batch)
 
     def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,

@@ -9,7 +9,7 @@ from warroom.dice.sources import DiceSource
 from warroom.dice.weights import Reroll, View, faces_at_least, view_of
 from warroom.engine.context import Chain, Dice, as_target
 from warroom.engine.exact import check_classes
-from warroom.engine.messages import Msg, as_msg, msg
+from warroom.engine.messages import Msg, Text, as_msg, msg
 from warroom.engine.steps import Step, Target
 from warroom.errors import RuleError
 
@@ -21,7 +21,7 @@ class RollDice(Dice):
         self.steps: list[Step] = []
         self._item: Msg | None = None
 
-    def _take(self, k: int, what: str, rule: str, sides: int = 6) -> list[int]:
+    def _take(self, k: int, what: Text, rule: str, sides: int = 6) -> list[int]:
         if k <= 0:
             return []
         return self.source.take(k, sides=sides, what=self._what_msg(what), rule=rule)
@@ -30,10 +30,11 @@ class RollDice(Dice):
         if self.record:
             self.steps.append(step)
 
-    def _what_msg(self, what: str) -> Msg:
-        return msg("{what} ({item})", what=Msg(what), item=self._item) if self._item else Msg(what)
+    def _what_msg(self, what: Text) -> Msg:
+        what_msg = as_msg(what)
+        return msg("{what} ({item})", what=what_msg, item=self._item) if self._item else what_msg
 
-    def pool(self, n: int, at: int | Target, *, rule: str, what: str,
+    def pool(self, n: int, at: int | Target, *, rule: str, what: Text,
              reroll: Reroll = "none") -> int:
         t = as_target(at)
         n = int(n)
@@ -54,11 +55,11 @@ class RollDice(Dice):
         again: list[int] = []
         text = msg("{what}: {n} dice needing {at}+", what=w, n=n, at=t.final)
         if reroll == "misses" and hits < n:
-            again = self._take(n - hits, what + " (re-rolled misses)", rule)
+            again = self._take(n - hits, msg("{what} (re-rolled misses)", what=as_msg(what)), rule)
             hits += sum(1 for v in again if v >= t.final)
             text = msg("{what}: {n} dice needing {at}+, misses re-rolled", what=w, n=n, at=t.final)
         elif reroll == "hits" and hits:
-            again = self._take(hits, what + " (re-rolled successes)", rule)
+            again = self._take(hits, msg("{what} (re-rolled successes)", what=as_msg(what)), rule)
             hits = sum(1 for v in again if v >= t.final)
             text = msg("{what}: {n} dice needing {at}+, successes must be re-rolled",
                        what=w, n=n, at=t.final)
@@ -66,7 +67,7 @@ class RollDice(Dice):
                         result=msg("successes: {n}", n=hits)))
         return hits
 
-    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: str,
+    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: Text,
               target: Target | None = None) -> dict[str, int]:
         check_classes(classes)
         n = int(n)
@@ -80,7 +81,7 @@ class RollDice(Dice):
         return counts
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
-             what: str) -> dict[str, int]:
+             what: Text) -> dict[str, int]:
         n = int(n)
         answers: list[list[Any]] = [[] for _ in range(n)]
         results: list[str | None] = [None] * n
@@ -108,17 +109,17 @@ class RollDice(Dice):
                     self._item = outer
             pending = still
         counts = _tally(results, labels)
-        self._step(Step(rule, msg("{what}: {n} in all", what=Msg(what), n=n),
+        self._step(Step(rule, msg("{what}: {n} in all", what=as_msg(what), n=n),
                         result=_counts_msg(counts)))
         return counts
 
-    def die(self, *, rule: str, what: str, sides: int = 6, target: Target | None = None) -> int:
+    def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
         (v,) = self._take(1, what, rule, sides)
         self._step(Step(rule, msg("{what}: one die", what=self._what_msg(what)), target,
                         dice=(v,), result=msg("rolled {v}", v=v)))
         return v
 
-    def dice(self, k: int, *, rule: str, what: str, sides: int = 6, view: View = "ordered",
+    def dice(self, k: int, *, rule: str, what: Text, sides: int = 6, view: View = "ordered",
              target: Target | None = None) -> Any:
         values = self._take(k, what, rule, sides)
         seen = view_of(values, view)
@@ -127,7 +128,7 @@ class RollDice(Dice):
                         dice=tuple(values), result=result))
         return seen
 
-    def test(self, at: int | Target, *, rule: str, what: str, reroll: bool = False) -> bool:
+    def test(self, at: int | Target, *, rule: str, what: Text, reroll: bool = False) -> bool:
         t = as_target(at)
         w = self._what_msg(what)
         if faces_at_least(t.final) == 0:
@@ -138,14 +139,14 @@ class RollDice(Dice):
         passed = v >= t.final
         again: tuple[int, ...] = ()
         if not passed and reroll:
-            (v2,) = self._take(1, what + " (re-roll)", rule)
+            (v2,) = self._take(1, msg("{what} (re-roll)", what=as_msg(what)), rule)
             again = (v2,)
             passed = v2 >= t.final
         self._step(Step(rule, msg("{what}: needs {at}+", what=w, at=t.final), t, dice=(v,),
                         rerolled=again, result=Msg("passed" if passed else "failed")))
         return passed
 
-    def pick(self, k: int, *, rule: str, what: str) -> int:
+    def pick(self, k: int, *, rule: str, what: Text) -> int:
         if k < 1:
             raise RuleError("pick needs at least one thing to choose from")
         if k == 1:
@@ -186,9 +187,9 @@ class RollDice(Dice):
         self._step(Step(rule, body, result=None if result is None else as_msg(result)))
 
 
-def _numbered(what: str, index: int) -> Msg:
+def _numbered(what: Text, index: int) -> Msg:
     """'team 2': the item's name (translatable) and its number."""
-    return msg("{what} {n}", what=Msg(what), n=index + 1)
+    return msg("{what} {n}", what=as_msg(what), n=index + 1)
 
 
 def _counts_msg(counts: Mapping[str, int]) -> Msg:
@@ -257,16 +258,16 @@ class _Replay(Dice):
             return self.answers[self.pos - 1]
         raise _Pending(method, args, kwargs, self.answers, self.label)
 
-    def pool(self, n: int, at: int | Target, *, rule: str, what: str,
+    def pool(self, n: int, at: int | Target, *, rule: str, what: Text,
              reroll: Reroll = "none") -> int:
         return self._ask("pool", n, at, rule=rule, what=what, reroll=reroll)  # type: ignore[no-any-return]
 
-    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: str,
+    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: Text,
               target: Target | None = None) -> dict[str, int]:
         return self._ask("split", n, classes, rule=rule, what=what, target=target)  # type: ignore[no-any-return]
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
-             what: str) -> dict[str, int]:
+             what: Text) -> dict[str, int]:
         # items of an item join the same rounds as everything else
         if self.pos < len(self.answers):
             nested = self.answers[self.pos]
@@ -288,17 +289,17 @@ class _Replay(Dice):
             raise _PendingGroup(requests)
         return _tally(results, labels)
 
-    def die(self, *, rule: str, what: str, sides: int = 6, target: Target | None = None) -> int:
+    def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
         return self._ask("die", rule=rule, what=what, sides=sides, target=target)  # type: ignore[no-any-return]
 
-    def dice(self, k: int, *, rule: str, what: str, sides: int = 6, view: View = "ordered",
+    def dice(self, k: int, *, rule: str, what: Text, sides: int = 6, view: View = "ordered",
              target: Target | None = None) -> Any:
         return self._ask("dice", k, rule=rule, what=what, sides=sides, view=view, target=target)
 
-    def test(self, at: int | Target, *, rule: str, what: str, reroll: bool = False) -> bool:
+    def test(self, at: int | Target, *, rule: str, what: Text, reroll: bool = False) -> bool:
         return self._ask("test", at, rule=rule, what=what, reroll=reroll)  # type: ignore[no-any-return]
 
-    def pick(self, k: int, *, rule: str, what: str) -> int:
+    def pick(self, k: int, *, rule: str, what: Text) -> int:
         return self._ask("pick", k, rule=rule, what=what)  # type: ignore[no-any-return]
 
     def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,

@@ -201,10 +201,11 @@ def _chain(morale: int, drm: int, kind: Kind, broken: bool, elr: int | None
 
 @lru_cache(maxsize=1024)
 def _each_plan(name: str, morale: int, drm: int, kind: Kind, broken: bool,
-               elr: int | None) -> tuple[Callable[[Dice], str], tuple[str, ...], str]:
+               elr: int | None) -> tuple[Callable[[Dice], str], tuple[str, ...], Msg]:
     """Chain, labels and name of one unit's check (cached: replays are many)."""
     _, by_label = _check_table(morale, drm, kind, broken, elr)
-    return _chain(morale, drm, kind, broken, elr), tuple(by_label), f"{name} {kind.upper()}"
+    what = msg("{who} {check}", who=unit_msg(name), check=Msg(kind.upper()))
+    return _chain(morale, drm, kind, broken, elr), tuple(by_label), what
 
 
 @lru_cache(maxsize=1024)

@@ -254,7 +254,7 @@ def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec, *, flat: bool 
             destroyed = destroyed + dead
             bailed = bailed + out
             continue
-        what = f"team with {k} hit{'s' if k > 1 else ''}"
+        what = msg("team with {k} hits", k=k) if k > 1 else "team with 1 hit"
         if not flat:
             res = d.each(count, _out_or_fighting(team_chain(spec, k)), ("out", "fighting"),
                          rule=f"{spec.rule}.team", what=what)
