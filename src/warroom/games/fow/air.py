@@ -24,6 +24,8 @@ from warroom.games.fow.special_rules.params import RulesParams
 
 SUPPORT_DICE = {"priority": 7, "limited": 5, "sporadic": 3}
 ARRIVE_ON = {"ground_attack": 5, "interceptors": 6}
+# how many aircraft arrive, by the die rolled once support comes: 1-2 one, 3-5 two, 6 three
+AIRCRAFT_ON_DIE = {1: 1, 2: 1, 3: 2, 4: 2, 5: 2, 6: 3}
 
 
 class AirParams(RulesParams):
@@ -98,9 +100,7 @@ def air(p: AirParams, d: Dice) -> dict[str, Any]:
     if best < come:
         d.note("fow.air.support", "no aircraft come")
         return _nothing()
-    size = d.split(1, {"one": [1, 2], "two": [3, 4, 5], "three": [6]},
-                   rule="fow.air.aircraft", what="number of aircraft")
-    planes = 1 if size["one"] else 2 if size["two"] else 3
+    planes = AIRCRAFT_ON_DIE[d.die(rule="fow.air.aircraft", what="number of aircraft")]
     d.note("fow.air.aircraft", "{n} aircraft arrive", n=planes)
     if p.aa_dice:
         skill, fp = skill_target(p.aa_skill), firepower_target(p.aa_firepower)
