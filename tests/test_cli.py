@@ -163,7 +163,7 @@ def test_odds_headers_in_polish_and_chinese(capsys: pytest.CaptureFixture[str]) 
     assert "hits" in en and "chance" in en and "trafienia" not in en
     code, pl, _ = run(capsys, "odds", "fow.shoot", "dice=2", "--lang", "pl")
     assert code == 0
-    assert "trafienia" in pl and "opuszczone" in pl and "szansa" in pl
+    assert "trafienia" in pl and "porzucone" in pl and "szansa" in pl
     assert "trafienia: co najmniej N" in pl and "bailed_out" not in pl
     code, zh, _ = run(capsys, "--lang", "zh", "odds", "fow.shoot", "dice=2")
     assert code == 0
