@@ -14,6 +14,7 @@ Equal outcomes are merged. The result sums to exactly 1.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from math import comb, gcd, lcm
 from typing import Any
@@ -262,27 +263,36 @@ def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
     stack: list[tuple[tuple[Any, ...], int, int]] = [((), 1, 1)]
     runs = 0
     memo: dict[Any, Any] = {}
+    pick = _outcome_getter(fields)
+    lazy_types = (Sym, Cond)
+    last_den, bucket = 0, {}
     while stack:
         runs += 1
         if runs > max_paths:
             raise _TooLarge
         path, num, den = stack.pop()
-        ctx = ExactDice(path, concrete, all_concrete, memo)
         try:
-            out = run(ctx)
+            out = run(ExactDice(path, concrete, all_concrete, memo))
         except _Branch as br:
             for value, w in br.options:
                 if w:
                     stack.append(((*path, value), num * w, den * br.den))
             continue
-        values = [_field(out, f) for f in fields]
-        if any(isinstance(v, (Sym, Cond)) for v in values):
-            sub, sub_den = _evaluate(values)
-            lazy.append((den * sub_den, num, sub))
-            continue
-        bucket = plain.setdefault(den, {})
-        key = tuple(values)
-        bucket[key] = bucket.get(key, 0) + num
+        try:
+            key = pick(out)
+        except KeyError:
+            for f in fields:
+                _field(out, f)
+            raise
+        for v in key:
+            if isinstance(v, lazy_types):
+                sub, sub_den = _evaluate(list(key))
+                lazy.append((den * sub_den, num, sub))
+                break
+        else:
+            if den != last_den:
+                last_den, bucket = den, plain.setdefault(den, {})
+            bucket[key] = bucket.get(key, 0) + num
     if not plain and len(lazy) == 1 and lazy[0][1] == 1:
         den, _, sub = lazy[0]
         return Weights(fields, sub, den)
@@ -291,6 +301,17 @@ def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
         for key, w in sub.items():
             bucket[key] = bucket.get(key, 0) + num * w
     return _merge(fields, plain)
+
+
+def _outcome_getter(fields: tuple[str, ...]) -> Callable[[Mapping[str, Any]], Outcome]:
+    """The outcome tuple of a returned mapping, in ``fields`` order (KeyError if one is
+    missing)."""
+    if len(fields) == 1:
+        (name,) = fields
+        return lambda out: (out[name],)
+    if not fields:
+        return lambda out: ()
+    return operator.itemgetter(*fields)
 
 
 def _field(out: Mapping[str, Any], name: str) -> Any:
