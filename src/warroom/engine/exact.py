@@ -110,9 +110,9 @@ class ExactDice(Dice):
                     raise NeedConcrete(n.origins() | {i})
             if len(live) == 1:
                 return {label: (n if p == den else 0) for label, p in probs}
-        out: dict[str, Any] = {label: 0 for label, _ in probs}
+        out: dict[str, Any] = dict.fromkeys([label for label, _ in probs], 0)
         for label, p in live:
-            out[label] = Sym({Node(i, leaf, p, den): 1 for leaf in leaves})
+            out[label] = Sym(dict.fromkeys([Node(i, leaf, p, den) for leaf in leaves], 1))
         return out
 
     def _concrete_count(self, i: int, n: Any) -> int:
@@ -381,14 +381,15 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
                 coefs[node] = coefs.get(node, 0) + c
         leaf_coef.append(coefs)
     all_leaves = [leaf for leaves in roots.values() for leaf in leaves]
+    zeros = [0] * len(all_leaves)
     try:
         index = {id(e): i for i, e in enumerate(exprs)}
         key: Any = (
-            tuple((r.size, len(leaves)) for r, leaves in roots.items()),
-            tuple((leaf.cnum, leaf.cden) for leaf in all_leaves),
-            tuple((e.const, *(coefs.get(leaf, 0) for leaf in all_leaves))
-                  for e, coefs in zip(exprs, leaf_coef, strict=True)),
-            tuple(_pattern(v, index) for v in values),
+            tuple([(r.size, len(leaves)) for r, leaves in roots.items()]),
+            tuple([(leaf.cnum, leaf.cden) for leaf in all_leaves]),
+            tuple([(e.const, tuple(map(coefs.get, all_leaves, zeros)))
+                   for e, coefs in zip(exprs, leaf_coef, strict=True)]),
+            tuple([_pattern(v, index) for v in values]),
         )
         hit = _EVAL_MEMO.get(key)
     except TypeError:  # an unhashable constant in the outcome

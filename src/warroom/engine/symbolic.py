@@ -32,32 +32,20 @@ class Node:
     the root ends in it, and the root lists every node of its tree (``nodes``), so the
     driver never walks a tree to evaluate it."""
 
-    __slots__ = (
-        "cden",
-        "children",
-        "cnum",
-        "nodes",
-        "origin",
-        "parent",
-        "prob",
-        "size",
-        "top",
-    )
+    __slots__ = ("cden", "children", "cnum", "nodes", "origin", "parent", "size", "top")
 
     def __init__(self, origin: int, parent: Node | None, num: int, den: int,
                  size: int = 0) -> None:
         self.origin = origin
         self.parent = parent
-        self.prob = (num, den)
-        self.size = size
         self.children: list[Node] = []
         if parent is None:
             self.top = self
             self.cnum = self.cden = 1
+            self.size = size
             self.nodes: list[Node] = [self]
         else:
-            top = parent.top
-            self.top = top
+            top = self.top = parent.top
             self.cnum = parent.cnum * num
             self.cden = parent.cden * den
             parent.children.append(self)
