@@ -82,15 +82,22 @@ def test_the_spectator_link_cannot_edit(client: Any, battle: dict[str, Any]) -> 
     assert _log(client, bid, view) == before
 
 
-def test_a_stale_edit_is_refused(client: Any, battle: dict[str, Any]) -> None:
+def _stale_edit(client: Any, battle: dict[str, Any]) -> tuple[Any, list[Any]]:
+    """B changes the battle after A's page was drawn at state 3; then A edits a unit.
+    Returns A's answer and the log as it was before A's attempt."""
     bid, ka, kb = battle["id"], battle["keys"]["A"], battle["keys"]["B"]
-    # B changes the battle after A's page was drawn at state 3
     assert client.post(f"/battles/{bid}/{kb}/mark", data={
         "unit": "Grenadiers", "marker": "pinned", "expect": "3"},
         follow_redirects=False).status_code == 303
     before = _log(client, bid, ka)
     r = client.post(f"/battles/{bid}/{ka}/edit", data={"unit": "Shermans", "s.dice": "6",
                                                        "expect": "3"})
+    return r, before
+
+
+def test_a_stale_edit_is_refused(client: Any, battle: dict[str, Any]) -> None:
+    bid, ka = battle["id"], battle["keys"]["A"]
+    r, before = _stale_edit(client, battle)
     assert r.status_code == 422
     assert "expected state 3 but it is now at 4" in r.text and 'id="battle-error"' in r.text
     assert _log(client, bid, ka) == before
@@ -100,14 +107,9 @@ def test_a_stale_edit_is_refused(client: Any, battle: dict[str, Any]) -> None:
 
 def test_a_stale_write_on_a_polish_page_is_refused_in_polish(
         client: Any, battle: dict[str, Any]) -> None:
-    bid, ka, kb = battle["id"], battle["keys"]["A"], battle["keys"]["B"]
+    bid, ka = battle["id"], battle["keys"]["A"]
     assert "Zmień jednostkę" in client.get(f"/battles/{bid}/{ka}?lang=pl").text  # the cookie
-    assert client.post(f"/battles/{bid}/{kb}/mark", data={
-        "unit": "Grenadiers", "marker": "pinned", "expect": "3"},
-        follow_redirects=False).status_code == 303
-    before = _log(client, bid, ka)
-    r = client.post(f"/battles/{bid}/{ka}/edit", data={"unit": "Shermans", "s.dice": "6",
-                                                       "expect": "3"})
+    r, before = _stale_edit(client, battle)
     assert r.status_code == 422 and 'id="battle-error"' in r.text
     page = html.unescape(r.text)
     assert ("bitwa się zmieniła: oczekiwano stanu 3, a jest już 4; odśwież i spróbuj "
