@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE
+from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -159,6 +159,14 @@ def turn(browser: Any, page: Any, server_url: str) -> None:
 
     # B's page has followed all along, without a reload
     expect(phone_b.locator("#position")).to_contain_text("Turn 1, side B", timeout=12_000)
+    # screenshots of the battle page for docs/screenshots/, phone and desktop
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "battle-phone.png"), full_page=True)
+    desk = browser.new_context(viewport=DESKTOP).new_page()
+    desk.goto(link_a)
+    expect(desk.locator("#position")).to_contain_text("Turn 1, side B")
+    desk.screenshot(path=str(SCREENSHOTS / "battle-desktop.png"), full_page=True)
+    desk.context.close()
 
     # A edits the Tigers through the form: an emptied value removes a stat, a new one is
     # added; A sees the new stats at once and B's page follows
