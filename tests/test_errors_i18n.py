@@ -312,3 +312,32 @@ def test_json_api_stays_english(client: Any) -> None:
     r = client.post("/api/roll", json={"procedure": "demo.pool", "params": {"dice": 3},
                                        "dice": [3, 5], "lang": "pl"})
     assert r.status_code == 422 and r.json()["detail"].startswith("not enough dice: 1 more")
+
+
+@pytest.mark.parametrize("lang", ["pl", "zh"])
+def test_request_validation_wording_is_translated(lang: str) -> None:
+    """The sentences warroom makes of FastAPI's request errors: every template has a
+    translation with the same placeholders (English stays for the JSON API)."""
+    from warroom.web.app import validation_message
+
+    cases = [[], [{"type": "json_invalid", "loc": ("body",)}],
+             [{"type": "missing", "loc": ("body",)}],
+             [{"type": "dict_type", "loc": ("body",)}],
+             [{"type": "extra_forbidden", "loc": ("body", "bogus")}],
+             [{"type": "missing", "loc": ("body", "unit")}],
+             [{"type": "int_parsing", "loc": ("body", "expect"), "input": "x", "msg": "m"}],
+             [{"type": "x", "loc": ("body", "stats"), "msg": "m"}]]
+    table = i18n.catalog(lang)
+    for errors in cases:
+        text, _ = validation_message(errors)
+        assert text.template in table, text.template
+        assert text.render(i18n.translator(lang)) != str(text)
+
+
+def test_a_battle_form_without_a_field_says_so_in_polish(client: Any) -> None:
+    made = client.post("/api/battles", json={"game": "demo", "name": "x"}).json()
+    r = client.post(f"/battles/{made['id']}/{made['keys']['A']}/mark?lang=pl",
+                    data={"marker": "pinned"}, headers={"accept": "text/html"})
+    assert r.status_code == 422 and "pole 'unit' jest wymagane" in html.unescape(r.text)
+    api_r = client.post("/api/odds", json={"procedure": "demo.pool", "bogus": 1})
+    assert api_r.json()["detail"] == "unknown field 'bogus'"

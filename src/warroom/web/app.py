@@ -17,7 +17,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from warroom.errors import ParameterError, UnknownParameterError, UsageError, WarroomError
+from warroom.errors import (
+    ErrorText,
+    ParameterError,
+    UnknownParameterError,
+    UsageError,
+    WarroomError,
+)
 
 log = logging.getLogger("warroom.web")
 
@@ -36,29 +42,31 @@ def _error(request: Request, status: int, message: str, parameter: str | None) -
     return JSONResponse({"detail": message, "parameter": parameter}, status_code=status)
 
 
-def validation_message(errors: list[Any]) -> tuple[str, str | None]:
-    """One clear sentence from pydantic's list of request errors, naming the field."""
+def validation_message(errors: list[Any]) -> tuple[ErrorText, str | None]:
+    """One clear sentence from pydantic's list of request errors, naming the field
+    (``str()`` of it is English; pages translate it)."""
     if not errors:
-        return "invalid request", None
+        return ErrorText("invalid request"), None
     err = errors[0]
     loc = [x for x in err.get("loc", ()) if x not in ("body", "query", "path")]
     kind = err.get("type", "")
     if kind == "json_invalid":
-        return "the request body is not valid JSON", None
+        return ErrorText("the request body is not valid JSON"), None
     if not loc and kind == "missing":
-        return "the request needs a JSON body, e.g. {\"procedure\": \"demo.pool\"}", None
+        return ErrorText('the request needs a JSON body, e.g. {"procedure": "demo.pool"}'), None
     if not loc and kind in ("model_attributes_type", "dict_type"):
-        return "the request body must be a JSON object", None
+        return ErrorText("the request body must be a JSON object"), None
     name = str(loc[0]) if loc else ""
     where = name + "".join(f"[{x}]" for x in loc[1:] if isinstance(x, int))
     text = str(err.get("msg", "invalid value"))
     if kind == "extra_forbidden":
-        return f"unknown field {where!r}", name
+        return ErrorText("unknown field {where!r}", where=where), name
     if kind == "missing":
-        return f"{where!r} is required", name
+        return ErrorText("{where!r} is required", where=where), name
     if "input" in err and kind != "missing":
-        return f"{where!r}: {err['input']!r} is not valid: {text}", name
-    return f"{where!r}: {text}", name
+        return ErrorText("{where!r}: {value!r} is not valid: {reason}", where=where,
+                         value=err["input"], reason=text), name
+    return ErrorText("{where!r}: {reason}", where=where, reason=text), name
 
 
 def create_app(database: str | Path | None = None) -> FastAPI:
@@ -93,7 +101,13 @@ def create_app(database: str | Path | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
-        message, parameter = validation_message(list(exc.errors()))
+        text, parameter = validation_message(list(exc.errors()))
+        message = str(text)  # the JSON API's detail stays English
+        if _wants_html(request):
+            from warroom.web.lang import translator
+            from warroom.web.templating import page_lang
+
+            message = text.render(translator(page_lang(request)))
         return _error(request, 422, message, parameter)
 
     @app.exception_handler(WarroomError)
