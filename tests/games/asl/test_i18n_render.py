@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-from babel.messages.pofile import read_po
 
 from warroom import api, i18n
 from warroom.engine import drivers
@@ -51,21 +50,6 @@ def test_steps_render(proc_id: str, raw: dict[str, object], lang: str) -> None:
             assert data["text"] and "{" not in data["text"], data["text"]
             if data["result"]:
                 assert "{" not in data["result"], data["result"]
-
-
-@pytest.mark.parametrize("lang", ["pl", "zh"])
-def test_catalog_keeps_placeholders(lang: str) -> None:
-    with (CATALOGS / lang / "LC_MESSAGES" / "asl.po").open("rb") as fh:
-        cat = read_po(fh, locale=lang)
-    n = 0
-    for message in cat:
-        if not message.id:
-            continue
-        n += 1
-        assert message.string, message.id
-        assert set(PLACEHOLDER.findall(str(message.id))) == set(
-            PLACEHOLDER.findall(str(message.string))), message.id
-    assert n > 150
 
 
 def test_chinese_uses_the_card_terms() -> None:

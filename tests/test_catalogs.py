@@ -1,0 +1,54 @@
+"""Every translation catalog (pl and zh, every area): each entry is translated, keeps its
+replacement fields exactly (``{n}``, ``{x!r}``, ``{d:+d}``), and no message id is given
+two different translations in two catalogs (they are merged, so one would silently win)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+
+from warroom import i18n
+
+FIELD = re.compile(r"\{[^{}]*\}")
+LANGS = [lang for lang in i18n.LANGUAGES if lang != "en"]
+CATALOGS = sorted({(lang, path.name) for lang in LANGS
+                   for path in (i18n.CATALOG_DIR / lang / "LC_MESSAGES").glob("*.po")})
+
+
+def entries(lang: str, name: str) -> dict[str, str]:
+    path: Path = i18n.CATALOG_DIR / lang / "LC_MESSAGES" / name
+    with path.open("rb") as fh:
+        return {str(m.id): str(m.string) for m in read_po(fh, locale=lang) if m.id}
+
+
+@pytest.mark.parametrize(("lang", "name"), CATALOGS)
+def test_every_entry_is_translated_and_keeps_its_fields(lang: str, name: str) -> None:
+    found = entries(lang, name)
+    assert found
+    for msgid, msgstr in found.items():
+        assert msgstr, msgid
+        assert sorted(FIELD.findall(msgid)) == sorted(FIELD.findall(msgstr)), msgid
+
+
+def test_every_area_has_both_languages() -> None:
+    names = {lang: {n for la, n in CATALOGS if la == lang} for lang in LANGS}
+    assert names["pl"] == names["zh"]
+    assert {"core.po", "fow.po", "asl.po", "commander.po", "battle.po", "web.po",
+            "labels.po", "errors.po"} <= names["pl"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_id_has_two_translations(lang: str) -> None:
+    seen: dict[str, tuple[str, str]] = {}
+    clashes = []
+    for la, name in CATALOGS:
+        if la != lang:
+            continue
+        for msgid, msgstr in entries(lang, name).items():
+            first = seen.setdefault(msgid, (name, msgstr))
+            if first[1] != msgstr:
+                clashes.append(f"{msgid!r}: {first[0]} {first[1]!r} vs {name} {msgstr!r}")
+    assert not clashes, clashes
