@@ -32,12 +32,6 @@ SUBMITTED = "_sent"
 MAX_SETS = 4
 
 
-def label(name: str, tr: Tr, scope: str = "", title: str = "") -> str:
-    """A parameter, choice or outcome name as people read it, in their language
-    (looked up under the procedure's qualified id first: ``fow.shoot.target``)."""
-    return i18n.label(tr, name, scope, title)
-
-
 @dataclass
 class FieldForm:
     """One input of a generated form."""
@@ -121,9 +115,10 @@ def form_fields(specs: Sequence[ParamSpec], values: Mapping[str, Any], tr: Tr,
     out = []
     for spec in specs:
         value = values.get(spec.name, spec.to_dict()["default"])
-        choices = [(c, label(f"{spec.name}={c}", tr, scope, spec.title(c)))
+        # labels are looked up under the procedure's qualified ids first (fow.shoot.target)
+        choices = [(c, i18n.label(tr, f"{spec.name}={c}", scope, spec.title(c)))
                    for c in spec.choices]
-        out.append(FieldForm(spec, prefix + spec.name, label(spec.name, tr, scope),
+        out.append(FieldForm(spec, prefix + spec.name, i18n.label(tr, spec.name, scope),
                              tr(spec.description) if spec.description else "", value, choices))
     return sorted(out, key=lambda f: f.folded)
 
