@@ -6,74 +6,35 @@ API turns it into a 422. Anything else escaping is a bug in warroom.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-Translator = Callable[[str], str]
-
-
-def _identity(text: str) -> str:
-    return text
+from warroom.engine.messages import Msg, Translator
 
 
-class ErrorText:
-    """An English message template with named arguments, rendered in any language.
+class ErrorText(Msg):
+    """An error message: an English template with named arguments, rendered in any
+    language (an engine :class:`~warroom.engine.messages.Msg` with an error's rules).
 
     The template (``"die #{position} is {value!r}: ..."``) is the catalog's message id;
-    ``str()`` gives the English text. Arguments that are themselves an
-    :class:`ErrorText` (a kind word like "procedure", a reason, an allowed range) are
-    rendered in the same language; other arguments (names, numbers, values the player
-    typed) are shown as they are. A template without arguments is never formatted, so
-    a finished English sentence with braces in it is safe to wrap.
+    ``str()`` gives the English text. Arguments that are messages themselves (a kind
+    word like "procedure", a reason, an allowed range, a roll's name) are rendered in the
+    same language; other arguments (names, numbers, values the player typed) are shown
+    exactly as they are, so ``{value!r}`` of ``True`` stays ``True``.
     """
 
-    __slots__ = ("args", "template")
-
     def __init__(self, template: str, /, **args: object) -> None:
-        self.template = template
-        self.args = args
+        object.__setattr__(self, "template", template)
+        object.__setattr__(self, "args", args)
 
-    def render(self, tr: Translator | None = None) -> str:
-        """The text in ``tr``'s language (English without one)."""
-        translate = tr or _identity
-        text = translate(self.template)
-        if not self.args:
-            return text
-        args = {k: _render_arg(v, translate) for k, v in self.args.items()}
-        try:
-            return text.format(**args)
-        except (KeyError, IndexError, ValueError, AttributeError):
-            # A broken translation must never hide the error: fall back to English.
-            return self.template.format(**args)
-
-    def templates(self) -> Iterator[str]:
-        """This template and those of every nested text (the catalog ids it needs)."""
-        yield self.template
-        for value in self.args.values():
-            if isinstance(value, ErrorText):
-                yield from value.templates()
-
-    def __str__(self) -> str:
-        return self.render()
+    def _arg(self, value: Any, tr: Translator) -> Any:
+        return value.render(tr) if isinstance(value, Msg) else value
 
     def __repr__(self) -> str:
         return f"ErrorText({self.template!r}, **{self.args!r})"
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ErrorText):
-            return NotImplemented
-        return (self.template, self.args) == (other.template, other.args)
-
     def __hash__(self) -> int:
         return hash(self.template)
-
-
-def _render_arg(value: object, tr: Translator) -> object:
-    if isinstance(value, ErrorText):
-        return value.render(tr)
-    render = getattr(value, "render", None)  # an engine Msg
-    if callable(render) and not isinstance(value, type):
-        return render(tr)
-    return value
 
 
 def verbatim(text: str) -> ErrorText:

@@ -7,7 +7,7 @@ shown. The English template is the message id looked up in the catalogs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,14 +26,28 @@ class Msg:
     args: Mapping[str, Any] = field(default_factory=dict)
 
     def render(self, translate: Translator | None = None) -> str:
+        """The text in ``translate``'s language (English without one). A template
+        without arguments is shown as it is (never formatted: braces are safe)."""
         tr = translate or _identity
-        args = {k: _render_arg(v, tr) for k, v in self.args.items()}
         text = tr(self.template)
+        if not self.args:
+            return text
+        args = {k: self._arg(v, tr) for k, v in self.args.items()}
         try:
             return text.format(**args)
-        except (KeyError, IndexError, ValueError):
+        except (KeyError, IndexError, ValueError, AttributeError):
             # A broken translation must never hide the result: fall back to English.
             return self.template.format(**args)
+
+    def _arg(self, value: Any, tr: Translator) -> Any:
+        return _render_arg(value, tr)
+
+    def templates(self) -> Iterator[str]:
+        """This template and those of every nested message (the catalog ids it needs)."""
+        yield self.template
+        for value in self.args.values():
+            if isinstance(value, Msg):
+                yield from value.templates()
 
     def __str__(self) -> str:
         return self.render()
