@@ -61,7 +61,13 @@ def per_die(hit: int, save: int, fp: int) -> int:
     return 1 if fp >= FIREPOWER else 2
 
 
-def icepool_q1(n: int) -> dict[tuple[int, int], Fraction]:
+Counts = tuple[dict[tuple[int, int], int], int]
+"""A peer's answer in its own exact form: integer counts over a total (as warroom's
+Distribution holds integer weights over a denominator). Turning them into Fractions is
+left out of every timing, ours included, and done once to check the answers agree."""
+
+
+def icepool_q1(n: int) -> Counts:
     import icepool
 
     one = icepool.map(per_die, icepool.d6, icepool.d6, icepool.d6)
@@ -80,45 +86,56 @@ def icepool_q1(n: int) -> dict[tuple[int, int], Fraction]:
             return state
 
     die = Count().evaluate(one.pool(n))
-    den = die.denominator()
-    return {tuple(k): Fraction(v, den) for k, v in die.items()}  # type: ignore[misc]
+    return die, die.denominator()  # type: ignore[no-any-return]
 
 
-def dyce_q1(n: int) -> dict[tuple[int, int], Fraction]:
-    from dyce import H, P
-
+def _one_die(code: dict[int, int]) -> dict[int, int]:
     weights: dict[int, int] = {}
-    for hit in range(1, 7):
-        for save in range(1, 7):
-            for fp in range(1, 7):
-                c = per_die(hit, save, fp)
-                weights[c] = weights.get(c, 0) + 1
-    out: dict[tuple[int, int], int] = {}
-    for roll, count in (n @ P(H(weights))).rolls_with_counts():
-        key = (roll.count(1), roll.count(2))
-        out[key] = out.get(key, 0) + count
-    total = sum(out.values())
-    return {k: Fraction(v, total) for k, v in out.items()}
-
-
-def dyce_q1_sum(n: int) -> dict[tuple[int, int], Fraction]:
-    """dyce's fastest form we found: encode (destroyed, bailed) as one integer and sum."""
-    from dyce import H
-
-    weights: dict[int, int] = {}
-    code = {0: 0, 1: 1, 2: 1000}
     for hit in range(1, 7):
         for save in range(1, 7):
             for fp in range(1, 7):
                 c = code[per_die(hit, save, fp)]
                 weights[c] = weights.get(c, 0) + 1
-    h = n @ H(weights)
-    total = h.total
+    return weights
+
+
+def dyce_q1(n: int) -> Counts:
+    from dyce import H, P
+
+    out: dict[tuple[int, int], int] = {}
+    for roll, count in (n @ P(H(_one_die({0: 0, 1: 1, 2: 2})))).rolls_with_counts():
+        key = (roll.count(1), roll.count(2))
+        out[key] = out.get(key, 0) + count
+    return out, sum(out.values())
+
+
+def dyce_q1_sum(n: int) -> Counts:
+    """dyce's fastest form we found: encode (destroyed, bailed) as one integer and sum."""
+    from dyce import H
+
+    h = n @ H(_one_die({0: 0, 1: 1, 2: 1000}))
+    return h, h.total  # type: ignore[return-value]
+
+
+def icepool_fractions(answer: Counts) -> dict[tuple[int, int], Fraction]:
+    die, den = answer
+    return {tuple(k): Fraction(v, den) for k, v in die.items()}  # type: ignore[misc]
+
+
+def dyce_fractions(answer: Counts) -> dict[tuple[int, int], Fraction]:
+    counts, total = answer
+    return {k: Fraction(v, total) for k, v in counts.items()}
+
+
+def dyce_sum_fractions(answer: Counts) -> dict[tuple[int, int], Fraction]:
+    h, total = answer
     return {(k % 1000, k // 1000): Fraction(v, total) for k, v in h.items()}
 
 
-PEERS: dict[str, Callable[[int], dict[tuple[int, int], Fraction]]] = {
-    "icepool": icepool_q1,
-    "dyce": dyce_q1,
-    "dyce (integer-coded sum)": dyce_q1_sum,
+Peer = tuple[Callable[[int], Counts], Callable[[Counts], dict[tuple[int, int], Fraction]]]
+
+PEERS: dict[str, Peer] = {
+    "icepool": (icepool_q1, icepool_fractions),
+    "dyce": (dyce_q1, dyce_fractions),
+    "dyce (integer-coded sum)": (dyce_q1_sum, dyce_sum_fractions),
 }

@@ -79,9 +79,8 @@ def q1_rows(sizes: list[int]) -> list[list[str]]:
         assert sum(ours.values()) == 1
         t_cold, t_ours = cold_and_warm(lambda n=n: warroom.odds("bench.q1", dice=n))
         peer_times: dict[str, float] = {}
-        for name, peer in PEERS.items():
-            theirs = peer(n)
-            if theirs != ours:
+        for name, (peer, fractions) in PEERS.items():
+            if fractions(peer(n)) != ours:
                 raise SystemExit(f"{name} disagrees with warroom at N={n}")
             peer_times[name] = best(lambda peer=peer, n=n: peer(n), budget=3.0)
         fastest = min(peer_times, key=lambda k: peer_times[k])

@@ -7,6 +7,8 @@ from fractions import Fraction as F
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import Field
 
 from tests.helpers import brute_force
@@ -168,3 +170,35 @@ def test_too_large_is_a_clear_usage_error() -> None:
         drivers.exact(q1_branchy, params, max_paths=5)
     assert isinstance(err.value, UsageError)
     assert drivers.exact(q1_branchy, params).total() == 1
+
+
+# The two ways the driver turns per-item categories into a multinomial over counts must
+# agree everywhere: the packed big-integer power and the term-by-term recurrence.
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(0, 24),
+       classes=st.lists(st.tuples(st.integers(-30, 30), st.integers(0, 40)), min_size=1,
+                        max_size=5).filter(lambda cs: any(w for _, w in cs)))
+def test_packed_multinomial_agrees_with_recurrence(n: int, classes: list[tuple[int, int]]
+                                                   ) -> None:
+    from warroom.engine import exact
+
+    live = [(d, w) for d, w in classes if w]
+    expected = exact._multinomial_keys.__wrapped__(n, tuple(live))
+    dense = exact._multinomial_dense(n, live)
+    if dense is None:  # too large to pack: the recurrence answers alone
+        return
+    first, weights = dense
+    got = {first + i: w for i, w in enumerate(weights) if w}
+    assert got == expected
+    assert sum(weights) == sum(w for _, w in live) ** n
+
+
+def test_packed_multinomial_by_hand() -> None:
+    from warroom.engine import exact
+
+    # two dice, each 0 with weight 1 and 1 with weight 2: (1 + 2x)^2 = 1 + 4x + 4x^2
+    assert exact._multinomial_dense(2, [(0, 1), (1, 2)]) == (0, [1, 4, 4])
+    # weights past 64 bits are spread over several words and put back together
+    first, weights = exact._multinomial_dense(3, [(-1, 2**40), (1, 1)]) or (0, [])
+    assert first == -3
+    assert weights == [2**120, 0, 3 * 2**80, 0, 3 * 2**40, 0, 1]

@@ -14,7 +14,9 @@ Equal outcomes are merged. The result sums to exactly 1.
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from math import comb, gcd, lcm
 from typing import Any
@@ -364,31 +366,32 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
                 if id(s) not in seen:
                     seen.add(id(s))
                     exprs.append(s)
-    # every category tree involved: its leaves (each knows its chance per item)
-    roots: dict[Node, list[Node]] = {}
-    # each expression's coefficient on each leaf
-    leaf_coef: list[dict[Node, int]] = []
+    # every category tree involved, and every leaf of them in one list
+    tops = dict.fromkeys([node.top for e in exprs for node in e.terms])
+    leaves: list[Node] = []
+    spans: list[tuple[Node, int, int]] = []
+    for r in tops:
+        start = len(leaves)
+        leaves.extend(r.tree_leaves())
+        spans.append((r, start, len(leaves)))
+    where = {leaf: i for i, leaf in enumerate(leaves)}
+    # each expression's coefficient on each leaf, aligned with ``leaves``
+    rows: list[list[int]] = []
     for e in exprs:
-        coefs: dict[Node, int] = {}
+        row = [0] * len(leaves)
         for node, c in e.terms.items():
-            r = node.top
-            if r not in roots:
-                roots[r] = r.tree_leaves()
             if node.children:
                 for leaf in node.leaves():
-                    coefs[leaf] = coefs.get(leaf, 0) + c
+                    row[where[leaf]] += c
             else:
-                coefs[node] = coefs.get(node, 0) + c
-        leaf_coef.append(coefs)
-    all_leaves = [leaf for leaves in roots.values() for leaf in leaves]
-    zeros = [0] * len(all_leaves)
+                row[where[node]] += c
+        rows.append(row)
     try:
         index = {id(e): i for i, e in enumerate(exprs)}
         key: Any = (
-            tuple([(r.size, len(leaves)) for r, leaves in roots.items()]),
-            tuple([(leaf.cnum, leaf.cden) for leaf in all_leaves]),
-            tuple([(e.const, tuple(map(coefs.get, all_leaves, zeros)))
-                   for e, coefs in zip(exprs, leaf_coef, strict=True)]),
+            tuple([(r.size, b - a) for r, a, b in spans]),
+            tuple([(leaf.cnum, leaf.cden) for leaf in leaves]),
+            tuple([(e.const, *row) for e, row in zip(exprs, rows, strict=True)]),
             tuple([_pattern(v, index) for v in values]),
         )
         hit = _EVAL_MEMO.get(key)
@@ -396,7 +399,7 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
         key = hit = None
     if hit is not None:
         return hit
-    result = _evaluate_tree(values, exprs, roots, leaf_coef)
+    result = _evaluate_tree(values, exprs, spans, leaves, rows)
     if key is not None:
         if len(_EVAL_MEMO) >= _EVAL_MEMO_SIZE:
             _EVAL_MEMO.pop(next(iter(_EVAL_MEMO)))
@@ -404,51 +407,60 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
     return result
 
 
-def _evaluate_tree(values: list[Any], exprs: list[Sym],
-                   roots: dict[Node, list[Node]],
-                   leaf_coef: list[dict[Node, int]]) -> tuple[dict[Outcome, int], int]:
-    # mixed-radix encoding of the vector of expression values into one int
-    mults: list[int] = []
+def _evaluate_tree(values: list[Any], exprs: list[Sym], spans: list[tuple[Node, int, int]],
+                   leaves: list[Node], rows: list[list[int]]
+                   ) -> tuple[dict[Outcome, int], int]:
+    # Each expression's range of values: its constant plus, per tree, the tree's size
+    # times its least (most) coefficient on that tree's leaves.
     los: list[int] = []
     radices: list[int] = []
-    mult = 1
-    offset = 0
-    for e, coefs in zip(exprs, leaf_coef, strict=True):
+    for e, row in zip(exprs, rows, strict=True):
         lo = hi = e.const
-        for r, leaves in roots.items():
-            cmin = cmax = 0
-            for leaf in leaves:
-                c = coefs.get(leaf, 0)
-                if c < cmin:
-                    cmin = c
-                elif c > cmax:
-                    cmax = c
-            lo += r.size * cmin
-            hi += r.size * cmax
-        mults.append(mult)
+        for r, a, b in spans:
+            lo += r.size * min(0, *row[a:b])
+            hi += r.size * max(0, *row[a:b])
         los.append(lo)
         radices.append(hi - lo + 1)
-        offset += (e.const - lo) * mult
-        mult *= hi - lo + 1
-    dist: dict[int, int] | None = None
+    # Mixed-radix encoding of the vector of expression values into one int. The last
+    # expression varies fastest, so increasing keys enumerate value tuples in the order
+    # itertools.product yields them (the decoding below relies on it).
+    mults = [0] * len(exprs)
+    deltas = [0] * len(leaves)
+    mult = 1
+    offset = 0
+    for j in range(len(exprs) - 1, -1, -1):
+        mults[j] = mult
+        offset += (exprs[j].const - los[j]) * mult
+        deltas = list(map(operator.add, deltas,
+                          map(operator.mul, rows[j], itertools.repeat(mult))))
+        mult *= radices[j]
+    # per tree: one categorical per item (key delta -> weight), and the denominator
     den = 1
-    for r, leaves in roots.items():
-        d = lcm(*(leaf.cden for leaf in leaves))
+    parts: list[tuple[int, list[tuple[int, int]]]] = []
+    for r, a, b in spans:
+        d = lcm(*(leaf.cden for leaf in leaves[a:b]))
         chances: dict[int, int] = {}
-        for leaf in leaves:
-            num, dd = leaf.cnum, leaf.cden
-            delta = 0
-            for coefs, m in zip(leaf_coef, mults, strict=True):
-                c = coefs.get(leaf, 0)
-                if c:
-                    delta += c * m
-            chances[delta] = chances.get(delta, 0) + num * (d // dd)
+        for i in range(a, b):
+            leaf = leaves[i]
+            chances[deltas[i]] = chances.get(deltas[i], 0) + leaf.cnum * (d // leaf.cden)
         g = gcd(*chances.values())
         if g > 1:
             d //= g
             chances = {k: w // g for k, w in chances.items()}
-        part = _multinomial_keys(r.size, tuple(chances.items()))
+        parts.append((r.size, list(chances.items())))
         den *= d**r.size
+    pure = len(values) == len(exprs) and all(v is e for v, e in zip(values, exprs, strict=True))
+    ranges = [range(lo, lo + rad) for lo, rad in zip(los, radices, strict=True)]
+    if pure and len(parts) == 1:
+        dense = _multinomial_dense(*parts[0])
+        if dense is not None:
+            first, weights = dense
+            keyed = zip(itertools.islice(itertools.product(*ranges), first + offset, None),
+                        weights)
+            return dict(itertools.compress(keyed, weights)), den
+    dist: dict[int, int] | None = None
+    for size, classes in parts:
+        part = _multinomial_keys(size, tuple(classes))
         if dist is None:
             dist = part
         else:
@@ -461,19 +473,16 @@ def _evaluate_tree(values: list[Any], exprs: list[Sym],
         dist = {0: 1}
     if offset:
         dist = {k + offset: w for k, w in dist.items()}
+    if pure and mult <= 16 * len(dist) + 256:
+        # every key in order with its weight (0 where none), decoded in C
+        weights = list(map(dist.get, range(mult), itertools.repeat(0)))
+        return dict(itertools.compress(zip(itertools.product(*ranges), weights), weights)), den
     return _decode(values, exprs, mults, los, radices, dist), den
 
 
 def _decode(values: list[Any], exprs: list[Sym], mults: list[int], los: list[int],
             radices: list[int], dist: dict[int, int]) -> dict[Outcome, int]:
     """Turn mixed-radix keys back into outcome tuples."""
-    pure = len(values) == len(exprs) and all(v is e for v, e in zip(values, exprs, strict=True))
-    if pure and len(exprs) == 1:
-        lo0 = los[0]
-        return {(k + lo0,): w for k, w in dist.items()}
-    if pure and len(exprs) == 2:
-        r0, lo0, lo1 = radices[0], los[0], los[1]
-        return {(k % r0 + lo0, k // r0 + lo1): w for k, w in dist.items()}
     out: dict[Outcome, int] = {}
     spec = list(zip(exprs, mults, los, radices, strict=True))
     for key, w in dist.items():
@@ -485,6 +494,39 @@ def _decode(values: list[Any], exprs: list[Sym], mults: list[int], los: list[int
         )
         out[outcome] = out.get(outcome, 0) + w
     return out
+
+
+KRONECKER_BITS = 16_384
+"""Largest power (in bits) the packed multinomial computes; past it the recurrence wins."""
+
+
+def _multinomial_dense(n: int, classes: Sequence[tuple[int, int]]
+                       ) -> tuple[int, list[int]] | None:
+    """The multinomial of :func:`_multinomial_keys` as one dense list: ``(first key,
+    weight of every key from it on)``, zeros included; None when too large to pack.
+
+    Kronecker substitution: each class becomes the coefficient ``w`` at slot ``delta`` of
+    one big integer whose slots are 64-bit words wide enough for any weight; its ``n``-th
+    power holds every weight of the sum of ``n`` items in its slot, and the words come
+    back out as one list in C."""
+    dmin = min(d for d, _ in classes)
+    span = max(d for d, _ in classes) - dmin
+    words = ((sum(w for _, w in classes) ** n).bit_length() + 63) >> 6
+    width = words << 6
+    if (span * n + 1) * width > KRONECKER_BITS or sys.byteorder != "little":
+        return None
+    packed = 0
+    for d, w in classes:
+        packed += w << ((d - dmin) * width)
+    raw = (packed**n).to_bytes(((span * n + 1) * width) >> 3, "little")
+    quads = memoryview(raw).cast("Q").tolist()
+    if words == 1:
+        return n * dmin, quads
+    weights: Any = quads[0::words]
+    for j in range(1, words):
+        weights = map(operator.or_, weights, map(operator.lshift, quads[j::words],
+                                                  itertools.repeat(64 * j)))
+    return n * dmin, list(weights)
 
 
 @functools.lru_cache(maxsize=1024)
