@@ -455,8 +455,9 @@ def _evaluate_tree(values: list[Any], exprs: list[Sym], spans: list[tuple[Node, 
         dense = _multinomial_dense(*parts[0])
         if dense is not None:
             first, weights = dense
+            # the packed list may stop short of the last key (never run past it)
             keyed = zip(itertools.islice(itertools.product(*ranges), first + offset, None),
-                        weights)
+                        weights, strict=False)
             return dict(itertools.compress(keyed, weights)), den
     dist: dict[int, int] | None = None
     for size, classes in parts:
@@ -476,7 +477,8 @@ def _evaluate_tree(values: list[Any], exprs: list[Sym], spans: list[tuple[Node, 
     if pure and mult <= 16 * len(dist) + 256:
         # every key in order with its weight (0 where none), decoded in C
         weights = list(map(dist.get, range(mult), itertools.repeat(0)))
-        return dict(itertools.compress(zip(itertools.product(*ranges), weights), weights)), den
+        keyed = zip(itertools.product(*ranges), weights, strict=True)
+        return dict(itertools.compress(keyed, weights)), den
     return _decode(values, exprs, mults, los, radices, dist), den
 
 
