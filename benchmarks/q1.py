@@ -119,7 +119,7 @@ def dyce_q1_sum(n: int) -> Counts:
 
 def icepool_fractions(answer: Counts) -> dict[tuple[int, int], Fraction]:
     die, den = answer
-    return {tuple(k): Fraction(v, den) for k, v in die.items()}  # type: ignore[misc]
+    return {tuple(k): Fraction(v, den) for k, v in die.items()}
 
 
 def dyce_fractions(answer: Counts) -> dict[tuple[int, int], Fraction]:

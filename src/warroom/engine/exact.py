@@ -87,9 +87,12 @@ class ExactDice(Dice):
     def _categorize(self, i: int, n: Any, probs: Sequence[tuple[str, int]], den: int
                     ) -> dict[str, Any]:
         """Split the items counted by ``n`` into categories of chance ``num/den`` each."""
-        live = [(label, p) for label, p in probs if p]
+        live = 0
+        for _, p in probs:
+            if p:
+                live += 1
         if isinstance(n, int):
-            if n == 0 or len(live) == 1:
+            if n == 0 or live == 1:
                 return {label: (n if p == den else 0) for label, p in probs}
             if n < 0:
                 raise RuleError(f"a pool cannot have {n} items")
@@ -110,11 +113,17 @@ class ExactDice(Dice):
                     a is not b and _ancestor(a, b) for a in nodes for b in nodes
                 ):
                     raise NeedConcrete(n.origins() | {i})
-            if len(live) == 1:
+            if live == 1:
                 return {label: (n if p == den else 0) for label, p in probs}
-        out: dict[str, Any] = dict.fromkeys([label for label, _ in probs], 0)
-        for label, p in live:
-            out[label] = Sym(dict.fromkeys([Node(i, leaf, p, den) for leaf in leaves], 1))
+        out: dict[str, Any] = {}
+        if len(leaves) == 1:
+            (leaf,) = leaves
+            for label, p in probs:
+                out[label] = Sym({Node(i, leaf, p, den): 1}) if p else 0
+        else:
+            for label, p in probs:
+                out[label] = (Sym(dict.fromkeys([Node(i, leaf, p, den) for leaf in leaves], 1))
+                              if p else 0)
         return out
 
     def _concrete_count(self, i: int, n: Any) -> int:
@@ -129,6 +138,23 @@ class ExactDice(Dice):
         self.ordinal = i + 1
         num, den = success_weight(at if isinstance(at, int) else at.final, reroll)
         if self._lazy(i):
+            if 0 < num < den:
+                # the common case, without the general bookkeeping: the items counted by
+                # ``n`` (a fresh pool, or one category) split into hits and misses
+                count: Any = n
+                parent: Node | None
+                if type(count) is int and count > 0:
+                    parent = Node(i, None, 1, 1, count)
+                elif type(count) is Sym and not count.const and len(count.terms) == 1:
+                    ((parent, c),) = count.terms.items()
+                    if c != 1 or parent.children:
+                        parent = None
+                else:
+                    parent = None
+                if parent is not None:
+                    hit = Node(i, parent, num, den)
+                    Node(i, parent, den - num, den)
+                    return Sym({hit: 1})  # type: ignore[return-value]
             return self._categorize(i, n, (("hit", num), ("miss", den - num)), den)["hit"]  # type: ignore[no-any-return]
         k = self._concrete_count(i, n)
         options, d = binomial(k, num, den)
@@ -354,25 +380,24 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
 
     Memoised by structure: the trees' sizes and chances, each expression's coefficient
     on each leaf, and the shape of the outcome fully determine the result."""
-    exprs: list[Sym] = []
-    seen: set[int] = set()
-    for v in values:
-        if isinstance(v, Sym):
-            if id(v) not in seen:
-                seen.add(id(v))
-                exprs.append(v)
-        elif isinstance(v, Cond):
-            for s in v.syms():
-                if id(s) not in seen:
-                    seen.add(id(s))
-                    exprs.append(s)
+    # "pure": every field is its own lazy count (no conditions, constants or repeats)
+    pure = all(type(v) is Sym for v in values) and len(set(map(id, values))) == len(values)
+    if pure:
+        exprs: list[Sym] = values
+    else:
+        exprs = []
+        seen: set[int] = set()
+        for v in values:
+            for e in (v,) if isinstance(v, Sym) else v.syms() if isinstance(v, Cond) else ():
+                if id(e) not in seen:
+                    seen.add(id(e))
+                    exprs.append(e)
     # every category tree involved, and every leaf of them in one list
-    tops = dict.fromkeys([node.top for e in exprs for node in e.terms])
     leaves: list[Node] = []
     spans: list[tuple[Node, int, int]] = []
-    for r in tops:
+    for r in dict.fromkeys([node.top for e in exprs for node in e.terms]):
         start = len(leaves)
-        leaves.extend(r.tree_leaves())
+        leaves.extend([node for node in r.nodes if not node.children])
         spans.append((r, start, len(leaves)))
     where = {leaf: i for i, leaf in enumerate(leaves)}
     # each expression's coefficient on each leaf, aligned with ``leaves``
@@ -387,19 +412,19 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
                 row[where[node]] += c
         rows.append(row)
     try:
-        index = {id(e): i for i, e in enumerate(exprs)}
         key: Any = (
             tuple([(r.size, b - a) for r, a, b in spans]),
             tuple([(leaf.cnum, leaf.cden) for leaf in leaves]),
             tuple([(e.const, *row) for e, row in zip(exprs, rows, strict=True)]),
-            tuple([_pattern(v, index) for v in values]),
+            len(values) if pure else tuple([_pattern(v, {id(e): i for i, e in enumerate(exprs)})
+                                            for v in values]),
         )
         hit = _EVAL_MEMO.get(key)
     except TypeError:  # an unhashable constant in the outcome
         key = hit = None
     if hit is not None:
         return hit
-    result = _evaluate_tree(values, exprs, spans, leaves, rows)
+    result = _evaluate_tree(values, exprs, pure, spans, leaves, rows)
     if key is not None:
         if len(_EVAL_MEMO) >= _EVAL_MEMO_SIZE:
             _EVAL_MEMO.pop(next(iter(_EVAL_MEMO)))
@@ -407,18 +432,20 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
     return result
 
 
-def _evaluate_tree(values: list[Any], exprs: list[Sym], spans: list[tuple[Node, int, int]],
-                   leaves: list[Node], rows: list[list[int]]
-                   ) -> tuple[dict[Outcome, int], int]:
+def _evaluate_tree(values: list[Any], exprs: list[Sym], pure: bool,
+                   spans: list[tuple[Node, int, int]], leaves: list[Node],
+                   rows: list[list[int]]) -> tuple[dict[Outcome, int], int]:
     # Each expression's range of values: its constant plus, per tree, the tree's size
     # times its least (most) coefficient on that tree's leaves.
     los: list[int] = []
     radices: list[int] = []
+    whole = len(spans) == 1
     for e, row in zip(exprs, rows, strict=True):
         lo = hi = e.const
         for r, a, b in spans:
-            lo += r.size * min(0, *row[a:b])
-            hi += r.size * max(0, *row[a:b])
+            seg = row if whole else row[a:b]
+            lo += r.size * min(0, *seg)
+            hi += r.size * max(0, *seg)
         los.append(lo)
         radices.append(hi - lo + 1)
     # Mixed-radix encoding of the vector of expression values into one int. The last
@@ -438,20 +465,19 @@ def _evaluate_tree(values: list[Any], exprs: list[Sym], spans: list[tuple[Node, 
     den = 1
     parts: list[tuple[int, list[tuple[int, int]]]] = []
     for r, a, b in spans:
-        d = lcm(*(leaf.cden for leaf in leaves[a:b]))
+        tree = leaves if whole else leaves[a:b]
+        d = lcm(*[leaf.cden for leaf in tree])
         chances: dict[int, int] = {}
-        for i in range(a, b):
-            leaf = leaves[i]
-            chances[deltas[i]] = chances.get(deltas[i], 0) + leaf.cnum * (d // leaf.cden)
+        for delta, leaf in zip(deltas[a:b], tree, strict=True):
+            chances[delta] = chances.get(delta, 0) + leaf.cnum * (d // leaf.cden)
         g = gcd(*chances.values())
         if g > 1:
             d //= g
             chances = {k: w // g for k, w in chances.items()}
         parts.append((r.size, list(chances.items())))
         den *= d**r.size
-    pure = len(values) == len(exprs) and all(v is e for v, e in zip(values, exprs, strict=True))
     ranges = [range(lo, lo + rad) for lo, rad in zip(los, radices, strict=True)]
-    if pure and len(parts) == 1:
+    if pure and whole:
         dense = _multinomial_dense(*parts[0])
         if dense is not None:
             first, weights = dense
@@ -511,16 +537,15 @@ def _multinomial_dense(n: int, classes: Sequence[tuple[int, int]]
     one big integer whose slots are 64-bit words wide enough for any weight; its ``n``-th
     power holds every weight of the sum of ``n`` items in its slot, and the words come
     back out as one list in C."""
+    classes = [(d, w) for d, w in classes if w]
     dmin = min(d for d, _ in classes)
     span = max(d for d, _ in classes) - dmin
     words = ((sum(w for _, w in classes) ** n).bit_length() + 63) >> 6
     width = words << 6
     if (span * n + 1) * width > KRONECKER_BITS or sys.byteorder != "little":
         return None
-    packed = 0
-    for d, w in classes:
-        packed += w << ((d - dmin) * width)
-    raw = (packed**n).to_bytes(((span * n + 1) * width) >> 3, "little")
+    raw = _packed_power(n, classes, dmin, width).to_bytes(((span * n + 1) * width) >> 3,
+                                                          "little")
     quads = memoryview(raw).cast("Q").tolist()
     if words == 1:
         return n * dmin, quads
@@ -529,6 +554,31 @@ def _multinomial_dense(n: int, classes: Sequence[tuple[int, int]]
         weights = map(operator.or_, weights, map(operator.lshift, quads[j::words],
                                                   itertools.repeat(64 * j)))
     return n * dmin, list(weights)
+
+
+def _packed_power(n: int, classes: Sequence[tuple[int, int]], dmin: int, width: int) -> int:
+    """(sum of w * 2**(width * (d - dmin)))**n for the (d, w) classes.
+
+    With three classes (the usual shape: nothing / one effect / another) the power is
+    put together row by row, a binomial row for the two lower classes times each power
+    of the third, which costs a fraction of squaring the whole packed number."""
+    if len(classes) != 3:
+        packed = 0
+        for d, w in classes:
+            packed += w << ((d - dmin) * width)
+        return packed**n  # type: ignore[no-any-return]
+    (d0, w0), (d1, w1), (d2, w2) = sorted(classes)
+    pair = w0 + (w1 << ((d1 - d0) * width))
+    rows = [1]
+    for _ in range(n):
+        rows.append(rows[-1] * pair)
+    shift = (d2 - d0) * width
+    packed = 0
+    power = w2**n
+    for a in range(n, -1, -1):  # Horner: row a ends up shifted a times
+        packed = (packed << shift) + comb(n, a) * power * rows[n - a]
+        power //= w2
+    return packed << ((d0 - dmin) * n * width)
 
 
 @functools.lru_cache(maxsize=1024)
