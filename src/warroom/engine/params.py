@@ -259,7 +259,12 @@ def _reason(err: Mapping[str, Any], message: str) -> ErrorText:
     return ErrorText(message)
 
 
+_JSON_SCALARS = frozenset({int, str, bool, float, type(None)})
+
+
 def normalized(params: Params) -> dict[str, Any]:
     """Parameters as plain JSON values."""
-    out = params.model_dump(mode="json")
-    return dict(out)
+    values = params.__dict__
+    if all(type(v) in _JSON_SCALARS for v in values.values()):
+        return dict(values)  # already plain JSON values: skip the serializer
+    return dict(params.model_dump(mode="json"))

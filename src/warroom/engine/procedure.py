@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -71,7 +72,7 @@ class Procedure:
     def game(self) -> str:
         return self.id.split(".", 1)[0]
 
-    @property
+    @functools.cached_property
     def fields(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.outcome)
 

@@ -6,6 +6,7 @@ the first time it is asked for it and calls its ``system()`` factory.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,11 +26,16 @@ class GameSystem:
     tables: Mapping[str, Any] = field(default_factory=dict)
     description: str = ""
 
+    @functools.cached_property
+    def _by_id(self) -> dict[str, Procedure]:
+        return {p.id: p for p in self.procedures}
+
     def procedure(self, name: str) -> Procedure:
-        for p in self.procedures:
-            if p.id == name or p.id == f"{self.id}.{name}":
-                return p
-        raise UnknownProcedureError(name, [p.id for p in self.procedures])
+        """A procedure by its id (``fow.shoot``) or its name within this game (``shoot``)."""
+        found = self._by_id.get(name) or self._by_id.get(f"{self.id}.{name}")
+        if found is None:
+            raise UnknownProcedureError(name, [p.id for p in self.procedures])
+        return found
 
 
 BUILTIN_SYSTEMS: tuple[tuple[str, str], ...] = (
