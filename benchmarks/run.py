@@ -1,7 +1,9 @@
 """The performance suite: `make bench`. Prints a Markdown table (paste it in the README).
 
-Times are the best of several repeats on this machine, measured side by side in one run;
-identical fractions are checked in the same run before anything is timed. "cold" clears
+Times are the best of several repeats on this machine, measured side by side in one run
+(for Q1, in alternating rounds); identical fractions are checked in the same run before
+anything is timed. Every contender answers in its own exact form: integer weights over a
+total (warroom's Distribution, dyce's counts, icepool's Die); none builds Fractions. "cold" clears
 warroom's per-query memo tables (multinomials, binomials, dice views) before every call;
 "warm" keeps them, as in a session at the table or a sweep.
 """
@@ -37,6 +39,26 @@ def best(fn: Callable[[], Any], budget: float = 1.5) -> float:
     number = max(1, int(0.1 / max(one, 1e-7)))
     repeats = max(3, min(15, int(budget / max(one * number, 1e-7))))
     return min(timeit.repeat(fn, number=number, repeat=repeats)) / number
+
+
+def best_interleaved(fns: dict[str, Callable[[], Any]], rounds: int = 7,
+                     budget: float = 0.15) -> dict[str, float]:
+    """Best seconds per call of each function, timed in alternating rounds.
+
+    This machine's speed drifts by tens of percent within a minute; timing the
+    contenders in turn, round after round, keeps a slow spell from falling on one
+    of them only."""
+    numbers: dict[str, int] = {}
+    for name, fn in fns.items():
+        fn()
+        one = timeit.timeit(fn, number=1)
+        numbers[name] = max(1, int(budget / max(one, 1e-7)))
+    out = dict.fromkeys(fns, float("inf"))
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            n = numbers[name]
+            out[name] = min(out[name], timeit.timeit(fn, number=n) / n)
+    return out
 
 
 def fmt(seconds: float) -> str:
@@ -77,17 +99,25 @@ def q1_rows(sizes: list[int]) -> list[list[str]]:
     for n in sizes:
         ours = warroom_q1(n)
         assert sum(ours.values()) == 1
-        t_cold, t_ours = cold_and_warm(lambda n=n: warroom.odds("bench.q1", dice=n))
-        peer_times: dict[str, float] = {}
         for name, (peer, fractions) in PEERS.items():
             if fractions(peer(n)) != ours:
                 raise SystemExit(f"{name} disagrees with warroom at N={n}")
-            peer_times[name] = best(lambda peer=peer, n=n: peer(n), budget=3.0)
-        fastest = min(peer_times, key=lambda k: peer_times[k])
+
+        def cold(n: int = n) -> Any:
+            clear_memos()
+            return warroom.odds("bench.q1", dice=n)
+
+        fns: dict[str, Callable[[], Any]] = {
+            "cold": cold, "warm": lambda n=n: warroom.odds("bench.q1", dice=n)}
+        for name, (peer, _) in PEERS.items():
+            fns[name] = lambda peer=peer, n=n: peer(n)
+        times = best_interleaved(fns)
+        t_cold, t_ours = times.pop("cold"), times.pop("warm")
+        fastest = min(times, key=lambda k: times[k])
         rows.append([
             f"Q1, N={n}", f"{fmt(t_cold)} cold, {fmt(t_ours)} warm",
-            ", ".join(f"{k} {fmt(v)}" for k, v in peer_times.items()),
-            f"{peer_times[fastest] / t_cold:.1f}× cold, {peer_times[fastest] / t_ours:.1f}× warm"
+            ", ".join(f"{k} {fmt(v)}" for k, v in times.items()),
+            f"{times[fastest] / t_cold:.1f}× cold, {times[fastest] / t_ours:.1f}× warm"
             f" ({fastest})",
             "≥ 10×",
         ])
