@@ -203,3 +203,21 @@ def test_packed_multinomial_by_hand() -> None:
     assert weights == [2**120, 0, 3 * 2**80, 0, 3 * 2**40, 0, 1]
     # past the packing limit the driver falls back to the recurrence
     assert exact._multinomial_dense(40, [(0, 5), (1, 1), (41, 30)]) is None
+
+
+def test_split_classes_must_cover_each_face_once_in_every_driver() -> None:
+    """Six faces in all, but face 1 twice and face 2 never: a mistake in the rule, caught
+    by the exact driver as by the roll driver (not silently given wrong odds)."""
+    from warroom.errors import RuleError
+
+    @procedure("t.badsplit", title="bad split", summary="", params=N,
+               outcome=outcome(("a", "int")))
+    def bad(p: N, d: Dice) -> Mapping[str, Any]:
+        parts = d.split(p.n, {"a": [1, 1], "b": [3, 4, 5, 6]}, rule="t", what="x")
+        return {"a": parts["a"]}
+
+    params = validate(bad, {"n": 2})
+    with pytest.raises(RuleError, match="exactly once"):
+        drivers.exact(bad, params)
+    with pytest.raises(RuleError, match="exactly once"):
+        drivers.roll(bad, params, seed=1)

@@ -163,9 +163,8 @@ class ExactDice(Dice):
     def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: Text,
               target: Target | None = None) -> dict[str, int]:
         i = self._next()
+        check_classes(classes)
         probs = [(label, len(faces)) for label, faces in classes.items()]
-        if sum(w for _, w in probs) != 6:
-            check_classes(classes)
         return self._categorical(i, n, probs, 6)
 
     def _categorical(self, i: int, n: Any, probs: Sequence[tuple[str, int]], den: int
