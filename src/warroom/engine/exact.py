@@ -17,7 +17,7 @@ import functools
 import itertools
 import operator
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from math import comb, gcd, lcm
 from typing import Any
 
@@ -377,8 +377,10 @@ def _pattern(value: Any, index: dict[int, int]) -> Any:
 def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
     """Distribution of an outcome whose fields hold lazy counts and conditions.
 
-    Memoised by structure: the trees' sizes and chances, each expression's coefficient
-    on each leaf, and the shape of the outcome fully determine the result."""
+    Each category tree becomes one categorical per item: the leaves grouped by the
+    vector of coefficients the expressions give them, with integer weights over the
+    tree's denominator. Memoised by structure: the trees' sizes and categoricals, the
+    expressions' constants and the shape of the outcome fully determine the result."""
     # "pure": every field is its own lazy count (no conditions, constants or repeats)
     pure = all(type(v) is Sym for v in values) and len(set(map(id, values))) == len(values)
     if pure:
@@ -391,39 +393,40 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
                 if id(e) not in seen:
                     seen.add(id(e))
                     exprs.append(e)
-    # every category tree involved, and every leaf of them in one list
-    leaves: list[Node] = []
-    spans: list[tuple[Node, int, int]] = []
-    for r in dict.fromkeys([node.top for e in exprs for node in e.terms]):
-        start = len(leaves)
-        leaves.extend([node for node in r.nodes if not node.children])
-        spans.append((r, start, len(leaves)))
-    where = {leaf: i for i, leaf in enumerate(leaves)}
-    # each expression's coefficient on each leaf, aligned with ``leaves``
-    rows: list[list[int]] = []
-    for e in exprs:
-        row = [0] * len(leaves)
+    # per tree: each leaf's coefficient in each expression
+    m = len(exprs)
+    trees: dict[Node, dict[Node, list[int]]] = {}
+    for j, e in enumerate(exprs):
         for node, c in e.terms.items():
+            cols = trees.get(node.top)
+            if cols is None:
+                top = node.top
+                cols = trees[top] = {leaf: [0] * m for leaf in top.nodes if not leaf.children}
             if node.children:
                 for leaf in node.leaves():
-                    row[where[leaf]] += c
+                    cols[leaf][j] += c
             else:
-                row[where[node]] += c
-        rows.append(row)
+                cols[node][j] += c
+    parts: list[tuple[int, int, tuple[tuple[tuple[int, ...], int], ...]]] = []
+    for top, cols in trees.items():
+        d = lcm(*[leaf.cden for leaf in cols])
+        chances: dict[tuple[int, ...], int] = {}
+        for leaf, col in cols.items():
+            k = tuple(col)
+            chances[k] = chances.get(k, 0) + leaf.cnum * (d // leaf.cden)
+        parts.append((top.size, d, tuple(chances.items())))
     try:
         key: Any = (
-            tuple([(r.size, b - a) for r, a, b in spans]),
-            tuple([(leaf.cnum, leaf.cden) for leaf in leaves]),
-            tuple([(e.const, *row) for e, row in zip(exprs, rows, strict=True)]),
-            len(values) if pure else tuple([_pattern(v, {id(e): i for i, e in enumerate(exprs)})
-                                            for v in values]),
+            tuple(parts), tuple([e.const for e in exprs]),
+            m if pure else tuple([_pattern(v, {id(e): i for i, e in enumerate(exprs)})
+                                  for v in values]),
         )
         hit = _EVAL_MEMO.get(key)
     except TypeError:  # an unhashable constant in the outcome
         key = hit = None
     if hit is not None:
         return hit
-    result = _evaluate_tree(values, exprs, pure, spans, leaves, rows)
+    result = _evaluate_parts(values, exprs, pure, parts)
     if key is not None:
         if len(_EVAL_MEMO) >= _EVAL_MEMO_SIZE:
             _EVAL_MEMO.pop(next(iter(_EVAL_MEMO)))
@@ -431,62 +434,56 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
     return result
 
 
-def _evaluate_tree(values: list[Any], exprs: list[Sym], pure: bool,
-                   spans: list[tuple[Node, int, int]], leaves: list[Node],
-                   rows: list[list[int]]) -> tuple[dict[Outcome, int], int]:
+Part = tuple[int, int, tuple[tuple[tuple[int, ...], int], ...]]
+"""One category tree as (items, denominator, ((coefficient vector, weight), ...))."""
+
+
+def _evaluate_parts(values: list[Any], exprs: list[Sym], pure: bool, parts: list[Part]
+                    ) -> tuple[dict[Outcome, int], int]:
     # Each expression's range of values: its constant plus, per tree, the tree's size
-    # times its least (most) coefficient on that tree's leaves.
+    # times its least (most) coefficient in that tree.
     los: list[int] = []
     radices: list[int] = []
-    whole = len(spans) == 1
-    for e, row in zip(exprs, rows, strict=True):
+    for j, e in enumerate(exprs):
         lo = hi = e.const
-        for r, a, b in spans:
-            seg = row if whole else row[a:b]
-            lo += r.size * min(0, *seg)
-            hi += r.size * max(0, *seg)
+        for size, _, cats in parts:
+            coefs = [col[j] for col, _ in cats]
+            lo += size * min(0, *coefs)
+            hi += size * max(0, *coefs)
         los.append(lo)
         radices.append(hi - lo + 1)
     # Mixed-radix encoding of the vector of expression values into one int. The last
     # expression varies fastest, so increasing keys enumerate value tuples in the order
     # itertools.product yields them (the decoding below relies on it).
     mults = [0] * len(exprs)
-    deltas = [0] * len(leaves)
     mult = 1
     offset = 0
     for j in range(len(exprs) - 1, -1, -1):
         mults[j] = mult
         offset += (exprs[j].const - los[j]) * mult
-        deltas = list(map(operator.add, deltas,
-                          map(operator.mul, rows[j], itertools.repeat(mult))))
         mult *= radices[j]
-    # per tree: one categorical per item (key delta -> weight), and the denominator
+    # per tree: one categorical per item (key delta -> weight) in lowest terms
     den = 1
-    parts: list[tuple[int, list[tuple[int, int]]]] = []
-    for r, a, b in spans:
-        tree = leaves if whole else leaves[a:b]
-        d = lcm(*[leaf.cden for leaf in tree])
-        chances: dict[int, int] = {}
-        for delta, leaf in zip(deltas[a:b], tree, strict=True):
-            chances[delta] = chances.get(delta, 0) + leaf.cnum * (d // leaf.cden)
-        g = gcd(*chances.values())
-        if g > 1:
-            d //= g
-            chances = {k: w // g for k, w in chances.items()}
-        parts.append((r.size, list(chances.items())))
-        den *= d**r.size
+    classes: list[tuple[int, list[tuple[int, int]]]] = []
+    for size, d, cats in parts:
+        g = gcd(d, *[w for _, w in cats])
+        d //= g
+        classes.append((size, [(sum(map(operator.mul, col, mults)), w // g) for col, w in cats]))
+        den *= d**size
     ranges = [range(lo, lo + rad) for lo, rad in zip(los, radices, strict=True)]
-    if pure and whole:
-        dense = _multinomial_dense(*parts[0])
+    if pure and len(classes) == 1:
+        dense = _multinomial_dense(*classes[0])
         if dense is not None:
             first, weights = dense
             # the packed list may stop short of the last key (never run past it)
-            keyed = zip(itertools.islice(itertools.product(*ranges), first + offset, None),
-                        weights, strict=False)
-            return dict(itertools.compress(keyed, weights)), den
+            keys: Iterator[tuple[int, ...]] = itertools.product(*ranges)
+            if first + offset:
+                keys = itertools.islice(keys, first + offset, None)
+            return dict(zip(itertools.compress(keys, weights), filter(None, weights),
+                            strict=True)), den
     dist: dict[int, int] | None = None
-    for size, classes in parts:
-        part = _multinomial_keys(size, tuple(classes))
+    for size, cls in classes:
+        part = _multinomial_keys(size, tuple(cls))
         if dist is None:
             dist = part
         else:
@@ -502,8 +499,8 @@ def _evaluate_tree(values: list[Any], exprs: list[Sym], pure: bool,
     if pure and mult <= 16 * len(dist) + 256:
         # every key in order with its weight (0 where none), decoded in C
         weights = list(map(dist.get, range(mult), itertools.repeat(0)))
-        keyed = zip(itertools.product(*ranges), weights, strict=True)
-        return dict(itertools.compress(keyed, weights)), den
+        return dict(zip(itertools.compress(itertools.product(*ranges), weights),
+                        filter(None, weights), strict=True)), den
     return _decode(values, exprs, mults, los, radices, dist), den
 
 
@@ -560,7 +557,8 @@ def _packed_power(n: int, classes: Sequence[tuple[int, int]], dmin: int, width: 
 
     With three classes (the usual shape: nothing / one effect / another) the power is
     put together row by row, a binomial row for the two lower classes times each power
-    of the third, which costs a fraction of squaring the whole packed number."""
+    of the third, each shifted into place: a fraction of the cost of squaring the whole
+    packed number."""
     if len(classes) != 3:
         packed = 0
         for d, w in classes:
@@ -573,10 +571,10 @@ def _packed_power(n: int, classes: Sequence[tuple[int, int]], dmin: int, width: 
         rows.append(rows[-1] * pair)
     shift = (d2 - d0) * width
     packed = 0
-    power = w2**n
-    for a in range(n, -1, -1):  # Horner: row a ends up shifted a times
-        packed = (packed << shift) + comb(n, a) * power * rows[n - a]
-        power //= w2
+    coef = 1  # C(n, a) * w2**a
+    for a in range(n + 1):  # row a: a items of the third class, shifted into place
+        packed += (coef * rows[n - a]) << (a * shift)
+        coef = coef * (n - a) * w2 // (a + 1)
     return packed << ((d0 - dmin) * n * width)
 
 
