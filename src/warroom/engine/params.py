@@ -197,10 +197,10 @@ def parse_assignments(words: Sequence[str]) -> dict[str, str]:
 
 def validate(proc: Procedure, raw: Mapping[str, Any]) -> Params:
     """Check and convert raw values (strings from the CLI, JSON values from the web)."""
-    fields = proc.params.model_fields
+    names = proc.param_names
     for key in raw:
-        if key not in fields:
-            raise UnknownParameterError(proc.id, key, list(fields))
+        if key not in names:
+            raise UnknownParameterError(proc.id, key, list(proc.params.model_fields))
     try:
         return proc.params.model_validate(raw)
     except ValidationError as exc:

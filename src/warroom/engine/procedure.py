@@ -76,6 +76,10 @@ class Procedure:
     def fields(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.outcome)
 
+    @functools.cached_property
+    def param_names(self) -> frozenset[str]:
+        return frozenset(self.params.model_fields)
+
 
 def procedure(
     id: str,
