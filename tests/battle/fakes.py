@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from warroom.battle.core import Battles
-from warroom.battle.store import open_store
+from warroom.battle.store import Store, open_store
 from warroom.engine.context import Dice
 from warroom.engine.procedure import Params, outcome, procedure
 from warroom.engine.registry import GameSystem, Registry
@@ -69,5 +69,13 @@ def registry() -> Registry:
     return reg
 
 
-def battles(path: Path) -> Battles:
-    return Battles(open_store(str(path)), registry())
+OPEN: list[Store] = []
+"""Stores the tests opened; the battle tests' conftest closes them after each test (a
+PostgreSQL server would otherwise keep every pooled connection open)."""
+
+
+def battles(db: str | Path) -> Battles:
+    """Battles in ``db``: a file path or an SQLAlchemy URL."""
+    store = open_store(str(db))
+    OPEN.append(store)
+    return Battles(store, registry())

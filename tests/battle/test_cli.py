@@ -16,20 +16,20 @@ from warroom.cli import main
 Cap = pytest.CaptureFixture[str]
 
 
-def run(capsys: Cap, db: Path, *args: str) -> tuple[int, str, str]:
+def run(capsys: Cap, db: str, *args: str) -> tuple[int, str, str]:
     code = main(["battle", *args, "--db", str(db)])
     out, err = capsys.readouterr()
     return code, out, err
 
 
-def ok(capsys: Cap, db: Path, *args: str) -> Any:
+def ok(capsys: Cap, db: str, *args: str) -> Any:
     code, out, err = run(capsys, db, *args, "--json")
     assert code == 0, err
     return json.loads(out)
 
 
 @pytest.fixture
-def battle(capsys: Cap, db: Path) -> str:
+def battle(capsys: Cap, db: str) -> str:
     made = ok(capsys, db, "new", "demo", "--name", "Kursk", "--seed", "42")
     assert set(made) == {"id"}
     ok(capsys, db, "add-unit", made["id"], "--side", "A", "--name", "Tigers", "dice=4",
@@ -38,7 +38,7 @@ def battle(capsys: Cap, db: Path) -> str:
     return str(made["id"])
 
 
-def test_a_turn_through_the_cli(capsys: Cap, db: Path, battle: str) -> None:
+def test_a_turn_through_the_cli(capsys: Cap, db: str, battle: str) -> None:
     ev = ok(capsys, db, "do", battle, "demo.pool", "unit=Tigers", "target=T-34s")
     assert ev["kind"] == "resolved" and ev["procedure"] == "demo.pool"
     assert ev["params"] == {"dice": 4, "at": 3, "reroll": "none"}
@@ -70,7 +70,7 @@ def test_a_turn_through_the_cli(capsys: Cap, db: Path, battle: str) -> None:
     assert [b["id"] for b in listed] == [battle] and listed[0]["name"] == "Kursk"
 
 
-def test_human_output(capsys: Cap, db: Path, battle: str) -> None:
+def test_human_output(capsys: Cap, db: str, battle: str) -> None:
     code, out, _ = run(capsys, db, "do", battle, "demo.pool", "unit=Tigers", "target=T-34s",
                        "--dice", "3,4,1,6")
     assert code == 0 and "successes=3" in out and "your dice: 3 4 1 6" in out
@@ -85,13 +85,13 @@ def test_human_output(capsys: Cap, db: Path, battle: str) -> None:
     assert "successes: expected 2.67, got 3" in out
 
 
-def test_polish_checklist(capsys: Cap, db: Path, battle: str) -> None:
+def test_polish_checklist(capsys: Cap, db: str, battle: str) -> None:
     code = main(["--lang", "pl", "battle", "show", battle, "--db", str(db)])
     out, _ = capsys.readouterr()
     assert code == 0 and "Faza działań" in out
 
 
-def test_export_import_verify(capsys: Cap, db: Path, battle: str, tmp_path: Path) -> None:
+def test_export_import_verify(capsys: Cap, db: str, battle: str, tmp_path: Path) -> None:
     ok(capsys, db, "do", battle, "demo.pool", "unit=Tigers")
     code, exported, _ = run(capsys, db, "export", battle)
     assert code == 0
@@ -104,7 +104,7 @@ def test_export_import_verify(capsys: Cap, db: Path, battle: str, tmp_path: Path
     assert ok(capsys, other, "verify", battle)["ok"] is True
 
 
-def test_verify_exits_1_when_something_does_not_reproduce(capsys: Cap, db: Path,
+def test_verify_exits_1_when_something_does_not_reproduce(capsys: Cap, db: str,
                                                           battle: str) -> None:
     from tests.battle.test_core import tamper
 
@@ -114,7 +114,7 @@ def test_verify_exits_1_when_something_does_not_reproduce(capsys: Cap, db: Path,
     assert code == 1 and json.loads(out)["ok"] is False
 
 
-def test_stale_expect(capsys: Cap, db: Path, battle: str) -> None:
+def test_stale_expect(capsys: Cap, db: str, battle: str) -> None:
     code, _, err = run(capsys, db, "mark", battle, "Tigers", "pinned", "--expect", "1")
     assert code == 2 and "expected state 1 but it is now at 3" in err
 
@@ -136,7 +136,7 @@ ERRORS = [
 
 
 @pytest.mark.parametrize(("args", "message"), ERRORS, ids=[m for _a, m in ERRORS])
-def test_errors_exit_2_and_change_nothing(capsys: Cap, db: Path, battle: str,
+def test_errors_exit_2_and_change_nothing(capsys: Cap, db: str, battle: str,
                                           args: tuple[str, ...], message: str) -> None:
     before = ok(capsys, db, "log", battle)
     code, out, err = run(capsys, db, *[a.replace("{id}", battle) for a in args])
@@ -146,7 +146,7 @@ def test_errors_exit_2_and_change_nothing(capsys: Cap, db: Path, battle: str,
     assert ok(capsys, db, "log", battle) == before
 
 
-def test_import_of_a_non_export(capsys: Cap, db: Path, tmp_path: Path) -> None:
+def test_import_of_a_non_export(capsys: Cap, db: str, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     code, _, err = run(capsys, db, "import", str(bad))
@@ -179,7 +179,7 @@ def test_importing_the_cli_module_is_cheap() -> None:
     assert out.stdout.strip() == "False"
 
 
-def test_links_open_the_web_pages(capsys: Cap, db: Path, battle: str) -> None:
+def test_links_open_the_web_pages(capsys: Cap, db: str, battle: str) -> None:
     links = ok(capsys, db, "links", battle)
     assert set(links) == {"A", "B", "view"}
     assert all(link.startswith(f"/battles/{battle}/") for link in links.values())

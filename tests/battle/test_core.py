@@ -15,6 +15,7 @@ from tests.battle.fakes import battles
 from warroom.battle import phases
 from warroom.battle.core import Battles, roll_rng
 from warroom.battle.errors import AccessError, StaleStateError
+from warroom.battle.store import resolve_url
 from warroom.errors import UnknownNameError, UsageError
 
 
@@ -264,7 +265,7 @@ def test_stale_counter_is_refused_and_changes_nothing(bt: Battles) -> None:
     assert snapshot(bt, bid) == before
 
 
-def test_two_stores_on_one_file_see_each_other(db: Path) -> None:
+def test_two_stores_on_one_file_see_each_other(db: str) -> None:
     one, two = battles(db), battles(db)
     bid = fow(one)
     c = two.show(bid)["counter"]
@@ -292,8 +293,8 @@ def test_side_links_act_only_for_their_side(bt: Battles) -> None:
     assert ev["side"] == "A" and ev["by"] == "A"
 
 
-def tamper(db: Path, bid: str, seq: int, change: dict[str, Any]) -> None:
-    engine = sa.create_engine(f"sqlite:///{db}")
+def tamper(db: str, bid: str, seq: int, change: dict[str, Any]) -> None:
+    engine = sa.create_engine(resolve_url(db))
     with engine.begin() as conn:
         body = json.loads(conn.execute(sa.text(
             "SELECT body FROM events WHERE battle_id=:b AND seq=:s"), {"b": bid, "s": seq}
@@ -304,7 +305,7 @@ def tamper(db: Path, bid: str, seq: int, change: dict[str, Any]) -> None:
     engine.dispose()
 
 
-def test_verify_catches_a_changed_outcome(bt: Battles, db: Path) -> None:
+def test_verify_catches_a_changed_outcome(bt: Battles, db: str) -> None:
     bid = fow(bt)
     ev = bt.do(bid, "fow.shoot", {"unit": "Shermans", "target": "Grenadiers"})
     bt.advance(bid)
@@ -314,7 +315,7 @@ def test_verify_catches_a_changed_outcome(bt: Battles, db: Path) -> None:
     assert not report.ok and "outcome do not reproduce" in report.problems[0]
 
 
-def test_verify_catches_changed_dice(bt: Battles, db: Path) -> None:
+def test_verify_catches_changed_dice(bt: Battles, db: str) -> None:
     bid = fow(bt)
     ev = bt.do(bid, "fow.shoot", {"unit": "Shermans", "target": "Grenadiers"})
     tamper(db, bid, ev["seq"], {"dice": [1] * len(ev["dice"])})

@@ -4,7 +4,6 @@ previous state exactly, and concurrent writers lose nothing."""
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -60,8 +59,7 @@ def test_any_sequence_verifies_and_undo_restores(actions: list[str]) -> None:
     assert report.ok, report.problems
 
 
-def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
-    db = tmp_path / "race.db"
+def test_concurrent_writers_lose_nothing(db: str) -> None:
     first = battles(db)
     bid = str(first.new("fow", None, 1)["id"])
     first.add_unit(bid, "A", "A1")

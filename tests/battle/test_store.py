@@ -3,6 +3,7 @@ and SIGKILL while events are being recorded."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -164,3 +165,25 @@ def test_sigkill_while_recording_loses_no_acknowledged_event(tmp_path: Path,
     ev = bt.advance(bid, expect=max(log))
     assert ev["seq"] == max(log) + 1
     assert json.dumps(bt.export(bid))
+
+
+@pytest.mark.parametrize(("url", "says"), [
+    ("nonsense://host/db", "cannot use database nonsense://host/db: Can't load plugin"),
+    # a dialect whose Python driver is not installed: named, with the PostgreSQL hint
+    ("mysql://player:secret@localhost/club",
+     "cannot use database mysql://player:***@localhost/club: its Python driver 'MySQLdb' is "
+     "not installed (for PostgreSQL: pip install 'warroom[postgres]'"),
+    # nobody listens on port 1: the server's answer, the password still masked
+    ("postgresql+psycopg://player:secret@127.0.0.1:1/club",
+     "cannot open database postgresql+psycopg://player:***@127.0.0.1:1/club: "),
+])
+def test_a_database_that_cannot_be_used_is_a_usage_error_without_the_password(
+        capsys: pytest.CaptureFixture[str], url: str, says: str) -> None:
+    from warroom.cli import main
+
+    if url.startswith("mysql") and importlib.util.find_spec("MySQLdb") is not None:
+        pytest.skip("a MySQL driver is installed here")
+    code = main(["battle", "list", "--db", url])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: " + says), err
+    assert "secret" not in err and "Traceback" not in err

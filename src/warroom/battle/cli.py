@@ -330,13 +330,15 @@ def import_(
     try:
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
     except OSError as exc:
-        raise ImportFormatError(f"cannot read {file!r}: {exc.strerror}") from None
+        raise ImportFormatError("cannot read {file!r}: {reason}", file=file,
+                                reason=exc.strerror) from None
     except UnicodeDecodeError:
-        raise ImportFormatError(f"{file!r} is not a text file") from None
+        raise ImportFormatError("{file!r} is not a text file", file=file) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ImportFormatError(f"{file!r} is not JSON: {exc}") from None
+        raise ImportFormatError("{file!r} is not JSON: {reason}", file=file,
+                                reason=str(exc)) from None
     made = _battles(db).import_(data)
     if as_json:
         _out({"id": made["id"]})

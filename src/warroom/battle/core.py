@@ -41,6 +41,8 @@ from warroom.battle.state import (
 from warroom.errors import UnknownNameError, UsageError
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
     from warroom.battle.store import Store
     from warroom.engine.procedure import Procedure
     from warroom.engine.registry import Registry
@@ -155,8 +157,12 @@ class Battles:
 
     def _load(self, battle_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], Replay]:
         with self.store.read() as conn:
-            row = self.store.battle_row(conn, battle_id)
-            events = self.store.load_events(conn, battle_id)
+            return self._load_in(conn, battle_id)
+
+    def _load_in(self, conn: Connection, battle_id: str, *, lock: bool = False
+                 ) -> tuple[dict[str, Any], list[dict[str, Any]], Replay]:
+        row = self.store.battle_row(conn, battle_id, lock=lock)
+        events = self.store.load_events(conn, battle_id)
         return row, events, fold(battle_id, events)
 
     def row(self, battle_id: str) -> dict[str, Any]:
@@ -192,34 +198,36 @@ class Battles:
                by: str | None = None) -> dict[str, Any]:
         """Build an event from the current state and append it in one transaction.
 
-        Without ``expect`` a concurrent write makes us rebuild on the new state (up to a
-        few times); with it, any change since ``expect`` is refused.
+        The transaction reads the battle first, with its row locked (on SQLite the
+        transaction holds the write lock from its start), so writers of one battle take
+        turns and each builds on the state the one before it left. With ``expect`` any
+        change since ``expect`` is refused. A write that still finds the battle moved on
+        (a server without row locks) is rebuilt on the new state, a few times at most.
         """
+        from sqlalchemy.exc import IntegrityError
+
         for _attempt in range(5):
-            row, events, replay = self._load(battle_id)
-            counter = int(row["counter"])
-            if expect is not None and expect != counter:
-                raise StaleStateError(expect, counter)
-            event = build(replay, events)
-            kind = event["kind"]
-            event = {"seq": counter + 1, "kind": kind, "at": self.clock(), "by": by,
-                     **{k: v for k, v in event.items() if k != "kind"}}
-            new_state = replay.states[-2] if kind == "undone" else apply(replay.state, event)
-            event["after"] = new_state.digest()
-            event = dict(_jsonable(event))
             try:
                 with self.store.write() as conn:
+                    row, events, replay = self._load_in(conn, battle_id, lock=True)
+                    counter = int(row["counter"])
+                    if expect is not None and expect != counter:
+                        raise StaleStateError(expect, counter)
+                    event = build(replay, events)
+                    kind = event["kind"]
+                    event = {"seq": counter + 1, "kind": kind, "at": self.clock(), "by": by,
+                             **{k: v for k, v in event.items() if k != "kind"}}
+                    new_state = (replay.states[-2] if kind == "undone"
+                                 else apply(replay.state, event))
+                    event["after"] = new_state.digest()
+                    event = dict(_jsonable(event))
                     self.store.append(conn, battle_id, event, counter,
                                       json.dumps(new_state.to_json()))
             except StaleStateError:
                 if expect is not None:
                     raise
                 continue
-            except Exception as exc:  # a duplicate seq from a racing writer
-                from sqlalchemy.exc import IntegrityError
-
-                if not isinstance(exc, IntegrityError):
-                    raise
+            except IntegrityError:  # a duplicate seq from a racing writer
                 if expect is not None:
                     raise StaleStateError(expect, counter + 1) from None
                 continue
@@ -558,10 +566,11 @@ class Battles:
     def import_(self, data: Any) -> dict[str, Any]:
         """Add an exported battle; it must replay exactly. Keeps its id when free."""
         if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-            raise ImportFormatError("not a warroom battle export (no \"format\": "
-                                    f"\"{EXPORT_FORMAT}\")")
+            raise ImportFormatError("not a warroom battle export (no \"format\": {fmt!r})",
+                                    fmt=EXPORT_FORMAT)
         if data.get("version") != EXPORT_VERSION:
-            raise ImportFormatError(f"unsupported export version {data.get('version')!r}")
+            raise ImportFormatError("unsupported export version {version!r}",
+                                    version=data.get("version"))
         meta, events = data.get("battle"), data.get("events")
         if not isinstance(meta, dict) or not isinstance(events, list) or not events or not all(
                 isinstance(e, dict) for e in events):
@@ -573,16 +582,17 @@ class Battles:
             same = (first.get("kind") == "created" and first.get("game") == meta["game"]
                     and first.get("name") == meta["name"] and first.get("seed") == meta["seed"])
         except KeyError as exc:
-            raise ImportFormatError(f"the export's battle lacks {exc}") from None
+            raise ImportFormatError("the export's battle lacks {field}",
+                                    field=str(exc)) from None
         if not same:
             raise ImportFormatError("the first event does not create the exported battle")
         if not (battle_id.isalnum() and len(battle_id) <= 32):
-            raise ImportFormatError(f"bad battle id {battle_id!r}")
+            raise ImportFormatError("bad battle id {id!r}", id=battle_id)
         clean = [{k: v for k, v in e.items() if k != "undone"} for e in events]
         report = self.check_events(battle_id, clean)
         if not report.ok:
-            raise ImportFormatError("the battle does not replay: " + "; ".join(
-                report.problems[:3]))
+            raise ImportFormatError("the battle does not replay: {problems}",
+                                    problems="; ".join(report.problems[:3]))
         with self.store.write() as conn:
             if self._exists(conn, battle_id):
                 battle_id = secrets.token_hex(4)

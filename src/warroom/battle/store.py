@@ -72,6 +72,14 @@ def resolve_url(db: str | None = None) -> str:
     return f"sqlite:///{path}"
 
 
+def shown_url(url: str) -> str:
+    """The URL as it may be shown to anyone: the password masked."""
+    try:
+        return sa.engine.make_url(url).render_as_string(hide_password=True)
+    except sa.exc.ArgumentError:
+        return url
+
+
 def _sqlite_setup(engine: Engine) -> None:
     @sa_event.listens_for(engine, "connect")
     def _connect(dbapi_conn: Any, _record: Any) -> None:
@@ -108,17 +116,26 @@ class Store:
 
     def __init__(self, url: str) -> None:
         self.url = url
+        shown = shown_url(url)
         try:
             self.engine = sa.create_engine(url)
         except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError) as exc:
-            raise BattleError(f"cannot use database {url!r}: {exc}") from None
+            raise BattleError("cannot use database {url}: {reason}", url=shown,
+                              reason=str(exc)) from None
+        except ImportError as exc:  # the URL names a driver that is not installed
+            raise BattleError(
+                "cannot use database {url}: its Python driver {module!r} is not installed"
+                " (for PostgreSQL: pip install 'warroom[postgres]' and a URL starting"
+                " postgresql+psycopg://)", url=shown, module=exc.name or "?") from None
         if self.engine.dialect.name == "sqlite":
             _sqlite_setup(self.engine)
         try:
             with self.engine.begin() as conn:
                 migrate(conn)
-        except sa.exc.OperationalError as exc:
-            raise BattleError(f"cannot open database {url!r}: {exc.orig}") from None
+        except sa.exc.DBAPIError as exc:
+            self.engine.dispose()
+            raise BattleError("cannot open database {url}: {reason}", url=shown,
+                              reason=str(exc.orig).strip()) from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -136,9 +153,12 @@ class Store:
             yield conn
 
     @staticmethod
-    def battle_row(conn: Connection, battle_id: str) -> dict[str, Any]:
-        row = conn.execute(sa.select(battles).where(battles.c.id == battle_id)).mappings(
-            ).first()
+    def battle_row(conn: Connection, battle_id: str, *, lock: bool = False
+                   ) -> dict[str, Any]:
+        """The battle's row; ``lock`` holds it (``FOR UPDATE``) until the transaction
+        ends, where the database has row locks (SQLite locks the whole file instead)."""
+        query = sa.select(battles).where(battles.c.id == battle_id)
+        row = conn.execute(query.with_for_update() if lock else query).mappings().first()
         if row is None:
             ids = [r[0] for r in conn.execute(sa.select(battles.c.id)).all()]
             raise UnknownNameError("battle", battle_id, ids,

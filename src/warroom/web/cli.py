@@ -7,15 +7,6 @@ from typing import Annotated, Optional
 import typer
 
 
-def default_database() -> str:
-    """The SQLite file that keeps battles between runs (in the user's data folder)."""
-    from platformdirs import user_data_path
-
-    folder = user_data_path("warroom", appauthor=False)
-    folder.mkdir(parents=True, exist_ok=True)
-    return str(folder / "warroom.sqlite3")
-
-
 def register(app: typer.Typer) -> None:
     """Add ``warroom serve`` to the command line."""
 
@@ -26,17 +17,20 @@ def register(app: typer.Typer) -> None:
         port: Annotated[int, typer.Option("--port", help="Port to listen on.", min=1,
                                           max=65535)] = 8000,
         database: Annotated[Optional[str], typer.Option(  # noqa: UP045 - typer needs Optional
-            "--db", help="SQLite file for battles (default: in your user data folder).",
+            "--db", help="Database file or SQLAlchemy URL for battles, the same as 'warroom "
+            "battle --db' (default: WARROOM_DB, else the user data folder).",
             show_default=False)] = None,
     ) -> None:
         """Start the web app: odds, rolls and battles in a browser (phone or laptop)."""
         import uvicorn
 
+        from warroom.battle.store import resolve_url, shown_url
         from warroom.web.app import create_app
 
-        db = database or default_database()
+        db = resolve_url(database)  # where 'warroom battle' keeps them: one set of battles
         shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-        typer.echo(f"warroom is running at http://{shown}:{port}/  (battles kept in {db})")
+        typer.echo(f"warroom is running at http://{shown}:{port}/  "
+                   f"(battles kept in {shown_url(db)})")
         if host in ("0.0.0.0", "::"):
             typer.echo("Other devices on your network can use this computer's address "
                        f"with port {port}.")
