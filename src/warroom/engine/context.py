@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from warroom.dice.weights import Reroll, View
 from warroom.engine.messages import Msg, Text, msg
 from warroom.engine.steps import Target
+
+State = TypeVar("State", bound=tuple[Any, ...])
 
 Chain = Callable[["Dice"], str]
 """A per-item sub-procedure: rolls what one item needs and returns its category."""
@@ -118,6 +120,22 @@ class Dice(ABC):
     def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,
              **args: Any) -> None:
         """Record a step that rolls no dice (a table lookup, a consequence, a choice)."""
+
+    def iterate(self, state: State, step: Callable[[State, Dice], State], *, rounds: int,
+                done: Callable[[State], bool] | None = None) -> State:
+        """Apply ``step`` to ``state`` round after round, at most ``rounds`` times,
+        stopping early once ``done(state)``; return the last state.
+
+        ``state`` is a tuple of plain values (ints, strings, bools, tuples of them)
+        holding everything later rounds depend on. Rolling, this is an ordinary loop:
+        the rounds ask for their dice in order and record their steps. The exact driver
+        instead keeps the distribution of states between rounds and merges equal ones,
+        so a fight of many rounds costs rounds x states, not every path through them."""
+        for _ in range(rounds):
+            if done is not None and done(state):
+                break
+            state = step(state, self)
+        return state
 
     # Convenience -------------------------------------------------------------
     def msg(self, template: str, **args: Any) -> Msg:

@@ -29,7 +29,7 @@ from warroom.dice.weights import (
     multinomial,
     success_weight,
 )
-from warroom.engine.context import Chain, Dice, as_target
+from warroom.engine.context import Chain, Dice, State, as_target
 from warroom.engine.messages import Msg, Text
 from warroom.engine.steps import Target
 from warroom.engine.symbolic import Cond, NeedConcrete, Node, Sym
@@ -58,13 +58,16 @@ class ExactDice(Dice):
     """Answers requests from a replay path, lazily where it can."""
 
     def __init__(self, path: Sequence[Any], concrete: set[int], all_concrete: bool = False,
-                 memo: dict[Any, Any] | None = None):
+                 memo: dict[Any, Any] | None = None, shared: dict[Any, Any] | None = None):
         self.path = path
         self.pos = 0
         self.ordinal = 0
         self.concrete = concrete
         self.all_concrete = all_concrete
+        # ``memo`` lives for one enumeration (keys may name replay paths); ``shared``
+        # for the whole query, sub-enumerations included (keys name what is computed)
         self.memo = memo if memo is not None else {}
+        self.shared = shared if shared is not None else {}
 
     # -- plumbing --------------------------------------------------------------
     def _next(self) -> int:
@@ -180,11 +183,12 @@ class ExactDice(Dice):
              what: Text) -> dict[str, int]:
         i = self._next()
         key = _chain_key(chain)
-        sub = self.memo.get(key) if key is not None else None
+        sub = self.shared.get(key) if key is not None else None
         if sub is None:
-            sub = exact_run(lambda d: {"label": chain(d)}, ("label",), all_concrete=True)
+            sub = exact_run(lambda d: {"label": chain(d)}, ("label",), all_concrete=True,
+                            shared=self.shared)
             if key is not None:
-                self.memo[key] = sub
+                self.shared[key] = sub
         probs_map: dict[str, int] = dict.fromkeys(labels, 0)
         for (label,), w in sub.weights.items():
             if label not in probs_map:
@@ -220,18 +224,93 @@ class ExactDice(Dice):
              **args: Any) -> None:
         return None
 
+    def iterate(self, state: State, step: Callable[[State, Dice], State], *, rounds: int,
+                done: Callable[[State], bool] | None = None) -> State:
+        i = self._next()
+        hash(state)  # a lazy count in the starting state is made concrete first
+        # The request is identified by what the step and the test compute and the state
+        # they start from; failing that (a captured value that cannot be hashed), by the
+        # answers replayed before it, which fix everything the procedure did so far.
+        # Later replays of the procedure, and other paths reaching the same state, reuse
+        # the distribution, and every round from a given state is enumerated once.
+        step_key, done_key = _chain_key(step), _chain_key(done)
+        memo = self.shared
+        if step_key is not None and (done is None or done_key is not None):
+            key: Any = ("iterate", step_key, done_key, state, rounds)
+        else:
+            key, step_key, memo = ("iterate", i, tuple(self.path[:self.pos])), None, self.memo
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = _iterate(state, step, rounds, done, self.shared, step_key)
+        options, den = found
+        return self._answer(options, den)  # type: ignore[no-any-return]
 
-def _chain_key(chain: Chain) -> Any:
-    """A key identifying what a per-item chain computes: its code and the values it
-    captured. None when a captured value cannot be hashed (then it is not memoised)."""
+
+def _iterate(state: tuple[Any, ...], step: Callable[[Any, Dice], Any], rounds: int,
+             done: Callable[[Any], bool] | None, shared: dict[Any, Any], step_key: Any
+             ) -> tuple[list[tuple[Any, int]], int]:
+    """The distribution of the state after the rounds: each round is enumerated once per
+    distinct state (lazily, like any procedure), and equal states are merged. With a
+    ``step_key`` the round from each state is kept in ``shared`` for other requests."""
+    width = len(state)
+    fields = tuple(map(str, range(width)))
+
+    def one_round(s: tuple[Any, ...]) -> Run:
+        def run(d: Dice) -> dict[str, Any]:
+            after = step(s, d)
+            if not isinstance(after, tuple) or len(after) != width:
+                raise RuleError(f"a round must return a state like {s!r}, got {after!r}")
+            return dict(zip(fields, after, strict=True))
+        return run
+
+    dist: dict[Outcome, int] = {state: 1}
+    den = 1
+    for _ in range(rounds):
+        buckets: dict[int, dict[Outcome, int]] = {}
+        moved = False
+        for s, w in dist.items():
+            if done is not None and done(s):
+                bucket = buckets.setdefault(den, {})
+                bucket[s] = bucket.get(s, 0) + w
+                continue
+            moved = True
+            sub = shared.get(("round", step_key, s)) if step_key is not None else None
+            if sub is None:
+                sub = exact_run(one_round(s), fields, name="one round", shared=shared)
+                if step_key is not None:
+                    shared["round", step_key, s] = sub
+            bucket = buckets.setdefault(den * sub.denominator, {})
+            for after, w2 in sub.weights.items():
+                bucket[after] = bucket.get(after, 0) + w * w2
+        merged = _merge(fields, buckets)
+        g = gcd(merged.denominator, *merged.weights.values())
+        dist = {s: w // g for s, w in merged.weights.items()}
+        den = merged.denominator // g
+        if not moved:
+            break
+    return list(dist.items()), den
+
+
+def _chain_key(chain: Callable[..., Any] | None, depth: int = 0) -> Any:
+    """A key identifying what a function (a per-item chain, a round) computes: its code
+    and the values it captured, a captured function standing for its own key, so two
+    closures made by the same code over equal values share one key. None when a captured
+    value cannot be hashed, or functions nest too deep (then it is not memoised)."""
     code = getattr(chain, "__code__", None)
-    if code is None:
+    if code is None or depth > 8:
         return None
     cells = getattr(chain, "__closure__", None) or ()
     kwdefaults = getattr(chain, "__kwdefaults__", None) or {}
     try:
-        captured = tuple(c.cell_contents for c in cells)
-        key = (code, captured, getattr(chain, "__defaults__", None),
+        captured = []
+        for cell in cells:
+            value = cell.cell_contents
+            if hasattr(value, "__code__"):
+                value = _chain_key(value, depth + 1)
+                if value is None:
+                    return None
+            captured.append(value)
+        key = (code, tuple(captured), getattr(chain, "__defaults__", None),
                tuple(sorted(kwdefaults.items())))
         hash(key)
     except (TypeError, ValueError):
@@ -268,12 +347,16 @@ class _TooLarge(Exception):
 
 
 def exact_run(run: Run, fields: Sequence[str], all_concrete: bool = False,
-              name: str = "this procedure", max_paths: int = MAX_PATHS) -> Weights:
-    """Enumerate ``run`` exactly. ``fields`` orders the outcome tuple."""
+              name: str = "this procedure", max_paths: int = MAX_PATHS,
+              shared: dict[Any, Any] | None = None) -> Weights:
+    """Enumerate ``run`` exactly. ``fields`` orders the outcome tuple. ``shared`` holds
+    what sub-enumerations computed (per-item chains, rounds), keyed by what they compute,
+    for the whole query."""
     concrete: set[int] = set()
+    shared = {} if shared is None else shared
     while True:
         try:
-            return _enumerate(run, tuple(fields), concrete, all_concrete, max_paths)
+            return _enumerate(run, tuple(fields), concrete, all_concrete, max_paths, shared)
         except _TooLarge:
             raise ExactTooLargeError(name, max_paths) from None
         except NeedConcrete as need:
@@ -284,7 +367,7 @@ def exact_run(run: Run, fields: Sequence[str], all_concrete: bool = False,
 
 
 def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
-               all_concrete: bool, max_paths: int) -> Weights:
+               all_concrete: bool, max_paths: int, shared: dict[Any, Any]) -> Weights:
     plain: dict[int, dict[Outcome, int]] = {}
     lazy: list[tuple[int, int, dict[Outcome, int]]] = []
     stack: list[tuple[tuple[Any, ...], int, int]] = [((), 1, 1)]
@@ -299,7 +382,7 @@ def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
             raise _TooLarge
         path, num, den = stack.pop()
         try:
-            out = run(ExactDice(path, concrete, all_concrete, memo))
+            out = run(ExactDice(path, concrete, all_concrete, memo, shared))
         except _Branch as br:
             for value, w in br.options:
                 if w:

@@ -10,6 +10,7 @@ from warroom.dice.weights import Reroll, View, success_weight, view_of
 from warroom.engine.context import Chain, Dice, as_target
 from warroom.engine.messages import Msg, Text
 from warroom.engine.steps import Target
+from warroom.errors import RuleError
 
 
 class SampleDice(Dice):
@@ -141,6 +142,10 @@ class VectorDice(Dice):
     def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,
              **args: Any) -> None:
         return None
+
+    def iterate(self, state: Any, step: Any, *, rounds: int, done: Any = None) -> Any:
+        raise RuleError("rounds that stop on their own state cannot run on whole batches: "
+                        "do not mark a procedure that iterates vectorize=True")
 
 
 def _is_array(value: Any) -> bool:

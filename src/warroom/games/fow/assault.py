@@ -39,7 +39,7 @@ class Side:
 
 
 class AssaultParams(RulesParams):
-    attackers: int = Field(3, ge=1, le=4, description="assaulting teams in contact")
+    attackers: int = Field(3, ge=1, le=8, description="assaulting teams in contact")
     attacker_type: Kind = Field("infantry", description="infantry (or guns) or tanks")
     attacker_skill: Skill = Field("trained", description="the assaulting platoon's skill")
     attacker_motivation: Motivation = Field("confident",
@@ -51,7 +51,7 @@ class AssaultParams(RulesParams):
                              "against tanks (infantry: 2)")
     attacker_firepower: int = Field(1, ge=1, le=6, description="firepower N+ of the "
                                     "assaulting teams against tanks")
-    defenders: int = Field(3, ge=1, le=4, description="defending teams in the fight")
+    defenders: int = Field(3, ge=1, le=8, description="defending teams in the fight")
     defender_type: Kind = Field("infantry", description="infantry (or guns) or tanks")
     defender_skill: Skill = Field("trained", description="the defending platoon's skill")
     defender_motivation: Motivation = Field("confident",
@@ -64,7 +64,7 @@ class AssaultParams(RulesParams):
     defensive_dice: int = Field(0, ge=0, le=8, description="defensive fire dice (full ROF)")
     defensive_at: int = Field(2, ge=0, le=20, description="defensive fire anti-tank rating")
     defensive_firepower: int = Field(6, ge=1, le=6, description="defensive fire firepower N+")
-    max_rounds: int = Field(2, ge=1, le=3, description="rounds resolved before calling it "
+    max_rounds: int = Field(2, ge=1, le=4, description="rounds resolved before calling it "
                             "undecided")
 
 
@@ -124,7 +124,6 @@ def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
     att_left = p.attackers
     def_left = p.defenders
     att_lost: Any = 0
-    def_lost: Any = 0
     # defensive fire
     if p.defensive_dice:
         t = Target.of(TO_HIT[p.attacker_skill], msg("assaulting teams are {skill}",
@@ -149,59 +148,66 @@ def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
         Side("defender", p.defender_type, p.defender_skill, p.defender_motivation,
              p.defender_top_armour, p.defender_at, p.defender_firepower, p.target_rules),
     )
-    left = [att_left, def_left]
-    lost: list[Any] = [att_lost, def_lost]
-    active = 0
-    rounds = 0
-    winner = "undecided"
-    while rounds < p.max_rounds:
-        rounds += 1
-        me, foe = sides[active], sides[1 - active]
-        rule = f"fow.assault.round{rounds}"
-        if me.type == "infantry" and foe.type == "tank" and not d.test(
-                motivation_target(me.motivation, me.rules), rule=f"{rule}.tank_terror",
-                what=f"{me.name} motivation to fight tanks"):
-            winner = foe.name
-            d.note(rule, "{side} will not close with the tanks and breaks off", side=msg(me.name))
-            break
-        hits, self_lost = _close_combat_hits(d, me, foe, left[active], rule)
-        if self_lost:
-            lost[active] = lost[active] + self_lost
-            left[active] -= int(self_lost)
-        spec = HitSpec(target="tank" if foe.type == "tank" else "infantry",
-                       armour=foe.top, at=me.at, firepower=me.fp,
-                       no_save=True, rule=f"{rule}.saves")
-        dead, bailed = resolve_spread(d, hits, left[1 - active], spec, flat=False)
-        out = int(dead + bailed)
-        lost[1 - active] = lost[1 - active] + out
-        left[1 - active] -= out
-        if left[1 - active] == 0:
-            winner = me.name
-            d.note(rule, "{side} has no fighting teams left: {winner} takes the ground",
-                   side=msg(foe.name), winner=msg(me.name))
-            break
-        if left[active] == 0:
-            winner = foe.name
-            d.note(rule, "{side} has no fighting teams left: {winner} takes the ground",
-                   side=msg(me.name), winner=msg(foe.name))
-            break
-        was_hit = int(hits) > 0
-        mt = motivation_target(foe.motivation, foe.rules)
-        if not was_hit and me.type != "tank":
-            d.note(rule, "{side} took no hits and counterattacks", side=msg(foe.name))
-            ok = True
-        else:
-            bulldog = "british_bulldog" in foe.rules
-            ok = d.test(mt, rule=f"{rule}.counterattack",
-                        what=f"{foe.name} motivation to counterattack", reroll=bulldog)
-        if not ok:
-            winner = me.name
-            d.note(rule, "{side} breaks off: {winner} takes the ground", side=msg(foe.name),
-                   winner=msg(me.name))
-            break
-        active = 1 - active
-    return {"winner": winner, "attacker_losses": lost[0], "defender_losses": lost[1],
+    start: Fight = (0, att_left, def_left, int(att_lost), 0, "undecided", 0)
+    _, _, _, att_lost, def_lost, winner, rounds = d.iterate(
+        start, lambda s, dice: _round(sides, s, dice), rounds=p.max_rounds, done=_decided)
+    return {"winner": winner, "attacker_losses": att_lost, "defender_losses": def_lost,
             "repelled": False, "rounds": rounds}
+
+
+Fight = tuple[int, int, int, int, int, str, int]
+"""Between rounds: (side attacking next, teams left and teams lost on each side, the
+winner so far, rounds fought)."""
+
+
+def _decided(s: Fight) -> bool:
+    return s[5] != "undecided"
+
+
+def _round(sides: tuple[Side, Side], s: Fight, d: Dice) -> Fight:
+    """One round of close combat: the active side hits, the other counterattacks or
+    breaks off."""
+    active, left_a, left_d, lost_a, lost_d, _, rounds = s
+    left, lost = [left_a, left_d], [lost_a, lost_d]
+    rounds += 1
+    me, foe = sides[active], sides[1 - active]
+    rule = f"fow.assault.round{rounds}"
+
+    def won(winner: Side) -> Fight:
+        return (0, left[0], left[1], lost[0], lost[1], winner.name, rounds)
+
+    if me.type == "infantry" and foe.type == "tank" and not d.test(
+            motivation_target(me.motivation, me.rules), rule=f"{rule}.tank_terror",
+            what=f"{me.name} motivation to fight tanks"):
+        d.note(rule, "{side} will not close with the tanks and breaks off", side=msg(me.name))
+        return won(foe)
+    hits, self_lost = _close_combat_hits(d, me, foe, left[active], rule)
+    if self_lost:
+        lost[active] += int(self_lost)
+        left[active] -= int(self_lost)
+    spec = HitSpec(target="tank" if foe.type == "tank" else "infantry",
+                   armour=foe.top, at=me.at, firepower=me.fp,
+                   no_save=True, rule=f"{rule}.saves")
+    dead, bailed = resolve_spread(d, hits, left[1 - active], spec, flat=False)
+    out = int(dead + bailed)
+    lost[1 - active] += out
+    left[1 - active] -= out
+    for beaten in (1 - active, active):
+        if left[beaten] == 0:
+            d.note(rule, "{side} has no fighting teams left: {winner} takes the ground",
+                   side=msg(sides[beaten].name), winner=msg(sides[1 - beaten].name))
+            return won(sides[1 - beaten])
+    was_hit = int(hits) > 0
+    mt = motivation_target(foe.motivation, foe.rules)
+    if not was_hit and me.type != "tank":
+        d.note(rule, "{side} took no hits and counterattacks", side=msg(foe.name))
+    elif not d.test(mt, rule=f"{rule}.counterattack",
+                    what=f"{foe.name} motivation to counterattack",
+                    reroll="british_bulldog" in foe.rules):
+        d.note(rule, "{side} breaks off: {winner} takes the ground", side=msg(foe.name),
+               winner=msg(me.name))
+        return won(me)
+    return (1 - active, left[0], left[1], lost[0], lost[1], "undecided", rounds)
 
 
 PROCEDURES = (assault,)
