@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from tests.battle.fakes import battles
 from warroom.battle import store as store_mod
-from warroom.battle.store import HEAD, MIGRATIONS, Store, resolve_url
+from warroom.battle.store import HEAD, MIGRATIONS, Store, resolve_url, shown_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -187,3 +187,11 @@ def test_a_database_that_cannot_be_used_is_a_usage_error_without_the_password(
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: " + says), err
     assert "secret" not in err and "Traceback" not in err
+
+
+def test_where_the_battles_are_is_shown_without_a_password(tmp_path: Path) -> None:
+    db = tmp_path / "b.db"
+    assert shown_url(resolve_url(str(db))) == str(db)  # a file: its path
+    assert shown_url("sqlite://") == "sqlite://"  # in memory
+    assert shown_url("postgresql+psycopg://club:secret@host/war") == (
+        "postgresql+psycopg://club:***@host/war")

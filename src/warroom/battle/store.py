@@ -73,11 +73,15 @@ def resolve_url(db: str | None = None) -> str:
 
 
 def shown_url(url: str) -> str:
-    """The URL as it may be shown to anyone: the password masked."""
+    """Where the battles are, as it may be shown to anyone: an SQLite file's path, or
+    the URL with its password masked."""
     try:
-        return sa.engine.make_url(url).render_as_string(hide_password=True)
+        parsed = sa.engine.make_url(url)
     except sa.exc.ArgumentError:
         return url
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        return str(parsed.database)
+    return parsed.render_as_string(hide_password=True)
 
 
 def _sqlite_setup(engine: Engine) -> None:
