@@ -195,3 +195,33 @@ def test_where_the_battles_are_is_shown_without_a_password(tmp_path: Path) -> No
     assert shown_url("sqlite://") == "sqlite://"  # in memory
     assert shown_url("postgresql+psycopg://club:secret@host/war") == (
         "postgresql+psycopg://club:***@host/war")
+
+
+def test_a_database_that_fails_mid_session_is_a_usage_error_and_records_nothing(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+        ) -> None:
+    from warroom.battle import cli as battle_cli
+    from warroom.cli import main
+
+    db = str(tmp_path / "b.db")
+    bt = battles(db)
+    bid = str(bt.new("demo")["id"])
+    before = bt.log(bid)
+
+    def gone(*_args: object, **_kw: object) -> None:
+        raise sa.exc.OperationalError("BEGIN", {}, Exception("server closed the connection"))
+
+    real = battle_cli._battles
+
+    def failing(db: str | None) -> object:
+        found = real(db)
+        monkeypatch.setattr(found.store.engine, "begin", gone)
+        return found
+
+    monkeypatch.setattr(battle_cli, "_battles", failing)
+    code = main(["battle", "add-unit", bid, "--side", "A", "--name", "Tigers", "--db", db])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert err == (f"error: the database {db} failed: server closed the connection "
+                   "(nothing was recorded)\n")
+    assert bt.log(bid) == before

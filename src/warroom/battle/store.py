@@ -122,7 +122,10 @@ class Store:
         self.url = url
         shown = shown_url(url)
         try:
-            self.engine = sa.create_engine(url)
+            # a server may restart under a long-running `warroom serve`: test each pooled
+            # connection before use and reconnect (an SQLite file needs no such check)
+            server = sa.engine.make_url(url).get_backend_name() != "sqlite"
+            self.engine = sa.create_engine(url, pool_pre_ping=server)
         except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError) as exc:
             raise BattleError("cannot use database {url}: {reason}", url=shown,
                               reason=str(exc)) from None
@@ -147,14 +150,24 @@ class Store:
     # ---------------------------------------------------------------- reading
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn:
+        with self._failures(), self.engine.connect() as conn:
             yield conn
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """One transaction: everything in it is recorded, or nothing."""
-        with self.engine.begin() as conn:
+        with self._failures(), self.engine.begin() as conn:
             yield conn
+
+    @contextmanager
+    def _failures(self) -> Iterator[None]:
+        """The database going away or staying locked is a clear error, not a crash."""
+        try:
+            yield
+        except (sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
+            raise BattleError("the database {url} failed: {reason} (nothing was recorded)",
+                              url=shown_url(self.url),
+                              reason=str(exc.orig).strip().splitlines()[0]) from None
 
     @staticmethod
     def battle_row(conn: Connection, battle_id: str, *, lock: bool = False
