@@ -7,6 +7,7 @@ declared English title has a translation that differs from the id itself.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -140,3 +141,21 @@ def test_real_catalog_uses_the_qualified_labels() -> None:
     assert i18n.label(pl, "order_number", "bkc.command") == pl("order_number")
     zh = i18n.translator("zh")
     assert i18n.label(zh, "hits", "fow.shoot") == zh("fow.hits")
+
+
+def printed_as_is(value: str) -> bool:
+    """Outcome values the cards print the same in every language: the IFT's result codes
+    and its "-" (no effect), and close-combat odds such as 3-2 or >10-1."""
+    return value in SAME_EVERYWHERE or value == "-" or re.fullmatch(r"[<>]?\d+-\d+",
+                                                                   value) is not None
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_named_outcome_value_is_translated(lang: str) -> None:
+    """Named results (winner=draw, result=loser_retreats) read in the page's or the
+    command line's language, as yes/no do."""
+    tr = i18n.translator(lang)
+    missing = sorted({(proc.id, field.name, v) for proc in api.registry().procedures()
+                      for field in proc.outcome for v in field.values
+                      if tr(v) == v and not printed_as_is(v)})
+    assert not missing, f"{len(missing)} outcome values without a {lang} translation: {missing}"

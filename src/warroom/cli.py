@@ -124,7 +124,15 @@ def odds(
     from warroom import api
 
     _set_lang(lang)
-    dist = api.odds(procedure, _parse(params))
+    if as_json or not sys.stderr.isatty():
+        dist = api.odds(procedure, _parse(params))
+    else:
+        # most answers are instant; a long fight can take seconds: say it is working
+        from rich.console import Console
+
+        with Console(stderr=True).status(_tr()("Working out the exact odds..."),
+                                         spinner="dots"):
+            dist = api.odds(procedure, _parse(params))
     if as_json:
         _print_json(dist.to_json(exact=exact))
         return

@@ -57,8 +57,9 @@ def _named(tr: Tr, name: str, scope: str) -> str:
 
 
 def _cell(v: Any, tr: Tr) -> str:
-    """An outcome value: yes/no in the active language, anything else as it is."""
-    return tr(fmt_value(v)) if isinstance(v, bool) else fmt_value(v)
+    """An outcome value in the active language, as the web page shows it: yes/no and
+    named results translated, numbers as they are."""
+    return tr(fmt_value(v)) if isinstance(v, (bool, str)) else fmt_value(v)
 
 
 def _active_tr() -> Tr:
