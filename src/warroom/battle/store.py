@@ -84,6 +84,12 @@ def shown_url(url: str) -> str:
     return parsed.render_as_string(hide_password=True)
 
 
+def _first_line(error: BaseException | None) -> str:
+    """The driver's own message, first line only (the name of the error if it has none)."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
 def _sqlite_setup(engine: Engine) -> None:
     @sa_event.listens_for(engine, "connect")
     def _connect(dbapi_conn: Any, _record: Any) -> None:
@@ -167,7 +173,7 @@ class Store:
         except (sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
             raise BattleError("the database {url} failed: {reason} (nothing was recorded)",
                               url=shown_url(self.url),
-                              reason=str(exc.orig).strip().splitlines()[0]) from None
+                              reason=_first_line(exc.orig)) from None
 
     @staticmethod
     def battle_row(conn: Connection, battle_id: str, *, lock: bool = False
