@@ -172,7 +172,7 @@ def test_sigkill_while_recording_loses_no_acknowledged_event(tmp_path: Path,
     # a dialect whose Python driver is not installed: named, with the PostgreSQL hint
     ("mysql://player:secret@localhost/club",
      "cannot use database mysql://player:***@localhost/club: its Python driver 'MySQLdb' is "
-     "not installed (for PostgreSQL: pip install 'warroom[postgres]'"),
+     "not installed (for PostgreSQL: pip install 'psycopg[binary]'"),
     # nobody listens on port 1: the server's answer, the password still masked
     ("postgresql+psycopg://player:secret@127.0.0.1:1/club",
      "cannot open database postgresql+psycopg://player:***@127.0.0.1:1/club: "),

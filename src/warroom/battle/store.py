@@ -138,7 +138,7 @@ class Store:
         except ImportError as exc:  # the URL names a driver that is not installed
             raise BattleError(
                 "cannot use database {url}: its Python driver {module!r} is not installed"
-                " (for PostgreSQL: pip install 'warroom[postgres]' and a URL starting"
+                " (for PostgreSQL: pip install 'psycopg[binary]' and a URL starting"
                 " postgresql+psycopg://)", url=shown, module=exc.name or "?") from None
         if self.engine.dialect.name == "sqlite":
             _sqlite_setup(self.engine)
