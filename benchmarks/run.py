@@ -135,6 +135,32 @@ def overhead_row() -> list[str]:
             "", "", "< 100 µs"]
 
 
+ASSAULTS = {
+    "infantry against infantry": {"defensive_dice": 8},
+    "tanks against infantry": {
+        "attacker_type": "tank", "attacker_armour": 3, "attacker_top_armour": 1,
+        "defensive_dice": 8, "defensive_at": 10, "defensive_firepower": 3,
+        "defender_at": 6, "defender_firepower": 3},
+    "infantry with Improvised Tank Assault against tanks (the slowest)": {
+        "defender_type": "tank", "defender_top_armour": 1, "attacker_at": 6,
+        "attacker_firepower": 3, "rules": ["improvised_tank_assault", "unarmed"],
+        "defensive_dice": 8},
+}
+
+
+def assault_rows() -> list[list[str]]:
+    """Exact odds of the largest assault fow.assault takes (rounds merged by
+    Dice.iterate), one call each with every memo table cleared."""
+    rows = []
+    for label, extra in ASSAULTS.items():
+        clear_memos()
+        start = time.perf_counter()
+        warroom.odds("fow.assault", attackers=8, defenders=8, max_rounds=4, **extra)
+        rows.append([f"fow.assault exact, 8 v 8 teams, 4 rounds: {label}",
+                     fmt(time.perf_counter() - start), "", "", "at the table: seconds at most"])
+    return rows
+
+
 def monte_carlo_rows() -> list[list[str]]:
     from warroom.engine import drivers
 
@@ -186,6 +212,7 @@ def main() -> None:
     api.registry().add("bench", bench_system)
     rows = q1_rows([10] if args.quick else [10, 40])
     rows.append(overhead_row())
+    rows.extend(assault_rows())
     rows.extend(monte_carlo_rows())
     rows.append(cli_row())
     machine = platform.processor() or platform.machine()

@@ -82,9 +82,9 @@ def _close_combat_hits(d: Dice, me: Side, foe: Side, teams: int, rule: str
     if not ("improvised_tank_assault" in me.rules and foe.type == "tank"):
         return d.pool(teams, t, rule=f"{rule}.to_hit", what=f"{me.name} to hit",
                       reroll=reroll), 0
-    faces = range(1, 7)
-    roll = d.split(teams, {"one": [1], "miss": [f for f in faces if 1 < f < t.final],
-                           "hit": [f for f in faces if f >= t.final]},
+    faces, need = range(1, 7), t.final
+    roll = d.split(teams, {"one": [1], "miss": [f for f in faces if 1 < f < need],
+                           "hit": [f for f in faces if f >= need]},
                    rule=f"{rule}.to_hit", what=f"{me.name} to hit", target=t)
     d.note(f"{rule}.improvised_tank_assault", "Improvised Tank Assault: a team that rolls "
            "a 1 is destroyed")
