@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import click
@@ -124,15 +125,14 @@ def odds(
     from warroom import api
 
     _set_lang(lang)
-    if as_json or not sys.stderr.isatty():
-        dist = api.odds(procedure, _parse(params))
-    else:
+    working: AbstractContextManager[Any] = nullcontext()
+    if not as_json and sys.stderr.isatty():
         # most answers are instant; a long fight can take seconds: say it is working
         from rich.console import Console
 
-        with Console(stderr=True).status(_tr()("Working out the exact odds..."),
-                                         spinner="dots"):
-            dist = api.odds(procedure, _parse(params))
+        working = Console(stderr=True).status(_tr()("Working out the exact odds..."))
+    with working:
+        dist = api.odds(procedure, _parse(params))
     if as_json:
         _print_json(dist.to_json(exact=exact))
         return

@@ -26,11 +26,7 @@ def faces_at_least(at: int, sides: int = 6) -> int:
 
 def success_weight(at: int, reroll: Reroll = "none", sides: int = 6) -> tuple[int, int]:
     """Chance that one die succeeds at ``at``+ after the re-roll rule, as (num, den)."""
-    s = sides - at + 1  # faces_at_least, inline: pools ask this on every request
-    if s < 0:
-        s = 0
-    elif s > sides:
-        s = sides
+    s = faces_at_least(at, sides)
     if reroll == "none":
         return s, sides
     if reroll == "misses":
