@@ -1,0 +1,337 @@
+"""fow.shoot_mixed: several weapons firing at a platoon of mixed teams, with hit
+allocation rules 5-7 of the shooting article (part 4) on top of rules 1-4.
+
+The allocation is a plain function of the hits each weapon scored (:func:`allocate`), so
+it can be tested by hand; the procedure rolls to hit per weapon, allocates, then rolls
+every team's saves with the existing per-team chains (``common.team_chain``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Literal, NamedTuple
+
+from pydantic import Field, field_validator, model_validator
+
+from warroom.engine.context import Dice
+from warroom.engine.messages import Msg, msg
+from warroom.engine.procedure import Params, outcome, procedure
+from warroom.engine.steps import Target
+from warroom.errors import ErrorText, UsageError
+from warroom.games.fow.common import HitSpec, Skill, TargetType, team_chain
+from warroom.games.fow.shooting import ShootParams, to_hit_target
+
+MAX_WEAPONS = 3
+MAX_WEAPON_DICE = 12
+MAX_TEAMS = 8
+TURRET_AT = 4  # the shooter's die for a hit on a tank with two armour values: 4+ turret
+
+Priority = Literal["none", "tank", "infantry", "gun", "soft"]
+
+WEAPONS_HELP = (
+    "the shooting weapons, comma-separated, each dice:AT:firepower (attack dice after "
+    "ROF, anti-tank rating, the N of firepower N+). Example: 6:10:3,4:2:6 for six "
+    "75 mm shots and four machine-gun shots")
+TEAMS_HELP = (
+    "the target platoon's teams, comma-separated, each kind[:armour][:flags]. kind is "
+    "tank, infantry, gun or soft (unarmoured vehicle). A tank gives the armour it is hit "
+    "on, or hull/turret when they differ (tank:5/3: the shooter rolls 4+ for the turret). "
+    "Flags: gtg (gone to ground), out (bogged down or bailed out), far (over 40 cm), dug "
+    "(infantry or gun dug in or in bulletproof cover). Example: tank:6,tank:5/3,soft")
+
+
+class Weapon(NamedTuple):
+    dice: int
+    at: int
+    firepower: int
+
+
+class Team(NamedTuple):
+    """One target team as given (``n`` numbers the teams of its kind from 1)."""
+
+    kind: TargetType
+    n: int
+    hull: int = 0
+    turret: int = 0
+    gtg: bool = False
+    out: bool = False
+    far: bool = False
+    dug: bool = False
+
+    @property
+    def armoured(self) -> bool:
+        return self.kind == "tank"
+
+    def label(self) -> Msg:
+        return msg(TEAM_NAMES[self.kind], n=self.n)
+
+
+TEAM_NAMES: dict[str, str] = {"tank": "tank {n}", "infantry": "infantry team {n}",
+                              "gun": "gun {n}", "soft": "unarmoured vehicle {n}"}
+GROUP_NAMES: dict[str, str] = {
+    "tank": "{count} tanks, {k} hits each", "infantry": "{count} infantry teams, {k} hits each",
+    "gun": "{count} guns, {k} hits each", "soft": "{count} unarmoured vehicles, {k} hits each"}
+
+
+def _number(text: str, what: str, item: str, lo: int, hi: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise UsageError("{item!r}: {what} must be a whole number, got {text!r}", item=item,
+                         what=ErrorText(what), text=text) from None
+    if not lo <= value <= hi:
+        raise UsageError("{item!r}: {what} must be from {lo} to {hi}, got {value}", item=item,
+                         what=ErrorText(what), lo=lo, hi=hi, value=value)
+    return value
+
+
+def _items(text: str, what: str, example: str, most: int) -> list[str]:
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if not items:
+        raise UsageError("give at least one {what}, e.g. {example}", what=ErrorText(what),
+                         example=example)
+    if len(items) > most:
+        raise UsageError("at most {most} {what}, got {count}", most=most,
+                         what=ErrorText(what), count=len(items))
+    return items
+
+
+@lru_cache(maxsize=256)
+def parse_weapons(text: str) -> tuple[Weapon, ...]:
+    """Parse the ``weapons`` text (see ``WEAPONS_HELP``)."""
+    out = []
+    for item in _items(text, "weapons", "6:10:3", MAX_WEAPONS):
+        fields = [f.strip() for f in item.split(":")]
+        if len(fields) != 3:
+            raise UsageError("{item!r}: give dice:AT:firepower, e.g. 6:10:3", item=item)
+        out.append(Weapon(_number(fields[0], "dice", item, 0, MAX_WEAPON_DICE),
+                          _number(fields[1], "AT", item, 1, 20),
+                          _number(fields[2], "firepower", item, 1, 6)))
+    return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def parse_teams(text: str) -> tuple[Team, ...]:
+    """Parse the ``teams`` text (see ``TEAMS_HELP``)."""
+    out = []
+    counts: dict[str, int] = {}
+    for item in _items(text, "teams", "tank:6,soft", MAX_TEAMS):
+        fields = [f.strip().lower() for f in item.split(":")]
+        kind = fields[0]
+        if kind not in TEAM_NAMES:
+            raise UsageError("{item!r}: team kind must be tank, infantry, gun or soft, got "
+                             "{kind!r}", item=item, kind=kind)
+        flags = fields[1:]
+        hull = turret = 0
+        if kind == "tank":
+            if not flags or not flags[0][:1].isdigit():
+                raise UsageError("{item!r}: give the tank's armour, e.g. tank:6 or tank:5/3",
+                                 item=item)
+            hull_text, _, turret_text = flags.pop(0).partition("/")
+            hull = _number(hull_text, "armour rating", item, 0, 15)
+            turret = _number(turret_text, "armour rating", item, 0, 15) if turret_text else hull
+        seen = set()
+        for flag in flags:
+            if flag not in ("gtg", "out", "far", "dug") or flag in seen:
+                raise UsageError("{item!r}: unknown or repeated flag {flag!r} (gtg, out, far, "
+                                 "dug)", item=item, flag=flag)
+            seen.add(flag)
+        if "dug" in seen and kind not in ("infantry", "gun"):
+            raise UsageError("{item!r}: only infantry and guns can be dug in", item=item)
+        counts[kind] = counts.get(kind, 0) + 1
+        out.append(Team(kind, counts[kind], hull, turret,  # type: ignore[arg-type]
+                        "gtg" in seen, "out" in seen, "far" in seen, "dug" in seen))
+    return tuple(out)
+
+
+def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Team, ...],
+             priority: str = "none") -> tuple[tuple[int, ...], ...]:
+    """Which hits each team takes, as weapon indices (one per hit), in ``teams`` order.
+
+    How many: every team takes an equal share and the rest go one each in this order
+    (rules 1-4, 6, 7): teams not gone to ground, then gone to ground, then bogged or
+    bailed out; nearer before over 40 cm; the declared priority type first; other teams
+    before tanks, and weaker armour before stronger.
+    Which: tanks take the hits of highest AT (rule 7), the strongest armour first, so
+    weaker armour gets the lower AT; then the priority type the best firepower (rule 6);
+    within each of these, and for the rest, the hits are dealt a hit each in turn, weapon
+    by weapon, so every weapon's hits are spread evenly (rule 5)."""
+    total = sum(hits)
+    order = sorted(range(len(teams)), key=lambda i: (
+        2 if teams[i].out else 1 if teams[i].gtg else 0, teams[i].far,
+        teams[i].kind != priority, teams[i].armoured, min(teams[i].hull, teams[i].turret)))
+    share, extra = divmod(total, len(teams))
+    slots = [share] * len(teams)
+    for i in order[:extra]:
+        slots[i] += 1
+    pool = [w for w, h in enumerate(hits) for _ in range(h)]
+    taken: list[list[int]] = [[] for _ in teams]
+
+    def deal(members: list[int], best: Any) -> None:
+        wanted = sum(slots[i] for i in members)
+        pool.sort(key=best)
+        chosen, pool[:] = pool[:wanted], pool[wanted:]
+        left = {i: slots[i] for i in members}
+        while chosen:
+            for i in members:
+                if left[i] and chosen:
+                    taken[i].append(chosen.pop(0))
+                    left[i] -= 1
+
+    armours = sorted({min(t.hull, t.turret) for t in teams if t.armoured}, reverse=True)
+    for armour in armours:  # the strongest armour takes the highest AT first
+        deal([i for i in order if teams[i].armoured and min(teams[i].hull, teams[i].turret)
+              == armour], lambda w: (-weapons[w].at, weapons[w].firepower, w))
+    if priority not in ("none", "tank"):
+        deal([i for i in order if teams[i].kind == priority],
+             lambda w: (weapons[w].firepower, -weapons[w].at, w))
+    deal([i for i in order if not teams[i].armoured and teams[i].kind != priority],
+         lambda w: w)
+    return tuple(tuple(sorted(t)) for t in taken)
+
+
+class MixedParams(Params):
+    weapons: str = Field("6:10:3,4:2:6", description=WEAPONS_HELP,
+                         examples=["6:10:3,4:2:6", "3:12:2", "8:2:6,2:9:3", "2:7:4,2:7:4,3:2:6",
+                                   "0:10:3,5:2:6"])
+    teams: str = Field("tank:6,tank:5/3,soft", description=TEAMS_HELP,
+                       examples=["tank:6,tank:5/3,soft", "infantry,infantry:gtg,gun:dug",
+                                 "tank:3,tank:3:far,infantry:out", "soft,soft:far,gun:gtg",
+                                 "tank:2/1,infantry:dug,infantry:gtg:far,soft"])
+    priority: Priority = Field("none", description="the type of team declared as the "
+                               "priority target (rule 6), or none")
+    target_skill: Skill = Field("trained", description="the target platoon's skill")
+    concealed: bool = Field(False, description="the target is concealed")
+    moved: bool = Field(False, description="the shooting teams moved this turn")
+    moving_rof1: bool = Field(False, description="the weapons have ROF 1 and moved: +1 to "
+                              "hit")
+
+    @field_validator("weapons")
+    @classmethod
+    def _weapons(cls, v: str) -> str:
+        parse_weapons(v)
+        return v
+
+    @field_validator("teams")
+    @classmethod
+    def _teams(cls, v: str) -> str:
+        parse_teams(v)
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MixedParams:
+        if self.moving_rof1 and not self.moved:
+            raise ValueError("moving_rof1 means the weapon moved: set moved=true as well")
+        if self.priority != "none" and all(t.kind != self.priority
+                                           for t in parse_teams(self.teams)):
+            raise UsageError("the priority target {kind!r} is not among the teams",
+                             kind=self.priority)
+        return self
+
+
+@lru_cache(maxsize=64)
+def _to_hit(skill: str, concealed: bool, gtg: bool, far: bool, moved: bool,
+            moving_rof1: bool) -> Target:
+    """The to-hit number, as ``fow.shoot`` works it out for the same target."""
+    return to_hit_target(ShootParams(target_skill=skill, concealed=concealed,
+                                     gone_to_ground=gtg, range_cm=41 if far else 40,
+                                     moved=moved, moving_rof1=moving_rof1))
+
+
+def _hit_spec(team: Team, weapon: Weapon, armour: int) -> HitSpec:
+    return HitSpec(target=team.kind, armour=armour + (1 if team.far and team.armoured else 0),
+                   at=weapon.at, firepower=weapon.firepower, dug_in=team.dug,
+                   gone_to_ground=team.gtg, rule="fow.shoot_mixed")
+
+
+_WORST = {"destroyed": 2, "bailed_out": 1, "unharmed": 0}
+
+
+def _team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...]) -> Any:
+    """The rolls one team makes for the hits it took; its worst result."""
+    groups = tuple((weapons[w], took.count(w)) for w in sorted(set(took)))
+
+    def chain(d: Dice) -> str:
+        worst = "unharmed"
+        for weapon, k in groups:
+            parts = [(team.hull, k)]
+            if team.armoured and team.hull != team.turret:
+                turret = d.pool(k, Target.of(TURRET_AT, msg("4+ hits the turret")),
+                                rule="fow.shoot_mixed.turret", what="hull or turret")
+                parts = [(team.hull, k - turret), (team.turret, turret)]
+            for armour, hits in parts:
+                if hits:
+                    res = team_chain(_hit_spec(team, weapon, armour), hits)(d)
+                    if _WORST[res] > _WORST[worst]:
+                        worst = res
+        return worst
+
+    return chain
+
+
+def _hit_names(weapons: tuple[Weapon, ...], took: tuple[int, ...]) -> list[Msg]:
+    return [msg("AT {at} firepower {fp}+", at=weapons[w].at, fp=weapons[w].firepower)
+            for w in took]
+
+
+@procedure(
+    "fow.shoot_mixed", title="Several weapons at a mixed platoon",
+    summary="Roll to hit with each weapon, allocate the hits over teams of different "
+            "kinds and armour (rules 1-7), then roll each team's saves, armour and "
+            "firepower tests; 5 hits pin.",
+    params=MixedParams,
+    outcome=outcome(("hits", "int", "hits scored by all the weapons"),
+                    ("destroyed", "int", "teams destroyed"),
+                    ("bailed_out", "int", "tanks bailed out"),
+                    ("pinned", "bool", "the target platoon is pinned down")),
+    source="seed 002: 'Jak się gra we Flames of War' part 4, allocation rules 1-7; part 5",
+    note="Allocation as the article orders it: an equal share each, the rest first to teams "
+         "not gone to ground, then gone to ground, then bogged or bailed out, nearer before "
+         "over 40 cm, then the declared priority type (one declaration for the whole "
+         "platoon). Our reading where the article leaves the owner a choice: other teams "
+         "take the rest before tanks, weaker armour first; tanks take the highest-AT hits, "
+         "the strongest armour first, so weaker armour gets the lower AT; the priority type "
+         "takes the best firepower; within each, hits are dealt a team at a time, weapon by "
+         "weapon (rule 5). A tank with a different "
+         "hull and turret armour counts the weaker for allocation; each hit then rolls 4+ "
+         "for the turret (rule 7). The to-hit roll is shared, as in fow.shoot: +1 for gone "
+         "to ground when every team is concealed and gone to ground, +1 for range when "
+         "every team is over 40 cm; far tanks get +1 armour. Special rules, gun tanks "
+         "(rule 8) and bunker busters (rule 9): use fow.shoot and fow.allocate.")
+def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
+    weapons, teams = parse_weapons(p.weapons), parse_teams(p.teams)
+    # one to-hit roll for the platoon: gone to ground counts when every team has gone to
+    # ground, long range when every team is over 40 cm
+    t = _to_hit(p.target_skill, p.concealed, all(x.gtg for x in teams),
+                all(x.far for x in teams), p.moved, p.moving_rof1)
+    hits: list[Any] = []
+    for weapon in weapons:
+        hits.append(d.pool(weapon.dice, t, rule="fow.shoot_mixed.to_hit",
+                           what=msg("to hit with AT {at} firepower {fp}+", at=weapon.at,
+                                    fp=weapon.firepower)))
+    counts = tuple(int(h) for h in hits)  # allocation depends on the hits: known here
+    plan = allocate(counts, weapons, teams, p.priority)
+    destroyed: Any = 0
+    bailed: Any = 0
+    groups: dict[tuple[Team, tuple[int, ...]], int] = {}
+    first: dict[tuple[Team, tuple[int, ...]], Msg] = {}
+    for team, took in zip(teams, plan, strict=True):
+        if took:
+            d.note("fow.shoot_mixed.allocate", "{team} takes {k} hits: {hits}",
+                   team=team.label(), k=len(took), hits=_hit_names(weapons, took))
+            like = team._replace(n=0)  # teams alike but for their number roll together
+            groups[like, took] = groups.get((like, took), 0) + 1
+            first.setdefault((like, took), team.label())
+    for (team, took), count in groups.items():
+        what = (msg("{team}, {k} hits", team=first[team, took], k=len(took)) if count == 1
+                else msg(GROUP_NAMES[team.kind], count=count, k=len(took)))
+        res = d.each(count, _team_roll(team, weapons, took),
+                     ("destroyed", "bailed_out", "unharmed"), rule="fow.shoot_mixed.team",
+                     what=what)
+        destroyed = destroyed + res["destroyed"]
+        bailed = bailed + res["bailed_out"]
+    total = sum(counts)
+    return {"hits": total, "destroyed": destroyed, "bailed_out": bailed, "pinned": total >= 5}
+
+
+PROCEDURES = (shoot_mixed,)

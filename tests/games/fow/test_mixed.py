@@ -1,0 +1,177 @@
+"""fow.shoot_mixed: allocation rules 5-7 worked by hand, exact odds worked by hand, the
+same answer as fow.shoot where the two overlap, the story of a roll, and bad input."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+from tests.games.fow.helpers_fow import prob
+
+import warroom
+from warroom.cli import main
+from warroom.errors import UsageError
+from warroom.games.fow.mixed import allocate, parse_teams, parse_weapons
+
+AT_GUN, MG = "10:3", "2:6"  # AT 10 firepower 3+; AT 2 firepower 6+
+
+
+def plan(hits: tuple[int, ...], weapons: str, teams: str, priority: str = "none"
+         ) -> tuple[tuple[int, ...], ...]:
+    return allocate(hits, parse_weapons(weapons), parse_teams(teams), priority)
+
+
+# ------------------------------------------------------------------ who takes which hit
+def test_tanks_take_the_anti_tank_hits_and_the_rest_go_first_to_others() -> None:
+    # 7 hits on 3 teams: 2 each, the extra one to the unarmoured vehicle (rule 7: before
+    # armour); the two tanks take the four AT 10 hits, the vehicle the three MG hits
+    assert plan((4, 3), f"6:{AT_GUN},4:{MG}", "tank:6,tank:5/3,soft") == (
+        (0, 0), (0, 0), (1, 1, 1))
+
+
+def test_every_weapon_is_spread_evenly() -> None:
+    # rule 5: two gun hits and two MG hits on two infantry teams -> one of each
+    assert plan((2, 2), f"2:{AT_GUN},2:{MG}", "infantry,infantry") == ((0, 1), (0, 1))
+
+
+def test_gone_to_ground_last_and_far_after_near() -> None:
+    # rules 2 and 4: two hits go to the near ready team, then the far ready team
+    assert plan((2,), f"2:{MG}", "infantry:gtg,infantry,infantry:far") == ((), (0,), (0,))
+    # bogged or bailed out after gone to ground (rule 3)
+    assert plan((2,), f"2:{MG}", "tank:3:out,infantry:gtg,infantry") == ((), (0,), (0,))
+
+
+def test_weaker_armour_takes_the_lower_anti_tank_hits() -> None:
+    # rule 7: two AT 12 and two AT 8 hits on armour 6 and 3: the stronger takes the AT 12
+    assert plan((2, 2), "2:12:2,2:8:3", "tank:3,tank:6") == ((1, 1), (0, 0))
+    # the remainder goes to the weaker armour first; hull/turret counts its weaker value
+    assert plan((1,), "1:8:3", "tank:6,tank:6/2") == ((), (0,))
+
+
+def test_priority_type_first_and_with_the_best_firepower() -> None:
+    # rule 6: one hit, gun declared: the gun takes it though the infantry is listed first
+    assert plan((1, 0), f"1:{MG},1:7:3", "infantry,gun", "gun") == ((), (0,))
+    # two hits, infantry declared: it takes the firepower 3+ hit, the gun the MG
+    assert plan((1, 1), f"1:{MG},1:7:3", "infantry,gun", "infantry") == ((1,), (0,))
+    assert plan((1, 1), f"1:{MG},1:7:3", "infantry,gun") == ((0,), (1,))
+
+
+# ------------------------------------------------------------------------- exact odds
+def test_one_hit_on_a_tank() -> None:
+    # trained: 3+ to hit (2/3). Armour 6 against AT 10: 5-6 beat it (1/3), 4 equals it
+    # (1/6: firepower 3+ bails, 2/3), 1-3 fall below (1/2: firepower 3+ destroys, else
+    # bails). destroyed 2/3 * 1/2 * 2/3 = 2/9; bailed 2/3 * (1/6 * 2/3 + 1/2 * 1/3) = 5/27
+    raw = {"weapons": f"1:{AT_GUN}", "teams": "tank:6"}
+    assert prob("fow.shoot_mixed", {"destroyed": 1}, **raw) == F(2, 9)
+    assert prob("fow.shoot_mixed", {"bailed_out": 1}, **raw) == F(5, 27)
+
+
+def test_hull_or_turret_roll() -> None:
+    # as above, but a hit rolls 4+ for the turret (1/2) with armour 2: 2 + 6 < 10 always,
+    # so firepower 3+ destroys (2/3), else bails (1/3). destroyed 2/3 * (1/2 * 1/3 +
+    # 1/2 * 2/3) = 1/3; bailed 2/3 * (1/2 * 5/18 + 1/2 * 1/3) = 11/54
+    raw = {"weapons": f"1:{AT_GUN}", "teams": "tank:6/2"}
+    assert prob("fow.shoot_mixed", {"destroyed": 1}, **raw) == F(1, 3)
+    assert prob("fow.shoot_mixed", {"bailed_out": 1}, **raw) == F(11, 54)
+
+
+def test_a_gun_and_a_machine_gun_at_a_tank_and_infantry() -> None:
+    # each die hits on 3+ (2/3). Both hit (4/9): the tank takes the AT 10 hit (destroyed
+    # 1/3, bailed 5/18, unharmed 7/18), the infantry the MG hit (save 3+: destroyed 1/3).
+    # One hit (4/9 in all): the infantry takes it, whichever it is (before the tank).
+    d = warroom.odds("fow.shoot_mixed", weapons=f"1:{AT_GUN},1:{MG}", teams="tank:6,infantry")
+    got = {(o["hits"], o["destroyed"], o["bailed_out"]): p for o, p in d.items()}
+    assert got == {
+        (2, 2, 0): F(4, 9) * F(1, 3) * F(1, 3),
+        (2, 1, 1): F(4, 9) * F(5, 18) * F(1, 3),
+        (2, 1, 0): F(4, 9) * (F(1, 3) * F(2, 3) + F(7, 18) * F(1, 3)),
+        (2, 0, 1): F(4, 9) * F(5, 18) * F(2, 3),
+        (2, 0, 0): F(4, 9) * F(7, 18) * F(2, 3),
+        (1, 1, 0): F(4, 9) * F(1, 3),
+        (1, 0, 0): F(4, 9) * F(2, 3),
+        (0, 0, 0): F(1, 9),
+    }
+
+
+def test_priority_changes_who_takes_the_firepower() -> None:
+    # both dug in, both dice hit (4/9). Infantry declared: it takes the firepower 3+ hit
+    # (destroyed 1/3 * 2/3 = 2/9), the gun the MG (save 5+ fails 2/3, firepower 6+:
+    # 1/9): nobody destroyed 7/9 * 8/9. Undeclared: infantry MG 1/3 * 1/6 = 1/18, gun
+    # firepower 3+ 2/3 * 2/3 = 4/9: nobody destroyed 17/18 * 5/9.
+    raw = {"weapons": f"1:{MG},1:7:3", "teams": "infantry:dug,gun:dug"}
+    where = {"hits": 2, "destroyed": 0}
+    assert prob("fow.shoot_mixed", where, priority="infantry", **raw) == \
+        F(4, 9) * F(7, 9) * F(8, 9)
+    assert prob("fow.shoot_mixed", where, **raw) == F(4, 9) * F(17, 18) * F(5, 9)
+
+
+@pytest.mark.parametrize(("mixed", "shoot"), [
+    ({"weapons": "4:2:6", "teams": "infantry,infantry,infantry"},
+     {"dice": 4, "teams": 3, "at": 2, "firepower": 6}),
+    ({"weapons": "5:7:4", "teams": "tank:3,tank:3"},
+     {"dice": 5, "teams": 2, "target": "tank", "armour": 3, "at": 7, "firepower": 4}),
+    ({"weapons": "3:9:3", "teams": "tank:4:far,tank:4:far", "target_skill": "veteran"},
+     {"dice": 3, "teams": 2, "target": "tank", "armour": 4, "at": 9, "firepower": 3,
+      "range_cm": 50, "target_skill": "veteran"}),
+    ({"weapons": "6:6:2", "teams": "gun:gtg:dug,gun:gtg:dug", "concealed": True},
+     {"dice": 6, "teams": 2, "target": "gun", "gone_to_ground": True, "dug_in": True,
+      "concealed": True, "at": 6, "firepower": 2}),
+    ({"weapons": "4:3:5", "teams": "soft,soft,soft", "moved": True, "moving_rof1": True},
+     {"dice": 4, "teams": 3, "target": "soft", "at": 3, "firepower": 5, "moved": True,
+      "moving_rof1": True}),
+])
+def test_one_weapon_at_alike_teams_is_fow_shoot(mixed: dict[str, object],
+                                                shoot: dict[str, object]) -> None:
+    # the same rules by another road: one weapon at teams all alike is plain fow.shoot
+    a = warroom.odds("fow.shoot_mixed", **mixed)
+    b = warroom.odds("fow.shoot", **shoot)
+    assert a.fields == b.fields
+    assert dict(a.weights) and {o: F(w, a.denominator) for o, w in a.weights.items()} == \
+        {o: F(w, b.denominator) for o, w in b.weights.items()}
+
+
+# ------------------------------------------------------------------------------ story
+STORY = ["roll", "fow.shoot_mixed", f"weapons=2:{AT_GUN},1:{MG}", "teams=tank:6,infantry",
+         "--dice", "5,4,3,2,3,1,6"]
+
+
+def test_story_of_a_mixed_shot(capsys: pytest.CaptureFixture[str]) -> None:
+    # to hit 3+: the gun 5, 4 (2 hits), the MG 3 (1 hit). 3 hits on 2 teams: one each and
+    # the extra to the infantry (before the tank); the tank takes an AT 10 hit, the
+    # infantry the other AT 10 hit and the MG hit. Tank: armour 2 + 6 < 10, firepower 3
+    # passes -> destroyed. Infantry: saves 1 (fails: destroyed) and 6.
+    code = main(STORY)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "tank 1 takes 1 hits: AT 10 firepower 3+" in out
+    assert "infantry team 1 takes 2 hits: AT 10 firepower 3+ AT 2 firepower 6+" in out
+    assert "hits = 3" in out and "destroyed = 2" in out and "bailed_out = 0" in out
+
+
+def test_same_dice_same_result() -> None:
+    params = {"weapons": "5:11:2,4:2:6,3:7:4", "teams": "tank:5/3,tank:2,soft,infantry:gtg"}
+    first = warroom.roll("fow.shoot_mixed", params, seed=5)
+    again = warroom.roll("fow.shoot_mixed", params, dice=list(first.dice))
+    assert again.outcome == first.outcome
+    assert [s.to_dict() for s in again.steps] == [s.to_dict() for s in first.steps]
+
+
+# -------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(("args", "words"), [
+    (["teams=tank"], "give the tank's armour"),
+    (["teams=tank:6:fast"], "unknown or repeated flag"),
+    (["teams=plane"], "team kind must be tank, infantry, gun or soft"),
+    (["teams=soft:dug"], "only infantry and guns can be dug in"),
+    (["weapons=6:10"], "give dice:AT:firepower"),
+    (["weapons=13:10:3"], "dice must be from 0 to 12"),
+    (["weapons=1:2:6,1:2:6,1:2:6,1:2:6"], "at most 3"),
+    (["teams=tank:6", "priority=gun"], "is not among the teams"),
+])
+def test_bad_input_is_a_clean_usage_error(args: list[str], words: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["odds", "fow.shoot_mixed", *args])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert words in err and "Traceback" not in err
+    with pytest.raises(UsageError):
+        warroom.odds("fow.shoot_mixed", **dict(a.split("=", 1) for a in args))
