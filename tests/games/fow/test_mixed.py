@@ -143,8 +143,8 @@ def test_story_of_a_mixed_shot(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(STORY)
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "tank 1 takes 1 hits: AT 10 firepower 3+" in out
-    assert "infantry team 1 takes 2 hits: AT 10 firepower 3+ AT 2 firepower 6+" in out
+    assert "tank 1 is hit: 1 × (AT 10, firepower 3+)" in out
+    assert "infantry team 1 is hit: 1 × (AT 10, firepower 3+) 1 × (AT 2, firepower 6+)" in out
     assert "hits = 3" in out and "destroyed = 2" in out and "bailed_out = 0" in out
 
 

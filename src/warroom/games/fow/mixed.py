@@ -69,8 +69,9 @@ class Team(NamedTuple):
 TEAM_NAMES: dict[str, str] = {"tank": "tank {n}", "infantry": "infantry team {n}",
                               "gun": "gun {n}", "soft": "unarmoured vehicle {n}"}
 GROUP_NAMES: dict[str, str] = {
-    "tank": "{count} tanks, {k} hits each", "infantry": "{count} infantry teams, {k} hits each",
-    "gun": "{count} guns, {k} hits each", "soft": "{count} unarmoured vehicles, {k} hits each"}
+    "tank": "{count} tanks with the same hits", "infantry": "{count} infantry teams with the "
+    "same hits", "gun": "{count} guns with the same hits",
+    "soft": "{count} unarmoured vehicles with the same hits"}
 
 
 def _number(text: str, what: str, item: str, lo: int, hi: int) -> int:
@@ -270,8 +271,8 @@ def _team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...]) -
 
 
 def _hit_names(weapons: tuple[Weapon, ...], took: tuple[int, ...]) -> list[Msg]:
-    return [msg("AT {at} firepower {fp}+", at=weapons[w].at, fp=weapons[w].firepower)
-            for w in took]
+    return [msg("{k} × (AT {at}, firepower {fp}+)", k=took.count(w), at=weapons[w].at,
+                fp=weapons[w].firepower) for w in sorted(set(took))]
 
 
 @procedure(
@@ -317,14 +318,13 @@ def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
     first: dict[tuple[Team, tuple[int, ...]], Msg] = {}
     for team, took in zip(teams, plan, strict=True):
         if took:
-            d.note("fow.shoot_mixed.allocate", "{team} takes {k} hits: {hits}",
-                   team=team.label(), k=len(took), hits=_hit_names(weapons, took))
+            d.note("fow.shoot_mixed.allocate", "{team} is hit: {hits}", team=team.label(),
+                   hits=_hit_names(weapons, took))
             like = team._replace(n=0)  # teams alike but for their number roll together
             groups[like, took] = groups.get((like, took), 0) + 1
             first.setdefault((like, took), team.label())
     for (team, took), count in groups.items():
-        what = (msg("{team}, {k} hits", team=first[team, took], k=len(took)) if count == 1
-                else msg(GROUP_NAMES[team.kind], count=count, k=len(took)))
+        what = first[team, took] if count == 1 else msg(GROUP_NAMES[team.kind], count=count)
         res = d.each(count, _team_roll(team, weapons, took),
                      ("destroyed", "bailed_out", "unharmed"), rule="fow.shoot_mixed.team",
                      what=what)
