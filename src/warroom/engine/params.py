@@ -268,3 +268,17 @@ def normalized(params: Params) -> dict[str, Any]:
     if all(type(v) in _JSON_SCALARS for v in values.values()):
         return dict(values)  # already plain JSON values: skip the serializer
     return dict(params.model_dump(mode="json"))
+
+
+def whole_number(text: str, what: str, item: str, lo: int, hi: int) -> int:
+    """One number inside a parameter written as text (``squad:7:3``, ``6:10:3``): ``what``
+    it is, in ``item``, from ``lo`` to ``hi``; a usage error naming the item otherwise."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise UsageError("{item!r}: {what} must be a whole number, got {text!r}", item=item,
+                         what=ErrorText(what), text=text) from None
+    if not lo <= value <= hi:
+        raise UsageError("{item!r}: {what} must be from {lo} to {hi}, got {value}", item=item,
+                         what=ErrorText(what), lo=lo, hi=hi, value=value)
+    return value

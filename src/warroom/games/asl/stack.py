@@ -10,8 +10,9 @@ from pydantic import Field, field_validator
 
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
+from warroom.engine.params import whole_number
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
-from warroom.errors import ErrorText, UsageError
+from warroom.errors import UsageError
 from warroom.games.asl import tables as T
 from warroom.games.asl.ift import meaning
 from warroom.games.asl.morale import (
@@ -70,18 +71,6 @@ def unit_msg(name: str) -> Msg:
     return msg(UNIT_NAMES[kind], n=int(name[len(kind):]))
 
 
-def _int(text: str, what: str, item: str, lo: int, hi: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise UsageError("{item!r}: {what} must be a whole number, got {text!r}", item=item,
-                         what=ErrorText(what), text=text) from None
-    if not lo <= value <= hi:
-        raise UsageError("{item!r}: {what} must be from {lo} to {hi}, got {value}", item=item,
-                         what=ErrorText(what), lo=lo, hi=hi, value=value)
-    return value
-
-
 @lru_cache(maxsize=256)
 def parse_units(text: str) -> tuple[Unit, ...]:
     """Parse the ``units`` text (see ``UNITS_HELP``); a ValueError names the problem."""
@@ -101,7 +90,7 @@ def parse_units(text: str) -> tuple[Unit, ...]:
                              item=item, kind=kind)
         if len(fields) < 2:
             raise UsageError("{item!r}: give the morale, e.g. {kind}:7", item=item, kind=kind)
-        morale = _int(fields[1], "morale", item, 1, 10)
+        morale = whole_number(fields[1], "morale", item, 1, 10)
         leadership = 0
         elr: int | None = None
         broken = wounded = False
@@ -113,11 +102,11 @@ def parse_units(text: str) -> tuple[Unit, ...]:
                     raise UsageError("{item!r}: only a leader can be wounded", item=item)
                 wounded = True
             elif f.startswith("elr="):
-                elr = _int(f[4:], "ELR", item, 0, 5)
+                elr = whole_number(f[4:], "ELR", item, 0, 5)
             elif pos == 0 and kind == "leader":
-                leadership = _int(f, "leadership DRM", item, -3, 1)
+                leadership = whole_number(f, "leadership DRM", item, -3, 1)
             elif pos == 0:
-                elr = _int(f, "ELR", item, 0, 5)
+                elr = whole_number(f, "ELR", item, 0, 5)
             else:
                 raise UsageError("{item!r}: unknown flag {flag!r} (broken, wounded, elr=N)",
                                  item=item, flag=f)

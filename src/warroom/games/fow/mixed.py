@@ -15,6 +15,7 @@ from pydantic import Field, field_validator, model_validator
 
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
+from warroom.engine.params import whole_number
 from warroom.engine.procedure import Params, outcome, procedure
 from warroom.engine.steps import Target
 from warroom.errors import ErrorText, UsageError
@@ -74,18 +75,6 @@ GROUP_NAMES: dict[str, str] = {
     "soft": "{count} unarmoured vehicles with the same hits"}
 
 
-def _number(text: str, what: str, item: str, lo: int, hi: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise UsageError("{item!r}: {what} must be a whole number, got {text!r}", item=item,
-                         what=ErrorText(what), text=text) from None
-    if not lo <= value <= hi:
-        raise UsageError("{item!r}: {what} must be from {lo} to {hi}, got {value}", item=item,
-                         what=ErrorText(what), lo=lo, hi=hi, value=value)
-    return value
-
-
 def _items(text: str, what: str, example: str, most: int) -> list[str]:
     items = [item.strip() for item in text.split(",") if item.strip()]
     if not items:
@@ -105,9 +94,9 @@ def parse_weapons(text: str) -> tuple[Weapon, ...]:
         fields = [f.strip() for f in item.split(":")]
         if len(fields) != 3:
             raise UsageError("{item!r}: give dice:AT:firepower, e.g. 6:10:3", item=item)
-        out.append(Weapon(_number(fields[0], "dice", item, 0, MAX_WEAPON_DICE),
-                          _number(fields[1], "AT", item, 1, 20),
-                          _number(fields[2], "firepower", item, 1, 6)))
+        out.append(Weapon(whole_number(fields[0], "dice", item, 0, MAX_WEAPON_DICE),
+                          whole_number(fields[1], "AT", item, 1, 20),
+                          whole_number(fields[2], "firepower", item, 1, 6)))
     return tuple(out)
 
 
@@ -129,8 +118,9 @@ def parse_teams(text: str) -> tuple[Team, ...]:
                 raise UsageError("{item!r}: give the tank's armour, e.g. tank:6 or tank:5/3",
                                  item=item)
             hull_text, _, turret_text = flags.pop(0).partition("/")
-            hull = _number(hull_text, "armour rating", item, 0, 15)
-            turret = _number(turret_text, "armour rating", item, 0, 15) if turret_text else hull
+            hull = whole_number(hull_text, "armour rating", item, 0, 15)
+            turret = (whole_number(turret_text, "armour rating", item, 0, 15) if turret_text
+                      else hull)
         seen = set()
         for flag in flags:
             if flag not in ("gtg", "out", "far", "dug") or flag in seen:
