@@ -142,6 +142,16 @@ def test_help(capsys: pytest.CaptureFixture[str]) -> None:
         assert word in out
 
 
+@pytest.mark.parametrize("command", ["odds", "roll", "simulate"])
+def test_command_help_explains_the_arguments(command: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # the positional arguments carry their own help (lost with click 8.5 and Typer < 0.22:
+    # click is pinned below 8.5 until Typer renders it again)
+    code, out, _ = run(capsys, command, "--help")
+    assert code == 0
+    assert "game.procedure" in out and "key=value" in out
+
+
 def test_a_commands_exit_code_is_kept(capsys: pytest.CaptureFixture[str]) -> None:
     import typer
 
