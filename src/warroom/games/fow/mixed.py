@@ -287,7 +287,9 @@ def _hit_names(weapons: tuple[Weapon, ...], took: tuple[int, ...]) -> list[Msg]:
          "hull and turret armour counts the weaker for allocation; each hit then rolls 4+ "
          "for the turret (rule 7). The to-hit roll is shared, as in fow.shoot: +1 for gone "
          "to ground when every team is concealed and gone to ground, +1 for range when "
-         "every team is over 40 cm; far tanks get +1 armour. Special rules, gun tanks "
+         "every team is over 40 cm; far tanks get +1 armour. The sources say nothing of a "
+         "tank already bailed out that is bailed out again: it counts as bailed out. "
+         "Special rules, gun tanks "
          "(rule 8) and bunker busters (rule 9): use fow.shoot and fow.allocate.")
 def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
     weapons, teams = parse_weapons(p.weapons), parse_teams(p.teams)
