@@ -52,3 +52,19 @@ def test_no_id_has_two_translations(lang: str) -> None:
             if first[1] != msgstr:
                 clashes.append(f"{msgid!r}: {first[0]} {first[1]!r} vs {name} {msgstr!r}")
     assert not clashes, clashes
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_rule_page_reads_in_the_language(lang: str) -> None:
+    # what a rule's page and 'warroom rules' show: its title, summary and what each
+    # parameter means
+    from warroom import api
+    from warroom.engine.params import describe
+
+    table = i18n.catalog(lang)
+    missing = sorted(
+        (proc.id, text[:60])
+        for system in api.registry().systems() for proc in system.procedures
+        for text in (proc.title, proc.summary, *(s.description for s in describe(proc.params)))
+        if text and not table.get(text))
+    assert not missing, missing

@@ -194,8 +194,7 @@ class MixedParams(Params):
     target_skill: Skill = Field("trained", description="the target platoon's skill")
     concealed: bool = Field(False, description="the target is concealed")
     moved: bool = Field(False, description="the shooting teams moved this turn")
-    moving_rof1: bool = Field(False, description="the weapons have ROF 1 and moved: +1 to "
-                              "hit")
+    moving_rof1: bool = Field(False, description="the weapon has ROF 1 and moved: +1 to hit")
 
     @field_validator("weapons")
     @classmethod
