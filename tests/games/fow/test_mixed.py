@@ -3,9 +3,12 @@ same answer as fow.shoot where the two overlap, the story of a roll, and bad inp
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction as F
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.games.fow.helpers_fow import prob
 
 import warroom
@@ -175,3 +178,50 @@ def test_bad_input_is_a_clean_usage_error(args: list[str], words: str,
     assert words in err and "Traceback" not in err
     with pytest.raises(UsageError):
         warroom.odds("fow.shoot_mixed", **dict(a.split("=", 1) for a in args))
+
+
+# ------------------------------------------------------------------ allocation properties
+TEAM_SPECS = ["tank:6", "tank:3", "tank:5/2", "tank:4:gtg", "tank:2:out", "infantry",
+              "infantry:gtg", "infantry:far", "gun:dug", "soft", "soft:out:far"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.sampled_from([2, 7, 10, 12]),
+                          st.integers(2, 6)), min_size=1, max_size=3),
+       st.lists(st.sampled_from(TEAM_SPECS), min_size=1, max_size=8),
+       st.sampled_from(["none", "tank", "infantry", "gun", "soft"]))
+def test_allocation_keeps_every_rule(weapons: list[tuple[int, int, int]], teams: list[str],
+                                     priority: str) -> None:
+    ws = parse_weapons(",".join(f"{n}:{at}:{fp}" for n, at, fp in weapons))
+    ts = parse_teams(",".join(teams))
+    hits = tuple(w.dice for w in ws)  # every die a hit: the most to allocate
+    got = allocate(hits, ws, ts, priority)
+    # every hit goes to exactly one team
+    assert sorted(w for took in got for w in took) == [w for w, h in enumerate(hits)
+                                                       for _ in range(h)]
+    counts = [len(took) for took in got]
+    # rule 1: as even as can be
+    assert max(counts) - min(counts) <= 1
+    # rules 2-3: a team gone to ground, bogged or bailed out never takes more than a
+    # team in a better state
+    status = [2 if t.out else 1 if t.gtg else 0 for t in ts]
+    for i, j in itertools.permutations(range(len(ts)), 2):
+        if status[i] < status[j]:
+            assert counts[i] >= counts[j]
+    # rules 4 and 6: in the same state, a near team before a far one, and the declared
+    # priority type before the rest at the same distance
+    for i, j in itertools.permutations(range(len(ts)), 2):
+        if status[i] == status[j] and ts[j].far and not ts[i].far:
+            assert counts[i] >= counts[j]
+        if status[i] == status[j] and ts[i].far == ts[j].far and \
+                ts[i].kind == priority != ts[j].kind:
+            assert counts[i] >= counts[j]
+    # rule 7: tanks take the higher AT, and stronger armour the higher AT among tanks
+    at = [[ws[w].at for w in took] for took in got]
+    tank = [i for i, t in enumerate(ts) if t.armoured and at[i]]
+    other = [i for i, t in enumerate(ts) if not t.armoured and at[i]]
+    if tank and other:
+        assert min(a for i in tank for a in at[i]) >= max(a for i in other for a in at[i])
+    for i, j in itertools.permutations(tank, 2):
+        if min(ts[i].hull, ts[i].turret) > min(ts[j].hull, ts[j].turret):
+            assert min(at[i]) >= max(at[j])
