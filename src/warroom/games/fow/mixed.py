@@ -75,14 +75,14 @@ GROUP_NAMES: dict[str, str] = {
     "soft": "{count} unarmoured vehicles with the same hits"}
 
 
-def _items(text: str, what: str, example: str, most: int) -> list[str]:
+def _items(text: str, one: str, many: str, example: str, most: int) -> list[str]:
     items = [item.strip() for item in text.split(",") if item.strip()]
     if not items:
-        raise UsageError("give at least one {what}, e.g. {example}", what=ErrorText(what),
+        raise UsageError("give at least one {what}, e.g. {example}", what=ErrorText(one),
                          example=example)
     if len(items) > most:
         raise UsageError("at most {most} {what}, got {count}", most=most,
-                         what=ErrorText(what), count=len(items))
+                         what=ErrorText(many), count=len(items))
     return items
 
 
@@ -90,7 +90,7 @@ def _items(text: str, what: str, example: str, most: int) -> list[str]:
 def parse_weapons(text: str) -> tuple[Weapon, ...]:
     """Parse the ``weapons`` text (see ``WEAPONS_HELP``)."""
     out = []
-    for item in _items(text, "weapons", "6:10:3", MAX_WEAPONS):
+    for item in _items(text, "weapon", "weapons", "6:10:3", MAX_WEAPONS):
         fields = [f.strip() for f in item.split(":")]
         if len(fields) != 3:
             raise UsageError("{item!r}: give dice:AT:firepower, e.g. 6:10:3", item=item)
@@ -105,7 +105,7 @@ def parse_teams(text: str) -> tuple[Team, ...]:
     """Parse the ``teams`` text (see ``TEAMS_HELP``)."""
     out = []
     counts: dict[str, int] = {}
-    for item in _items(text, "teams", "tank:6,soft", MAX_TEAMS):
+    for item in _items(text, "team", "teams", "tank:6,soft", MAX_TEAMS):
         fields = [f.strip().lower() for f in item.split(":")]
         kind = fields[0]
         if kind not in TEAM_NAMES:
