@@ -401,6 +401,41 @@ def test_target_side_parameters_come_from_the_target() -> None:
     assert got == {"teams": 4}
 
 
+def test_mixed_shooting_takes_the_team_list_never_the_team_count() -> None:
+    from warroom.battle.effects import fill_params
+    from warroom.battle.state import Unit
+
+    shooters = Unit("Shermans", "A", {"weapons": "6:10:3,3:2:6", "teams": 3})
+    target = Unit("Panzers", "B", {"teams": 3, "team_list": "tank:6,tank:6,soft",
+                                   "skill": "veteran"})
+    names = ["weapons", "teams", "target_skill", "concealed"]
+    got, filled = fill_params({}, names, shooters, target, "fow.shoot_mixed")
+    assert got == {"weapons": "6:10:3,3:2:6", "teams": "tank:6,tank:6,soft",
+                   "target_skill": "veteran"}
+    assert filled["teams"] == "Panzers.team_list"
+    # without a team list the count is not taken for one (the default list stands)
+    got, _ = fill_params({}, names, shooters, Unit("Inf", "B", {"teams": 4}),
+                         "fow.shoot_mixed")
+    assert "teams" not in got
+
+
+def test_mixed_shooting_marks_the_target() -> None:
+    # the real Flames of War rules (the other tests here use stand-ins)
+    from warroom import api
+    from warroom.battle.store import Store
+
+    bt = Battles(Store("sqlite://"), api.registry())
+    bid = str(bt.new("fow", None, 1)["id"])
+    bt.add_unit(bid, "A", "Shermans", {"weapons": "2:10:3,1:2:6"})
+    bt.add_unit(bid, "B", "Mixed", {"teams": "2", "team_list": "tank:6,infantry"})
+    # the story of test_mixed.py: 3 hits, the tank and one infantry team destroyed
+    ev = bt.do(bid, "fow.shoot_mixed", {"unit": "Shermans", "target": "Mixed"},
+               dice=[5, 4, 3, 2, 3, 1, 6])
+    assert ev["outcome"] == {"hits": 3, "destroyed": 2, "bailed_out": 0, "pinned": False}
+    assert bt.show(bid)["units"][1]["markers"] == {"hits": 3, "destroyed": 2,
+                                                   "eliminated": True}
+
+
 def test_edit_unit_changes_stats_and_undoes(bt: Battles) -> None:
     bid = fow(bt)
     ev = bt.edit_unit(bid, "grenadiers", {"teams": "3", "skill": ""})

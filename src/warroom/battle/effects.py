@@ -13,9 +13,9 @@ Battle keys (consumed here, never passed to the procedure):
 The outcome applies to ``target`` when given, else to ``unit``. Parameters not typed
 in are filled from the units' stats and markers (see :func:`fill_params`): those about
 the target (``target_X`` from its ``X``; for fow.shoot ``teams`` (teams left),
-``armour``, ``concealed``...; for bkc/cwc.fire ``save``, ``hits_value``,
-``existing_hits`` (its hits marker), ``suppressed``...) from the target, the rest from
-the acting unit.
+``armour``, ``concealed``...; for fow.shoot_mixed ``teams`` from its ``team_list``; for
+bkc/cwc.fire ``save``, ``hits_value``, ``existing_hits`` (its hits marker),
+``suppressed``...) from the target, the rest from the acting unit.
 """
 
 from __future__ import annotations
@@ -40,6 +40,10 @@ TARGET_SIDE: dict[str, dict[str, str]] = {
 }
 """Parameters that describe the unit shot at, and the stat or marker they come from."""
 TARGET_SIDE["cwc.fire"] = dict(TARGET_SIDE["bkc.fire"])
+# several weapons at a mixed platoon: its teams are a list (kind:armour:flags), kept in
+# a stat of its own, never the count of teams fow.shoot uses
+TARGET_SIDE["fow.shoot_mixed"] = {"target_skill": "skill", "teams": "team_list",
+                                  "concealed": "concealed"}
 
 
 def facts(unit: Unit) -> dict[str, Any]:
@@ -70,9 +74,10 @@ def fill_params(raw: Mapping[str, Any], param_names: list[str], actor: Unit | No
         source: Unit | None
         if single is not None:
             source, keys = single, [name]
-        elif name in table or name.startswith("target_"):
-            source = target
-            keys = [table.get(name, name[7:] if name.startswith("target_") else name), name]
+        elif name in table:
+            source, keys = target, [table[name]]
+        elif name.startswith("target_"):
+            source, keys = target, [name[7:], name]
         else:
             source, keys = actor, [name]
         if source is None:
@@ -113,7 +118,7 @@ def outcome_effects(state: State, procedure: str, outcome: Mapping[str, Any],
             changes[name] = True
             markers[name] = True
 
-    if procedure == "fow.shoot":
+    if procedure in ("fow.shoot", "fow.shoot_mixed"):
         add("hits", _count(outcome.get("hits")))
         add("destroyed", _count(outcome.get("destroyed")))
         add("bailed_out", _count(outcome.get("bailed_out")))
