@@ -92,7 +92,7 @@ class RollDice(Dice):
             still: list[int] = []
             for i in pending:
                 try:
-                    results[i] = chain(_Replay(answers[i], _numbered(what, i)))
+                    results[i] = chain(_Replay(answers[i], _numbered(what, i, n)))
                 except _Pending as one:
                     requests.append(one)
                     still.append(i)
@@ -187,8 +187,11 @@ class RollDice(Dice):
         self._step(Step(rule, body, result=None if result is None else as_msg(result)))
 
 
-def _numbered(what: Text, index: int) -> Msg:
-    """'team 2': the item's name (translatable) and its number."""
+def _numbered(what: Text, index: int, of: int) -> Msg:
+    """'team 2': the item's name (translatable) and its number; a lone item is named
+    without one."""
+    if of == 1:
+        return as_msg(what)
     return msg("{what} {n}", what=as_msg(what), n=index + 1)
 
 
@@ -280,7 +283,7 @@ class _Replay(Dice):
         for j, inner in enumerate(nested.lists):
             try:
                 results[j] = chain(_Replay(inner, msg("{a}, {b}", a=self.label,
-                                                      b=_numbered(what, j))))
+                                                      b=_numbered(what, j, len(nested.lists)))))
             except _Pending as one:
                 requests.append(one)
             except _PendingGroup as group:
