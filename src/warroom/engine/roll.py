@@ -196,7 +196,8 @@ def _numbered(what: Text, index: int, of: int) -> Msg:
 
 
 def _counts_msg(counts: Mapping[str, int]) -> Msg:
-    """"2 hit, 1 miss" with each category name translatable (its msgid is the label)."""
+    """"2 hit, 1 bailed out" with each category name translatable (its msgid is the label,
+    words apart: 'bailed_out' reads 'bailed out')."""
     parts = [(c, label) for label, c in counts.items() if c]
     if not parts:
         return Msg("none")
@@ -204,7 +205,7 @@ def _counts_msg(counts: Mapping[str, int]) -> Msg:
     args: dict[str, Any] = {}
     for i, (c, label) in enumerate(parts):
         args[f"n{i}"] = c
-        args[f"c{i}"] = Msg(label)
+        args[f"c{i}"] = Msg(label.replace("_", " "))
     return Msg(template, args)
 
 
