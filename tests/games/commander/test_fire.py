@@ -225,3 +225,31 @@ def test_dug_in_stays_put_unless_beyond_10cm() -> None:
     d = warroom.odds("bkc.fire", attacks=2, hits_value=5, suppressed=True, dug_in=True)
     assert d.marginal("destroyed")[True] == F(1, 48)
     assert set(d.marginal("retreat_cm")) == {0, 11, 12}
+
+
+# ---------------------------------------------------------------- blunder attacks
+@pytest.mark.parametrize("game", ["bkc", "cwc"])
+def test_a_blunder_attacks_with_a_rolled_attack_value(game: str) -> None:
+    # "roll a d6: the unit is attacked with that many dice, hit on 4+": n dice with chance
+    # 1/6 each, all missing with (1/2)^n -> no hit 1/6 * (1/2 + ... + 1/64) = 21/128
+    assert hit_chance(f"{game}.fire", attacks_roll="d6", hit_on=4) == 1 - F(21, 128)
+    # the fixed score wins over the HQ's 6 and the cover's 5+
+    assert hit_chance(f"{game}.fire", attacks_roll="d6", hit_on=4, target_hq=True) == \
+        1 - F(21, 128)
+    # 2d6 of dice: twelve hits need a 12 (1/36) and every die at 4+ (1/2^12)
+    m = warroom.odds(f"{game}.fire", attacks_roll="2d6", hit_on=4, hits_value=10
+                     ).marginal("hits")
+    assert max(m) == 12 and m[12] == F(1, 36) * F(1, 2**12)
+    # at 6: no hit from s dice is (5/6)^s, weighted by the 2d6 chance of s
+    m = warroom.odds(f"{game}.fire", attacks_roll="2d6", hit_on=6, hits_value=10,
+                     save=0).marginal("hits")
+    assert m[0] == sum((F(6 - abs(7 - s), 36) * F(5, 6) ** s for s in range(2, 13)), F(0))
+
+
+def test_a_rolled_attack_value_is_the_first_die() -> None:
+    # d6 = 2 attack dice at 4+: 5 hits, 1 misses; one suppression die: 3, below 4
+    r = warroom.roll("bkc.fire", {"attacks_roll": "d6", "hit_on": 4}, dice=[2, 5, 1, 3])
+    assert r.outcome["hits"] == 1 and r.outcome["suppressed"] is False
+    assert r.steps[0].to_dict()["text"] == "attack value d6: one die"
+    with pytest.raises(UsageError):
+        warroom.odds("bkc.fire", hit_on=1)

@@ -269,7 +269,12 @@ def fire(rules: Rules) -> Procedure:
     def run(p: P.FireBase, d: Dice) -> dict[str, Any]:
         values = _values(p)
         score = hit_score(rules, values)
-        attacks = modified(Target.of(p.attacks, "attack value"), f.modifiers, values)
+        base = p.attacks
+        if p.attacks_roll == "d6":
+            base = d.die(rule=f"{g}.fire.attacks", what="attack value d6")
+        elif p.attacks_roll == "2d6":
+            base = int(d.dice(2, view="sum", rule=f"{g}.fire.attacks", what="attack value 2d6"))
+        attacks = modified(Target.of(base, "attack value"), f.modifiers, values)
         n = max(0, attacks.final)
         if attacks.modifiers:
             d.note(f"{g}.fire.attacks", "attack dice: {n} ({mods})", n=n, mods=_mods(attacks))
@@ -305,7 +310,9 @@ def fire(rules: Rules) -> Procedure:
             "damage", "str", "damage to armour or an anti-tank gun with 4+ hits this turn",
             damage_keys))
     note = ("A save of 1 cancels every hit. Any die at or above the hit score suppresses. "
-            "The card's hit score for indirect fire on full armour (6) is used.")
+            "The card's hit score for indirect fire on full armour (6) is used. A blunder "
+            "that attacks a unit with a d6 (or 2d6) of dice is this procedure with "
+            "attacks_roll=d6 (2d6), and hit_on where the blunder fixes the hit score.")
     return _proc(rules, "fire", "fire at one unit",
                  "One attack on one unit by the card's eight steps: to hit, saves, hits "
                  "value, suppression, and retreat of an already suppressed unit.", params,
@@ -332,6 +339,8 @@ def hit_score(rules: Rules, values: Mapping[str, Any]) -> Target:
         t = t.plus(f.suppressive_score - t.final, "suppressive fire")
     if values["target_hq"]:
         t = t.plus(f.hq_score - t.final, "HQ target")
+    if values.get("hit_on"):
+        t = t.plus(values["hit_on"] - t.final, "hit score fixed by the blunder")
     return t
 
 

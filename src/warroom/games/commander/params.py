@@ -46,12 +46,19 @@ class FireBase(Params):
     suppressed: bool = Field(False, description="the target is already suppressed")
     dug_in: bool = Field(False, description=(
         "dug in, or an unlimbered gun: eliminated by a retreat beyond 10 cm, else stays put"))
+    attacks_roll: Literal["none", "d6", "2d6"] = Field(
+        "none", description="roll the attack value instead of giving it (a blunder that "
+        "attacks a unit with a d6 or 2d6 of dice); attacks is then not used")
+    hit_on: int = Field(0, ge=0, le=6, description="a fixed hit score N+ where a blunder "
+                        "names one (e.g. hit on 4+); 0 = from the target's cover")
 
     @model_validator(mode="after")
     def _alive(self) -> FireBase:
         if self.existing_hits >= self.hits_value:
             raise ValueError("existing_hits must be below hits_value: with that many hits "
                              "the unit is already destroyed")
+        if self.hit_on == 1:
+            raise ValueError("hit_on is a score from 2 to 6 (0: from the target's cover)")
         return self
 
 
