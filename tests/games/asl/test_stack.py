@@ -123,6 +123,29 @@ def test_four_units_stay_tractable() -> None:
     assert dist.total() == 1
 
 
+def test_six_units_with_leaders_have_exact_odds() -> None:
+    # the checks run unit by unit through Dice.iterate, so stacks that reached the same
+    # state carry on as one: six units with two leaders (before: over 200,000 replays)
+    units = "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5"
+    dist = warroom.odds("asl.ift_on_stack", result="NMC", units=units)
+    assert dist.total() == 1
+    # the best leader (9-2) checks first; when he and everyone else pass, nothing
+    # changes: his own MC passes on 2-10 (33/36)
+    ok = "squad1=ok,leader1=ok,hs1=broken,squad2=ok,leader2=ok,hs2=ok"
+    assert 0 < dist.probability(units=ok) < F(33, 36)
+
+
+def test_a_unit_eliminated_by_a_leader_loss_mc_takes_no_check() -> None:
+    # NMC on a broken 9-1 (leader:8:-1) and a half-squad. He is not in good order, so
+    # he leads nobody and checks in turn: an original 12 eliminates a broken leader;
+    # the half-squad's LLMC at +1: an original 12 breaks and reduces it (eliminated).
+    # Its own NMC is then not rolled: four dice in all.
+    r = warroom.roll("asl.ift_on_stack", {"result": "NMC", "units": "leader:8:-1:broken,hs:6"},
+                     dice=[6, 6, 6, 6])
+    assert r.outcome["units"] == "leader1=eliminated,hs1=eliminated"
+    assert "hs1 is already eliminated: no check" in r.steps[-1].text.render()
+
+
 @pytest.mark.parametrize("units", [
     "", "tank:7", "squad", "squad:11", "squad:seven", "squad:7:9", "hs:6:wounded",
     "leader:8:-5", "squad:7:3:routed", ",".join(["hs:6"] * 7),

@@ -259,13 +259,16 @@ def leader_loss(d: Dice, units: list[Unit], i: int, before: Unit) -> None:
 
 def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> None:
     """Every unit not in ``skip`` takes the check: the best leader first, then the
-    others with his leadership DRM if he is still in good order."""
+    others with his leadership DRM if he is still in good order.
+
+    The checks run unit by unit through ``Dice.iterate``: for exact odds, stacks whose
+    earlier checks ended alike (the same units in the same states) carry on as one."""
     order = [i for i in range(len(units)) if i not in skip and not units[i].eliminated]
     lead = _best_leader(units)
     if lead is not None and lead in order:
         order.remove(lead)
         order.insert(0, lead)
-    helper: int | None = None
+    helper = -1
     if lead is not None and lead not in order:
         # the best leader takes no check himself (the K/ casualty, wounded) but still
         # leads the others
@@ -274,15 +277,38 @@ def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> 
             d.note("asl.leader", "{who} is in good order: his {v:+d} applies to the "
                    "others' checks", who=unit_msg(units[lead].name),
                    v=units[lead].leadership)
-    for i in order:
+    if not order:
+        return
+    step = _next_check(kind, drm, tuple(order), -1 if lead is None else lead)
+    after, _, _ = d.iterate((tuple(units), helper, 0), step, rounds=len(order))
+    units[:] = after
+
+
+Checks = tuple[tuple[Unit, ...], int, int]
+"""The state between two checks: the units, the leader helping the others (-1: none),
+and how many checks are done."""
+
+
+@lru_cache(maxsize=256)
+def _next_check(kind: Kind, drm: int, order: tuple[int, ...], lead: int
+                ) -> Callable[[Checks, Dice], Checks]:
+    """One round of :func:`checks`: the next unit in ``order`` takes its check (the same
+    function for the same checks, so the exact driver can share its rounds)."""
+
+    def step(state: Checks, d: Dice) -> Checks:
+        done, helper, k = state
+        units = list(done)
+        i = order[k]
         u = units[i]
+        if u.eliminated:  # by a Leader Loss MC earlier in this round of checks
+            d.note(f"asl.{kind}", "{who} is already eliminated: no check",
+                   who=unit_msg(u.name))
+            return done, helper, k + 1
         if kind == "ptc" and u.broken:
             d.note("asl.ptc", "{who} is broken: no PTC (it may get DM)",
                    who=unit_msg(u.name))
-            continue
-        mod = drm
-        if helper is not None:
-            mod += units[helper].leadership
+            return tuple(units), helper, k + 1
+        mod = drm + (units[helper].leadership if helper >= 0 else 0)
         units[i] = _check(d, u, kind, mod)
         leader_loss(d, units, i, u)
         if i == lead:
@@ -296,6 +322,9 @@ def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> 
                     d.note("asl.leader", "{who} is in good order: his {v:+d} applies to "
                            "the others' checks", who=unit_msg(after.name),
                            v=after.leadership)
+        return tuple(units), helper, k + 1
+
+    return step
 
 
 def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
