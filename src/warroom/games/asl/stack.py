@@ -394,8 +394,9 @@ def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
          "says; a wounded leader does not. ELR replacement applies to squads and half-squads, "
          "not leaders (ASL rule). When a leader is killed, the other units in good order "
          "take a Leader Loss MC at once, at his leadership DRM reversed, before any MC "
-         "still due (our reading; the card only says they may have to). Not modelled: "
-         "an LLMC when a leader only breaks, and DM markers.",
+         "still due (our reading; the card only says they may have to); a unit it "
+         "eliminates takes no check of its own. Not modelled: an LLMC when a leader only "
+         "breaks, and DM markers.",
 )
 def ift_on_stack(p: StackParams, d: Dice) -> dict[str, Any]:
     units = list(parse_units(p.units))
