@@ -257,14 +257,18 @@ def leader_loss(d: Dice, units: list[Unit], i: int, before: Unit) -> None:
         leader_loss(d, units, k, u)
 
 
-def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> None:
-    """Every unit not in ``skip`` takes the check: the best leader first, then the
-    others with his leadership DRM if he is still in good order.
+Checks = tuple[tuple[Unit, ...], int, int, tuple[int, ...], int]
+"""The state between two rounds of a stack's checks: the units, the leader helping the
+others (-1: none), how many checks are done (-1: the K/ casualty is still to be picked),
+the order of the checks and the best leader (-1: none). Once every check is done it is
+(units, -1, 0, (), -1), so stacks that end alike merge however they got there."""
 
-    The checks run unit by unit through ``Dice.iterate``: for exact odds, stacks whose
-    earlier checks ended alike (the same units in the same states) carry on as one."""
+
+def _plan(d: Dice, units: tuple[Unit, ...], skip: set[int]) -> tuple[int, tuple[int, ...], int]:
+    """Who checks, in what order (the best leader first), and who helps from the start:
+    (helper, order, lead), -1 for none."""
     order = [i for i in range(len(units)) if i not in skip and not units[i].eliminated]
-    lead = _best_leader(units)
+    lead = _best_leader(list(units))
     if lead is not None and lead in order:
         order.remove(lead)
         order.insert(0, lead)
@@ -277,37 +281,62 @@ def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, skip: set[int]) -> 
             d.note("asl.leader", "{who} is in good order: his {v:+d} applies to the "
                    "others' checks", who=unit_msg(units[lead].name),
                    v=units[lead].leadership)
-    if not order:
+    return helper, tuple(order), -1 if lead is None else lead
+
+
+def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, casualty_first: bool = False
+           ) -> None:
+    """Every unit takes the check: the best leader first, then the others with his
+    leadership DRM if he is still in good order. With ``casualty_first`` (a K/ result) one
+    random unit first suffers casualty reduction, and the others' MC is at +K.
+
+    The rounds run through ``Dice.iterate`` (the K/ casualty, then a unit per round): for
+    exact odds, stacks that reached the same state carry on as one."""
+    start: Checks
+    if casualty_first:
+        start = (tuple(units), -1, -1, (), -1)
+    else:
+        helper, order, lead = _plan(d, tuple(units), set())
+        start = (tuple(units), helper, 0, order, lead)
+    if _finished(start):
         return
-    step = _next_check(kind, drm, tuple(order), -1 if lead is None else lead)
-    after, _, _ = d.iterate((tuple(units), helper, 0), step, rounds=len(order))
-    units[:] = after
+    after = d.iterate(start, _round(kind, drm), rounds=len(units) + 1, done=_finished)
+    units[:] = after[0]
 
 
-Checks = tuple[tuple[Unit, ...], int, int]
-"""The state between two checks: the units, the leader helping the others (-1: none),
-and how many checks are done."""
+def _finished(state: Checks) -> bool:
+    return state[2] >= len(state[3])
 
 
 @lru_cache(maxsize=256)
-def _next_check(kind: Kind, drm: int, order: tuple[int, ...], lead: int
-                ) -> Callable[[Checks, Dice], Checks]:
-    """One round of :func:`checks`: the next unit in ``order`` takes its check (the same
-    function for the same checks, so the exact driver can share its rounds)."""
+def _round(kind: Kind, drm: int) -> Callable[[Checks, Dice], Checks]:
+    """One round of :func:`checks` (the same function for the same checks, so the exact
+    driver shares its rounds): the K/ casualty, or the next unit's check."""
 
     def step(state: Checks, d: Dice) -> Checks:
-        done, helper, k = state
+        done, helper, k, order, lead = state
         units = list(done)
+        if k < 0:
+            j = d.pick(len(units), rule="asl.k", what="unit suffering casualty reduction") \
+                if len(units) > 1 else 0
+            d.note("asl.k", "{who} suffers the casualty reduction",
+                   who=unit_msg(units[j].name))
+            before = units[j]
+            units[j] = casualty(d, before)
+            leader_loss(d, units, j, before)
+            skip = set() if units[j].kind == "squad" else {j}
+            helper, order, lead = _plan(d, tuple(units), skip)
+            return _next((tuple(units), helper, 0, order, lead))
         i = order[k]
         u = units[i]
         if u.eliminated:  # by a Leader Loss MC earlier in this round of checks
             d.note(f"asl.{kind}", "{who} is already eliminated: no check",
                    who=unit_msg(u.name))
-            return done, helper, k + 1
+            return _next((done, helper, k + 1, order, lead))
         if kind == "ptc" and u.broken:
             d.note("asl.ptc", "{who} is broken: no PTC (it may get DM)",
                    who=unit_msg(u.name))
-            return tuple(units), helper, k + 1
+            return _next((done, helper, k + 1, order, lead))
         mod = drm + (units[helper].leadership if helper >= 0 else 0)
         units[i] = _check(d, u, kind, mod)
         leader_loss(d, units, i, u)
@@ -322,9 +351,14 @@ def _next_check(kind: Kind, drm: int, order: tuple[int, ...], lead: int
                     d.note("asl.leader", "{who} is in good order: his {v:+d} applies to "
                            "the others' checks", who=unit_msg(after.name),
                            v=after.leadership)
-        return tuple(units), helper, k + 1
+        return _next((tuple(units), helper, k + 1, order, lead))
 
     return step
+
+
+def _next(state: Checks) -> Checks:
+    """The state itself, or once every check is done only the units."""
+    return (state[0], -1, 0, (), -1) if _finished(state) else state
 
 
 def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
@@ -356,20 +390,12 @@ def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
         return
     if result.startswith("K/"):
         n = int(result[2])
-        j = d.pick(len(units), rule="asl.k", what="unit suffering casualty reduction") \
-            if len(units) > 1 else 0
-        d.note("asl.k", "{who} suffers the casualty reduction",
-               who=unit_msg(units[j].name))
-        before = units[j]
-        units[j] = casualty(d, before)
-        leader_loss(d, units, j, before)
-        skip = set() if units[j].kind == "squad" else {j}
-        checks(d, units, "mc", n + drm, skip)
+        checks(d, units, "mc", n + drm, casualty_first=True)
         return
     if result == "PTC":
-        checks(d, units, "ptc", drm, set())
+        checks(d, units, "ptc", drm)
         return
-    checks(d, units, "mc", (0 if result == "NMC" else int(result[0])) + drm, set())
+    checks(d, units, "mc", (0 if result == "NMC" else int(result[0])) + drm)
 
 
 @procedure(
