@@ -135,29 +135,40 @@ def overhead_row() -> list[str]:
             "", "", "< 100 µs"]
 
 
-ASSAULTS = {
-    "infantry against infantry": {"defensive_dice": 8},
-    "tanks against infantry": {
-        "attacker_type": "tank", "attacker_armour": 3, "attacker_top_armour": 1,
+ASSAULT = {"attackers": 8, "defenders": 8, "max_rounds": 4}
+STACK = "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5"
+LARGEST: list[tuple[str, str, dict[str, Any]]] = [
+    ("fow.assault", "8 v 8 teams, 4 rounds: infantry against infantry",
+     {**ASSAULT, "defensive_dice": 8}),
+    ("fow.assault", "8 v 8 teams, 4 rounds: tanks against infantry", {
+        **ASSAULT, "attacker_type": "tank", "attacker_armour": 3, "attacker_top_armour": 1,
         "defensive_dice": 8, "defensive_at": 10, "defensive_firepower": 3,
-        "defender_at": 6, "defender_firepower": 3},
-    "infantry with Improvised Tank Assault against tanks (the slowest)": {
-        "defender_type": "tank", "defender_top_armour": 1, "attacker_at": 6,
+        "defender_at": 6, "defender_firepower": 3}),
+    ("fow.assault", "8 v 8 teams, 4 rounds: infantry with Improvised Tank Assault against "
+     "tanks (the slowest)", {
+        **ASSAULT, "defender_type": "tank", "defender_top_armour": 1, "attacker_at": 6,
         "attacker_firepower": 3, "rules": ["improvised_tank_assault", "unarmed"],
-        "defensive_dice": 8},
-}
+        "defensive_dice": 8}),
+    ("asl.ift_on_stack", "six units with two leaders, NMC", {"units": STACK, "result": "NMC"}),
+    ("asl.ift_on_stack", "six units with two leaders, K/1 (the slowest)",
+     {"units": STACK, "result": "K/1"}),
+    ("fow.shoot_mixed", "3 weapons of 12 dice at 8 mixed teams", {
+        "weapons": "12:10:3,12:2:6,12:7:4",
+        "teams": "tank:6,tank:5/3,soft,infantry,infantry:gtg,gun:dug,tank:2/1:far,soft:out"}),
+]
+"""The largest questions some procedures take, where exact odds cost the most."""
 
 
-def assault_rows() -> list[list[str]]:
-    """Exact odds of the largest assault fow.assault takes (rounds merged by
-    Dice.iterate), one call each with every memo table cleared."""
+def largest_rows() -> list[list[str]]:
+    """Exact odds of the largest questions (see LARGEST), one call each with every memo
+    table cleared."""
     rows = []
-    for label, extra in ASSAULTS.items():
+    for proc, label, params in LARGEST:
         clear_memos()
         start = time.perf_counter()
-        warroom.odds("fow.assault", attackers=8, defenders=8, max_rounds=4, **extra)
-        rows.append([f"fow.assault exact, 8 v 8 teams, 4 rounds: {label}",
-                     fmt(time.perf_counter() - start), "", "", "at the table: seconds at most"])
+        warroom.odds(proc, **params)
+        rows.append([f"{proc} exact, {label}", fmt(time.perf_counter() - start), "", "",
+                     "at the table: seconds at most"])
     return rows
 
 
@@ -212,7 +223,7 @@ def main() -> None:
     api.registry().add("bench", bench_system)
     rows = q1_rows([10] if args.quick else [10, 40])
     rows.append(overhead_row())
-    rows.extend(assault_rows())
+    rows.extend(largest_rows())
     rows.extend(monte_carlo_rows())
     rows.append(cli_row())
     machine = platform.processor() or platform.machine()
