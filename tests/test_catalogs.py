@@ -56,8 +56,8 @@ def test_no_id_has_two_translations(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_rule_page_reads_in_the_language(lang: str) -> None:
-    # what a rule's page and 'warroom rules' show: its title, summary and what each
-    # parameter means
+    # what a rule's page and 'warroom rules' show: its title, summary, how warroom reads
+    # it (the note) and what each parameter means
     from warroom import api
     from warroom.engine.params import describe
 
@@ -65,6 +65,7 @@ def test_every_rule_page_reads_in_the_language(lang: str) -> None:
     missing = sorted(
         (proc.id, text[:60])
         for system in api.registry().systems() for proc in system.procedures
-        for text in (proc.title, proc.summary, *(s.description for s in describe(proc.params)))
+        for text in (proc.title, proc.summary, proc.note,
+                     *(s.description for s in describe(proc.params)))
         if text and not table.get(text))
     assert not missing, missing

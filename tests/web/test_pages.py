@@ -117,6 +117,18 @@ def test_everything_on_the_procedure_page_is_translated(client: Any) -> None:
         assert polish in html, polish
 
 
+def test_the_page_says_how_warroom_reads_the_rule(client: Any) -> None:
+    # the procedure's note (our readings where the sources leave a choice), folded away
+    r = client.get("/p/fow.shoot_mixed", params={"lang": "en"})
+    assert '<details class="note"><summary>How warroom reads this rule</summary>' in r.text
+    assert "other teams take the rest before tanks" in r.text
+    r = client.get("/p/fow.shoot_mixed", params={"lang": "pl"})
+    assert "Jak warroom odczytuje tę zasadę" in r.text
+    assert "inne sekcje biorą resztę przed czołgami" in r.text
+    # a rule without a note has no empty box
+    assert '<details class="note">' not in client.get("/p/demo.pool").text
+
+
 @pytest.mark.parametrize(("header", "expected"), [
     ("", "en"), ("pl", "pl"), ("zh-CN,zh;q=0.9", "zh"), ("fr-FR,pl;q=0.5,zh;q=0.7", "zh"),
     ("de, en;q=0.1", "en"), ("xx;q=abc", "en"), ("pl;q=0", "en")])
