@@ -225,3 +225,27 @@ def test_allocation_keeps_every_rule(weapons: list[tuple[int, int, int]], teams:
     for i, j in itertools.permutations(tank, 2):
         if min(ts[i].hull, ts[i].turret) > min(ts[j].hull, ts[j].turret):
             assert min(at[i]) >= max(at[j])
+
+
+# ---------------------------------------------------------------------- special rules
+def test_special_rules_work_as_in_fow_shoot() -> None:
+    # Schürzen: a side hit of firepower 5 on armour 6 against AT 10. Hit 2/3; below AT
+    # (1/2) -> the 4+ Schürzen save fails 1/2 -> firepower 5+ destroys 1/3: 1/18. Without
+    # it (or from the front, or at firepower 3+ where it does not apply) as fow.shoot.
+    raw = {"weapons": "1:10:5", "teams": "tank:6", "aspect": "side"}
+    assert prob("fow.shoot_mixed", {"destroyed": 1}, target_rules="schurzen", **raw) == \
+        F(1, 18)
+    assert prob("fow.shoot_mixed", {"destroyed": 1}, **raw) == F(1, 9)
+    assert prob("fow.shoot_mixed", {"destroyed": 1}, target_rules="schurzen",
+                weapons="1:10:5", teams="tank:6") == F(1, 9)
+    assert prob("fow.shoot_mixed", {"destroyed": 1}, target_rules="schurzen",
+                weapons="1:10:3", teams="tank:6", aspect="side") == F(2, 9)
+    # Every Shot Counts!: misses re-rolled, a die hits at 3+ with 2/3 + 1/3 * 2/3 = 8/9
+    assert prob("fow.shoot_mixed", {"hits": 1}, weapons="1:2:6", teams="infantry",
+                rules="every_shot_counts") == F(8, 9)
+    # Quality of Quantity: 10 hits to pin; six dice at 3+ reach 5 hits with
+    # 6 (2/3)^5 (1/3) + (2/3)^6 = 256/729, but never 10
+    raw = {"weapons": "6:2:6", "teams": "infantry,infantry"}
+    assert prob("fow.shoot_mixed", {"pinned": True}, **raw) == F(256, 729)
+    assert prob("fow.shoot_mixed", {"pinned": True}, target_rules="quality_of_quantity",
+                **raw) == 0

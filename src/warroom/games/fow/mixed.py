@@ -16,11 +16,12 @@ from pydantic import Field, field_validator, model_validator
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
 from warroom.engine.params import whole_number
-from warroom.engine.procedure import Params, outcome, procedure
+from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
 from warroom.errors import ErrorText, UsageError
-from warroom.games.fow.common import HitSpec, Skill, TargetType, team_chain
-from warroom.games.fow.shooting import ShootParams, to_hit_target
+from warroom.games.fow.common import Aspect, HitSpec, Skill, TargetType, team_chain
+from warroom.games.fow.shooting import ShootParams, to_hit_reroll, to_hit_target
+from warroom.games.fow.special_rules.params import RulesParams
 
 MAX_WEAPONS = 3
 MAX_WEAPON_DICE = 12
@@ -181,7 +182,7 @@ def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Te
     return tuple(tuple(sorted(t)) for t in taken)
 
 
-class MixedParams(Params):
+class MixedParams(RulesParams):
     weapons: str = Field("6:10:3,4:2:6", description=WEAPONS_HELP,
                          examples=["6:10:3,4:2:6", "3:12:2", "8:2:6,2:9:3", "2:7:4,2:7:4,3:2:6",
                                    "0:10:3,5:2:6"])
@@ -195,6 +196,10 @@ class MixedParams(Params):
     concealed: bool = Field(False, description="the target is concealed")
     moved: bool = Field(False, description="the shooting teams moved this turn")
     moving_rof1: bool = Field(False, description="the weapon has ROF 1 and moved: +1 to hit")
+    aspect: Aspect = Field("front", description="tanks: front or side armour hit")
+    main_gun: bool = Field(True, description="firing the main gun (not machine-guns)")
+    side_arc: bool = Field(False, description="the target is in the shooter's side or rear "
+                           "arc (matters for Limited Vision)")
 
     @field_validator("weapons")
     @classmethod
@@ -219,25 +224,44 @@ class MixedParams(Params):
         return self
 
 
-@lru_cache(maxsize=64)
-def _to_hit(skill: str, concealed: bool, gtg: bool, far: bool, moved: bool,
-            moving_rof1: bool) -> Target:
-    """The to-hit number, as ``fow.shoot`` works it out for the same target."""
-    return to_hit_target(ShootParams(target_skill=skill, concealed=concealed,
-                                     gone_to_ground=gtg, range_cm=41 if far else 40,
-                                     moved=moved, moving_rof1=moving_rof1))
+def _as_shot(p: MixedParams, gtg: bool, far: bool) -> ShootParams:
+    """The same shot as ``fow.shoot`` sees it, for its to-hit number and re-rolls: gone
+    to ground when every team is, long range when every team is over 40 cm."""
+    return _shot(p.target_skill, p.concealed, gtg, far, p.moved, p.moving_rof1, p.main_gun,
+                 p.side_arc, p.rules, p.target_rules)
 
 
-def _hit_spec(team: Team, weapon: Weapon, armour: int) -> HitSpec:
+@lru_cache(maxsize=256)
+def _shot(skill: str, concealed: bool, gtg: bool, far: bool, moved: bool, moving_rof1: bool,
+          main_gun: bool, side_arc: bool, rules: tuple[str, ...],
+          target_rules: tuple[str, ...]) -> ShootParams:
+    return ShootParams(target_skill=skill, concealed=concealed,
+                       gone_to_ground=gtg, range_cm=41 if far else 40, moved=moved,
+                       moving_rof1=moving_rof1, main_gun=main_gun, side_arc=side_arc,
+                       rules=rules, target_rules=target_rules)
+
+
+class Saves(NamedTuple):
+    """The target's extra saves against heavy (firepower 5 or 6) weapons."""
+
+    schurzen: bool = False
+    improvised_armour: bool = False
+
+
+def _hit_spec(team: Team, weapon: Weapon, armour: int, saves: Saves) -> HitSpec:
+    heavy = weapon.firepower >= 5
     return HitSpec(target=team.kind, armour=armour + (1 if team.far and team.armoured else 0),
                    at=weapon.at, firepower=weapon.firepower, dug_in=team.dug,
-                   gone_to_ground=team.gtg, rule="fow.shoot_mixed")
+                   gone_to_ground=team.gtg, schurzen=saves.schurzen and heavy,
+                   improvised_armour=saves.improvised_armour and heavy,
+                   rule="fow.shoot_mixed")
 
 
 _WORST = {"destroyed": 2, "bailed_out": 1, "unharmed": 0}
 
 
-def _team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...]) -> Any:
+def _team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
+               saves: Saves) -> Any:
     """The rolls one team makes for the hits it took; its worst result."""
     groups = tuple((weapons[w], took.count(w)) for w in sorted(set(took)))
 
@@ -251,7 +275,7 @@ def _team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...]) -
                 parts = [(team.hull, k - turret), (team.turret, turret)]
             for armour, hits in parts:
                 if hits:
-                    res = team_chain(_hit_spec(team, weapon, armour), hits)(d)
+                    res = team_chain(_hit_spec(team, weapon, armour, saves), hits)(d)
                     if _WORST[res] > _WORST[worst]:
                         worst = res
         return worst
@@ -288,21 +312,26 @@ def _hit_names(weapons: tuple[Weapon, ...], took: tuple[int, ...]) -> list[Msg]:
          "to ground when every team is concealed and gone to ground, +1 for range when "
          "every team is over 40 cm; far tanks get +1 armour. The sources say nothing of a "
          "tank already bailed out that is bailed out again: it counts as bailed out. "
-         "Special rules, gun tanks "
+         "Special rules work as in fow.shoot (to-hit modifiers and re-rolls, Schürzen and "
+         "Improvised Armour against firepower 5 or 6, Quality of Quantity). Gun tanks "
          "(rule 8) and bunker busters (rule 9): use fow.shoot and fow.allocate.")
 def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
     weapons, teams = parse_weapons(p.weapons), parse_teams(p.teams)
-    # one to-hit roll for the platoon: gone to ground counts when every team has gone to
-    # ground, long range when every team is over 40 cm
-    t = _to_hit(p.target_skill, p.concealed, all(x.gtg for x in teams),
-                all(x.far for x in teams), p.moved, p.moving_rof1)
+    shot = _as_shot(p, all(x.gtg for x in teams), all(x.far for x in teams))
+    t = to_hit_target(shot)
+    reroll, why = to_hit_reroll(shot)
+    if why:
+        d.note("fow.shoot_mixed.reroll", "{name}: failed to-hit rolls are re-rolled",
+               name=msg(why))
     hits: list[Any] = []
     for weapon in weapons:
         hits.append(d.pool(weapon.dice, t, rule="fow.shoot_mixed.to_hit",
                            what=msg("to hit with AT {at} firepower {fp}+", at=weapon.at,
-                                    fp=weapon.firepower)))
+                                    fp=weapon.firepower), reroll=reroll))
     counts = tuple(int(h) for h in hits)  # allocation depends on the hits: known here
     plan = allocate(counts, weapons, teams, p.priority)
+    saves = Saves(p.target_has("schurzen") and p.aspect == "side",
+                  p.target_has("improvised_armour"))
     destroyed: Any = 0
     bailed: Any = 0
     groups: dict[tuple[Team, tuple[int, ...]], int] = {}
@@ -316,13 +345,15 @@ def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
             first.setdefault((like, took), team.label())
     for (team, took), count in groups.items():
         what = first[team, took] if count == 1 else msg(GROUP_NAMES[team.kind], count=count)
-        res = d.each(count, _team_roll(team, weapons, took),
+        res = d.each(count, _team_roll(team, weapons, took, saves),
                      ("destroyed", "bailed_out", "unharmed"), rule="fow.shoot_mixed.team",
                      what=what)
         destroyed = destroyed + res["destroyed"]
         bailed = bailed + res["bailed_out"]
     total = sum(counts)
-    return {"hits": total, "destroyed": destroyed, "bailed_out": bailed, "pinned": total >= 5}
+    pin_at = 10 if p.target_has("quality_of_quantity") else 5
+    return {"hits": total, "destroyed": destroyed, "bailed_out": bailed,
+            "pinned": total >= pin_at}
 
 
 PROCEDURES = (shoot_mixed,)

@@ -45,7 +45,8 @@ def _r(name: str, title: str, nation: Nation, summary: str, changes: tuple[str, 
     return SpecialRule(name, title, nation, summary, changes, status, note, category, source)
 
 
-_SHOOT = ("fow.shoot",)
+# both direct-fire procedures share the to-hit number, its re-rolls and the extra saves
+_SHOOTING = ("fow.shoot", "fow.shoot_mixed")
 _ART = ("fow.artillery",)
 _TEST = ("fow.test",)
 # Every motivation test: the core checks and the special rules' own re-roll procedures.
@@ -57,7 +58,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("automatic_rifles", "Automatic Rifles", "us",
        "BAR teams lose the +1 to hit for ROF 1 weapons that moved or are pinned, and "
        "re-roll missed defensive fire when not pinned.",
-       ("fow.shoot", "fow.assault"), "implemented",
+       ("fow.shoot", "fow.shoot_mixed", "fow.assault"), "implemented",
        "Both halves change to-hit rolls inside fow.shoot (moving_rof1) and the defensive "
        "fire of fow.assault."),
     _r("dismounting_mgs", "Dismounting MGs", "us",
@@ -80,7 +81,7 @@ RULES: tuple[SpecialRule, ...] = (
             "batteries using the same ranging."),
     _r("stabilizers", "Stabilizers", "us",
        "May fire at full ROF after moving, but at +1 to hit.",
-       _SHOOT, "implemented",
+       _SHOOTING, "implemented",
        "In fow.shoot: the player counts full ROF dice; the +1 replaces the ROF-1 moving "
        "penalty (not cumulative with it)."),
     _r("tank_destroyers", "Tank Destroyers", "us",
@@ -138,7 +139,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("schurzen", "Schürzen", "german",
        "A tank hit on the side armour by a firepower 5+ or 6 weapon that fails its armour "
        "save gets a further 4+ save.",
-       ("fow.shoot", "fow.air"), "implemented",
+       ("fow.shoot", "fow.shoot_mixed", "fow.air"), "implemented",
        "Article wins: side armour only and only after a failed armour save. The card says "
        "front or side; we follow the article. Uses fow.shoot aspect=side.",
        category="unit"),
@@ -185,7 +186,7 @@ RULES: tuple[SpecialRule, ...] = (
        _MOTIVATION, "implemented", category="tiger_ace", source="article"),
     _r("every_shot_counts", "Every Shot Counts!", "german",
        "Tiger Ace skill 4: the platoon's Tigers re-roll failed to-hit rolls when shooting.",
-       _SHOOT, "implemented", category="tiger_ace", source="article"),
+       _SHOOTING, "implemented", category="tiger_ace", source="article"),
     _r("rapid_fire", "Rapid Fire!", "german",
        "Tiger Ace skill 5: the Tigers' 8.8 cm guns have ROF 3.",
        note="Changes the number of attack dice the player gives fow.shoot.",
@@ -242,11 +243,11 @@ RULES: tuple[SpecialRule, ...] = (
     _r("semi_indirect_fire", "Semi-indirect Fire", "british",
        "Weapons that did not move re-roll missed main-gun shots at platoons whose teams are "
        "all over 40 cm away.",
-       _SHOOT, "implemented", category="unit"),
+       _SHOOTING, "implemented", category="unit"),
     _r("tally_ho", "Tally Ho!", "british",
        "No ROF penalty for moving when firing at 40 cm or less, so always counts as moving; "
        "not at the double.",
-       _SHOOT, "implemented",
+       _SHOOTING, "implemented",
        "In fow.shoot: the player counts full ROF dice and moving_rof1 has no effect within "
        "40 cm.", category="unit"),
     _r("broadside", "Broadside", "british",
@@ -284,7 +285,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("hen_and_chicks", "Hen and Chicks", "soviet",
        "The commander's tank moving makes the whole company move; tanks that moved are +1 "
        "to hit with main guns (so +2 for ROF 1 guns); MGs and flame-throwers are exempt.",
-       _SHOOT, "implemented",
+       _SHOOTING, "implemented",
        "Article wins. The card says none may shoot if any tank moved over 15 cm."),
     _r("infiltration", "Infiltration", "soviet",
        "When attacking with the first turn in Prepared Positions, infiltrators and one "
@@ -305,11 +306,11 @@ RULES: tuple[SpecialRule, ...] = (
        ("fow.komissar",), "implemented", source="article"),
     _r("limited_vision", "Limited Vision", "soviet",
        "+1 to hit when shooting into the side or rear arc.",
-       _SHOOT, "implemented", "Card only; a cupola cancels it.", category="unit",
+       _SHOOTING, "implemented", "Card only; a cupola cancels it.", category="unit",
        source="card"),
     _r("cupola", "Cupola", "soviet",
        "Tanks with a commander's cupola ignore Limited Vision.",
-       _SHOOT, "implemented", category="unit"),
+       _SHOOTING, "implemented", category="unit"),
     _r("mixed_battalions", "Mixed Battalions", "soviet",
        "A bombardment including three or more 122 mm howitzers has AT 4 and firepower 4+.",
        _ART, "implemented", "Card only.", category="unit", source="card"),
@@ -317,7 +318,7 @@ RULES: tuple[SpecialRule, ...] = (
        "A company with 15 or more infantry or gun teams in command is pinned only by 10 "
        "hits in a shooting step (one bombardment hit still pins) and may charge and "
        "counterattack from 30 cm.",
-       ("fow.shoot", "fow.air", "fow.assault"), "implemented",
+       ("fow.shoot", "fow.shoot_mixed", "fow.air", "fow.assault"), "implemented",
        "A bombardment is unchanged (any hit pins). With 15 or more assaulting infantry "
        "teams it needs 10 defensive fire hits to be pinned. The Komissar and attached "
        "teams count."),
@@ -344,7 +345,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("volley_fire", "Volley Fire", "soviet",
        "Guns and turretless tanks that did not move re-roll misses when the easiest team "
        "to hit is within 40 cm; not for MGs, AA, bombardments, barrages or ambushes.",
-       _SHOOT, "implemented", category="unit", source="article"),
+       _SHOOTING, "implemented", category="unit", source="article"),
     # --- Movement ----------------------------------------------------------------
     _r("amphibious", "Amphibious", "general", "Treats water as difficult going.",
        category="movement", source="card"),
@@ -384,7 +385,7 @@ RULES: tuple[SpecialRule, ...] = (
        source="card"),
     _r("improvised_armour", "Improvised Armour", "general",
        "A further 5+ save against firepower 5+ or 6 weapons after a failed armour save.",
-       ("fow.shoot", "fow.artillery", "fow.air"), "implemented",
+       ("fow.shoot", "fow.shoot_mixed", "fow.artillery", "fow.air"), "implemented",
        "Card only; by the published rules it works like Schürzen on any aspect, after a "
        "failed armour save.", category="shooting", source="card"),
     _r("no_he", "No HE", "general", "Can only hit vehicles.", category="shooting",
