@@ -407,11 +407,11 @@ def test_mixed_shooting_takes_the_team_list_never_the_team_count() -> None:
 
     shooters = Unit("Shermans", "A", {"weapons": "6:10:3,3:2:6", "teams": 3})
     target = Unit("Panzers", "B", {"teams": 3, "team_list": "tank:6,tank:6,soft",
-                                   "skill": "veteran"})
-    names = ["weapons", "teams", "target_skill", "concealed"]
+                                   "skill": "veteran", "rules": "schurzen"})
+    names = ["weapons", "teams", "target_skill", "concealed", "target_rules"]
     got, filled = fill_params({}, names, shooters, target, "fow.shoot_mixed")
     assert got == {"weapons": "6:10:3,3:2:6", "teams": "tank:6,tank:6,soft",
-                   "target_skill": "veteran"}
+                   "target_skill": "veteran", "target_rules": "schurzen"}
     assert filled["teams"] == "Panzers.team_list"
     # without a team list the count is not taken for one (the default list stands)
     got, _ = fill_params({}, names, shooters, Unit("Inf", "B", {"teams": 4}),

@@ -42,8 +42,8 @@ TARGET_SIDE: dict[str, dict[str, str]] = {
 TARGET_SIDE["cwc.fire"] = dict(TARGET_SIDE["bkc.fire"])
 # several weapons at a mixed platoon: its teams are a list (kind:armour:flags), kept in
 # a stat of its own, never the count of teams fow.shoot uses
-TARGET_SIDE["fow.shoot_mixed"] = {"target_skill": "skill", "teams": "team_list",
-                                  "concealed": "concealed"}
+TARGET_SIDE["fow.shoot_mixed"] = {"target_skill": "skill", "target_rules": "rules",
+                                  "teams": "team_list", "concealed": "concealed"}
 
 
 def facts(unit: Unit) -> dict[str, Any]:
