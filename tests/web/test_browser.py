@@ -154,3 +154,20 @@ def test_compare_and_desktop_screenshots(browser: Any, server_url: str, shot: Sh
         shot(page, "compare-phone")
     finally:
         context.close()
+
+
+def test_long_exact_odds_say_they_are_being_worked_out(page: Any, server_url: str) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(server_url + "/p/asl.ift_on_stack?lang=en")
+    busy = page.locator("#odds-busy")
+    expect(busy).to_be_hidden()
+    # six units with two leaders and a K/ result: seconds of exact odds
+    page.select_option('select[name="result"]', "K/1")
+    page.fill('input[name="units"]',
+              "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5")
+    page.press('input[name="units"]', "Tab")
+    expect(busy).to_be_visible()
+    expect(busy).to_have_text("Working out the exact odds…")
+    expect(busy).to_be_hidden(timeout=60_000)
+    expect(page.locator('#odds td[title]').first).to_be_visible()
