@@ -91,15 +91,11 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
         for proc in system["procedures"]:
             console.print(Text(f"\n  {proc['id']}", style="bold cyan"),
                           Text(f" {tr(proc['title'])}"))
-            console.print(f"    {tr(proc['summary'])}")
+            _indented(console, tr(proc["summary"]), 4)
             if not full:
                 continue
-            table = Table(box=None, padding=(0, 1), show_header=True, header_style="dim")
-            table.add_column("parameter")
-            table.add_column("type")
-            table.add_column("default")
-            table.add_column("allowed")
-            table.add_column("meaning")
+            # one block per parameter: its name, type, default and allowed values on one
+            # line, what it means indented below (long values wrap, never cut short)
             for prm in proc["params"]:
                 choices = prm.get("choices", [])
                 if len(choices) > 12:
@@ -110,20 +106,33 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
                     lo = prm.get("minimum", "")
                     hi = prm.get("maximum", "")
                     allowed = f"{_n(lo)}..{_n(hi)}"
-                default = "(required)" if prm["required"] else fmt_value(prm["default"])
-                table.add_row(_named(tr, prm["name"], proc["id"]), prm["type"], default, allowed,
-                              tr(prm["description"]))
-            console.print(table)
+                default = ("(required)" if prm["required"]
+                           else f"default {fmt_value(prm['default'])}")
+                facts = " · ".join(x for x in (prm["type"], default, allowed) if x)
+                head = Text("    ")
+                head.append(_named(tr, prm["name"], proc["id"]), style="cyan")
+                head.append(f"  {facts}", style="dim")
+                console.print(head)
+                _indented(console, tr(prm["description"]), 8)
             outs = ", ".join(_named(tr, f["name"], proc["id"]) for f in proc["outcome"])
             console.print(f"    [dim]outcome:[/dim] {escape(outs)}")
             if proc.get("note"):
-                console.print(f"    [dim]note:[/dim] {tr(proc['note'])}")
+                _indented(console, f"note: {tr(proc['note'])}", 4)
         if full and system.get("tables"):
             console.print(Text("\n  Tables", style="bold"))
             for name, value in system["tables"].items():
                 console.print(f"  [cyan]{name}[/cyan]")
                 _render_table_value(console, value, indent="    ")
         console.print()
+
+
+def _indented(console: Console, text: str, indent: int) -> None:
+    """Text wrapped to the console (by cell width, so Chinese wraps too), every line
+    indented, with no trailing spaces."""
+    pad = " " * indent
+    for line in Text(text).wrap(console, max(20, console.width - indent - 1)):
+        console.print(pad + line.plain.rstrip(), markup=False, highlight=False,
+                      soft_wrap=True)
 
 
 def _n(x: Any) -> str:
