@@ -194,6 +194,14 @@ def test_roll_and_simulate_fields_translated(capsys: pytest.CaptureFixture[str])
     assert "命中数" in out and "平均" in out
 
 
+def test_rules_never_cut_a_long_value_short(capsys: pytest.CaptureFixture[str]) -> None:
+    # a text parameter's default and the example in its meaning are read in full
+    _, out, _ = run(capsys, "rules", "asl")
+    assert "default squad:7:3,leader:8:-1\n" in out
+    assert "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken" in out
+    assert "…" not in out
+
+
 def test_rules_show_labels_beside_names(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "rules", "demo", "--lang", "pl")
     assert "dice (kości)" in out and "successes (udane)" in out

@@ -87,7 +87,7 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
     for system in data:
         console.print(Text(f"{system['id']} — {tr(system['title'])}", style="bold"))
         if system.get("description"):
-            console.print(f"  {tr(system['description'])}")
+            _indented(console, tr(system["description"]), 2)
         for proc in system["procedures"]:
             console.print(Text(f"\n  {proc['id']}", style="bold cyan"),
                           Text(f" {tr(proc['title'])}"))
@@ -106,8 +106,9 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
                     lo = prm.get("minimum", "")
                     hi = prm.get("maximum", "")
                     allowed = f"{_n(lo)}..{_n(hi)}"
-                default = ("(required)" if prm["required"]
-                           else f"default {fmt_value(prm['default'])}")
+                value = prm["default"]
+                default = ("(required)" if prm["required"] else
+                           f"default {'none' if value in ([], (), None) else fmt_value(value)}")
                 facts = " · ".join(x for x in (prm["type"], default, allowed) if x)
                 head = Text("    ")
                 head.append(_named(tr, prm["name"], proc["id"]), style="cyan")
