@@ -82,3 +82,27 @@ def close_enough(p_mc: float, p_exact: float, n: int) -> bool:
 
 def outcome_key(outcome: Mapping[str, Any], fields: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(outcome[f] for f in fields)
+
+
+def replay_oracle(procedure: str, params: Mapping[str, Any],
+                  limit: int = 8) -> dict[tuple[Any, ...], Fraction]:
+    """Exact odds found without the exact driver: every sequence of d6 a player could
+    type in, tried through the roll driver, each sequence of k dice weighing 6**-k. A
+    sequence that is too short is extended a die at a time. For procedures that roll only
+    d6 (no dN or random picks), and small questions (6**dice rolls)."""
+    import warroom
+    from warroom.errors import TooFewDiceError
+
+    out: dict[tuple[Any, ...], Fraction] = {}
+    stack: list[tuple[int, ...]] = [()]
+    while stack:
+        prefix = stack.pop()
+        try:
+            res = warroom.roll(procedure, dict(params), entered=list(prefix))
+        except TooFewDiceError:
+            assert len(prefix) < limit, f"{procedure} {params} needs more than {limit} dice"
+            stack.extend((*prefix, face) for face in range(1, 7))
+            continue
+        key = tuple(res.outcome.values())
+        out[key] = out.get(key, Fraction(0)) + Fraction(1, 6 ** len(prefix))
+    return out

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import warroom
+from tests.helpers import replay_oracle
 from warroom.errors import UsageError
 
 
@@ -133,6 +134,15 @@ def test_six_units_with_leaders_have_exact_odds() -> None:
     # changes: his own MC passes on 2-10 (33/36)
     ok = "squad1=ok,leader1=ok,hs1=broken,squad2=ok,leader2=ok,hs2=ok"
     assert 0 < dist.probability(units=ok) < F(33, 36)
+
+
+def test_stack_odds_are_every_typed_roll_counted() -> None:
+    # the checks merged round by round (Dice.iterate) against the roll driver: every
+    # sequence of dice a player could type in, each weighing 6**-k
+    params = {"units": "leader:8:-1,hs:6", "result": "NMC"}
+    d = warroom.odds("asl.ift_on_stack", **params)
+    assert replay_oracle("asl.ift_on_stack", params) == {
+        k: F(w, d.denominator) for k, w in d.weights.items()}
 
 
 def test_a_unit_eliminated_by_a_leader_loss_mc_takes_no_check() -> None:

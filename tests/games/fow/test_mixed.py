@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.games.fow.helpers_fow import prob
+from tests.helpers import replay_oracle
 
 import warroom
 from warroom.cli import main
@@ -249,3 +250,15 @@ def test_special_rules_work_as_in_fow_shoot() -> None:
     assert prob("fow.shoot_mixed", {"pinned": True}, **raw) == F(256, 729)
     assert prob("fow.shoot_mixed", {"pinned": True}, target_rules="quality_of_quantity",
                 **raw) == 0
+
+
+@pytest.mark.parametrize("params", [
+    {"weapons": "1:10:3", "teams": "tank:6/2"},
+    {"weapons": "1:10:3,1:2:6", "teams": "tank:6,infantry"},
+])
+def test_exact_odds_are_every_typed_roll_counted(params: dict[str, str]) -> None:
+    # the exact driver against the roll driver: every sequence of dice a player could
+    # type in, each weighing 6**-k
+    d = warroom.odds("fow.shoot_mixed", **params)
+    assert replay_oracle("fow.shoot_mixed", params) == {
+        k: F(w, d.denominator) for k, w in d.weights.items()}
