@@ -282,3 +282,17 @@ def whole_number(text: str, what: str, item: str, lo: int, hi: int) -> int:
         raise UsageError("{item!r}: {what} must be from {lo} to {hi}, got {value}", item=item,
                          what=ErrorText(what), lo=lo, hi=hi, value=value)
     return value
+
+
+def text_items(text: str, one: str, many: str, example: str, most: int) -> list[str]:
+    """The comma-separated items of a parameter written as text (a stack's units, a
+    platoon's weapons): at least one (``one`` names it, ``example`` shows one) and at
+    most ``most`` (``many`` names them); a usage error otherwise."""
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if not items:
+        raise UsageError("give at least one {what}, e.g. {example}", what=ErrorText(one),
+                         example=example)
+    if len(items) > most:
+        raise UsageError("at most {most} {what}, got {count}", most=most,
+                         what=ErrorText(many), count=len(items))
+    return items

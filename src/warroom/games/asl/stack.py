@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
-from warroom.engine.params import whole_number
+from warroom.engine.params import text_items, whole_number
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 from warroom.errors import UsageError
 from warroom.games.asl import tables as T
@@ -74,12 +74,7 @@ def unit_msg(name: str) -> Msg:
 @lru_cache(maxsize=256)
 def parse_units(text: str) -> tuple[Unit, ...]:
     """Parse the ``units`` text (see ``UNITS_HELP``); a ValueError names the problem."""
-    items = [item.strip() for item in text.split(",") if item.strip()]
-    if not items:
-        raise ValueError("give at least one unit, e.g. squad:7:3")
-    if len(items) > MAX_UNITS:
-        raise UsageError("at most {most} units in one location, got {count}",
-                         most=MAX_UNITS, count=len(items))
+    items = text_items(text, "unit", "units in one location", "squad:7:3", MAX_UNITS)
     units: list[Unit] = []
     counts: dict[str, int] = {}
     for item in items:

@@ -15,10 +15,10 @@ from pydantic import Field, field_validator, model_validator
 
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
-from warroom.engine.params import whole_number
+from warroom.engine.params import text_items, whole_number
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
-from warroom.errors import ErrorText, UsageError
+from warroom.errors import UsageError
 from warroom.games.fow.common import Aspect, HitSpec, Skill, TargetType, team_chain
 from warroom.games.fow.shooting import ShootParams, to_hit_reroll, to_hit_target
 from warroom.games.fow.special_rules.params import RulesParams
@@ -76,22 +76,11 @@ GROUP_NAMES: dict[str, str] = {
     "soft": "{count} unarmoured vehicles with the same hits"}
 
 
-def _items(text: str, one: str, many: str, example: str, most: int) -> list[str]:
-    items = [item.strip() for item in text.split(",") if item.strip()]
-    if not items:
-        raise UsageError("give at least one {what}, e.g. {example}", what=ErrorText(one),
-                         example=example)
-    if len(items) > most:
-        raise UsageError("at most {most} {what}, got {count}", most=most,
-                         what=ErrorText(many), count=len(items))
-    return items
-
-
 @lru_cache(maxsize=256)
 def parse_weapons(text: str) -> tuple[Weapon, ...]:
     """Parse the ``weapons`` text (see ``WEAPONS_HELP``)."""
     out = []
-    for item in _items(text, "weapon", "weapons", "6:10:3", MAX_WEAPONS):
+    for item in text_items(text, "weapon", "weapons", "6:10:3", MAX_WEAPONS):
         fields = [f.strip() for f in item.split(":")]
         if len(fields) != 3:
             raise UsageError("{item!r}: give dice:AT:firepower, e.g. 6:10:3", item=item)
@@ -106,7 +95,7 @@ def parse_teams(text: str) -> tuple[Team, ...]:
     """Parse the ``teams`` text (see ``TEAMS_HELP``)."""
     out = []
     counts: dict[str, int] = {}
-    for item in _items(text, "team", "teams", "tank:6,soft", MAX_TEAMS):
+    for item in text_items(text, "team", "teams", "tank:6,soft", MAX_TEAMS):
         fields = [f.strip().lower() for f in item.split(":")]
         kind = fields[0]
         if kind not in TEAM_NAMES:
