@@ -84,6 +84,8 @@ def clear_memos() -> None:
     weights.binomial.cache_clear()
     weights._multinomial.cache_clear()
     weights.dice_view.cache_clear()
+    weights._SUCCESS.clear()
+    exact._outcome_getter.cache_clear()
 
 
 def cold_and_warm(fn: Callable[[], Any]) -> tuple[float, float]:

@@ -26,6 +26,20 @@ def faces_at_least(at: int, sides: int = 6) -> int:
 
 def success_weight(at: int, reroll: Reroll = "none", sides: int = 6) -> tuple[int, int]:
     """Chance that one die succeeds at ``at``+ after the re-roll rule, as (num, den)."""
+    found = _SUCCESS.get((at, reroll, sides))
+    if found is None:
+        if len(_SUCCESS) > 4096:
+            _SUCCESS.clear()
+        found = _SUCCESS[at, reroll, sides] = _success_weight(at, reroll, sides)
+    return found
+
+
+_SUCCESS: dict[tuple[int, str, int], tuple[int, int]] = {}
+"""Memo of :func:`success_weight`, asked once per pool and test in every replay (targets
+run from about -2 to 12, so it stays a few dozen entries)."""
+
+
+def _success_weight(at: int, reroll: Reroll, sides: int) -> tuple[int, int]:
     s = faces_at_least(at, sides)
     if reroll == "none":
         return s, sides

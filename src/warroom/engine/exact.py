@@ -49,9 +49,13 @@ class _Branch(BaseException):
 def check_classes(classes: Mapping[str, Sequence[int]], sides: int = 6) -> None:
     seen: list[int] = []
     for faces in classes.values():
-        seen.extend(faces)
-    if sorted(seen) != list(range(1, sides + 1)):
+        seen += faces
+    seen.sort()
+    if seen != _FACES.get(sides) and seen != list(range(1, sides + 1)):
         raise RuleError(f"split classes must cover faces 1-{sides} exactly once, got {classes}")
+
+
+_FACES = {6: [1, 2, 3, 4, 5, 6]}
 
 
 class ExactDice(Dice):
@@ -140,20 +144,11 @@ class ExactDice(Dice):
         i = self.ordinal
         self.ordinal = i + 1
         num, den = success_weight(at if isinstance(at, int) else at.final, reroll)
-        if self._lazy(i):
+        if not self.all_concrete and i not in self.concrete:
             if 0 < num < den:
                 # the common case, without the general bookkeeping: the items counted by
                 # ``n`` (a fresh pool, or one category) split into hits and misses
-                count: Any = n
-                parent: Node | None
-                if type(count) is int and count > 0:
-                    parent = Node(i, None, 1, 1, count)
-                elif type(count) is Sym and not count.const and len(count.terms) == 1:
-                    ((parent, c),) = count.terms.items()
-                    if c != 1 or parent.children:
-                        parent = None
-                else:
-                    parent = None
+                parent = _parent(i, n)
                 if parent is not None:
                     hit = Node(i, parent, num, den)
                     Node(i, parent, den - num, den)
@@ -165,8 +160,21 @@ class ExactDice(Dice):
 
     def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: Text,
               target: Target | None = None) -> dict[str, int]:
-        i = self._next()
+        i = self.ordinal
+        self.ordinal = i + 1
         check_classes(classes)
+        if not self.all_concrete and i not in self.concrete:
+            # the common case, as in pool: the items counted by ``n`` split by face
+            for faces in classes.values():
+                if len(faces) == 6:
+                    break
+            else:
+                parent = _parent(i, n)
+                if parent is not None:
+                    lazy: dict[str, Any] = {
+                        label: Sym({Node(i, parent, len(faces), 6): 1}) if faces else 0
+                        for label, faces in classes.items()}
+                    return lazy
         probs = [(label, len(faces)) for label, faces in classes.items()]
         return self._categorical(i, n, probs, 6)
 
@@ -244,6 +252,18 @@ class ExactDice(Dice):
             found = memo[key] = _iterate(state, step, rounds, done, self.shared, step_key)
         options, den = found
         return self._answer(options, den)  # type: ignore[no-any-return]
+
+
+def _parent(i: int, n: Any) -> Node | None:
+    """The category a request splits when that needs no bookkeeping: a fresh pool of
+    ``n`` items (a new tree), or one whole category not yet split; None otherwise."""
+    if type(n) is int:
+        return Node(i, None, 1, 1, n) if n > 0 else None
+    if type(n) is Sym and not n.const and len(n.terms) == 1:
+        ((parent, c),) = n.terms.items()
+        if c == 1 and not parent.children:
+            return parent
+    return None
 
 
 def _iterate(state: tuple[Any, ...], step: Callable[[Any, Dice], Any], rounds: int,
@@ -413,6 +433,7 @@ def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
     return _merge(fields, plain)
 
 
+@functools.lru_cache(maxsize=256)
 def _outcome_getter(fields: tuple[str, ...]) -> Callable[[Mapping[str, Any]], Outcome]:
     """The outcome tuple of a returned mapping, in ``fields`` order (KeyError if one is
     missing)."""
@@ -465,7 +486,7 @@ def _evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
     tree's denominator. Memoised by structure: the trees' sizes and categoricals, the
     expressions' constants and the shape of the outcome fully determine the result."""
     # "pure": every field is its own lazy count (no conditions, constants or repeats)
-    pure = all(type(v) is Sym for v in values) and len(set(map(id, values))) == len(values)
+    pure = len({id(v) for v in values if type(v) is Sym}) == len(values)
     if pure:
         exprs: list[Sym] = values
     else:
@@ -525,19 +546,19 @@ def _evaluate_parts(values: list[Any], exprs: list[Sym], pure: bool, parts: list
                     ) -> tuple[dict[Outcome, int], int]:
     # Each expression's range of values: its constant plus, per tree, the tree's size
     # times its least (most) coefficient in that tree.
-    los: list[int] = []
-    radices: list[int] = []
-    for j, e in enumerate(exprs):
-        lo = hi = e.const
-        for size, _, cats in parts:
-            coefs = [col[j] for col, _ in cats]
-            lo += size * min(0, *coefs)
-            hi += size * max(0, *coefs)
-        los.append(lo)
-        radices.append(hi - lo + 1)
+    los = [e.const for e in exprs]
+    his = los.copy()
+    for size, _, cats in parts:
+        for j, coefs in enumerate(zip(*[col for col, _ in cats], strict=True)):
+            least, most = min(coefs), max(coefs)
+            if least < 0:
+                los[j] += size * least
+            if most > 0:
+                his[j] += size * most
     # Mixed-radix encoding of the vector of expression values into one int. The last
     # expression varies fastest, so increasing keys enumerate value tuples in the order
     # itertools.product yields them (the decoding below relies on it).
+    radices = [hi - lo + 1 for lo, hi in zip(los, his, strict=True)]
     mults = [0] * len(exprs)
     mult = 1
     offset = 0
@@ -553,7 +574,7 @@ def _evaluate_parts(values: list[Any], exprs: list[Sym], pure: bool, parts: list
         d //= g
         classes.append((size, [(sum(map(operator.mul, col, mults)), w // g) for col, w in cats]))
         den *= d**size
-    ranges = [range(lo, lo + rad) for lo, rad in zip(los, radices, strict=True)]
+    ranges = list(map(range, los, [hi + 1 for hi in his]))
     if pure and len(classes) == 1:
         dense = _multinomial_dense(*classes[0])
         if dense is not None:
@@ -617,9 +638,10 @@ def _multinomial_dense(n: int, classes: Sequence[tuple[int, int]]
     power holds every weight of the sum of ``n`` items in its slot, and the words come
     back out as one list in C."""
     classes = [(d, w) for d, w in classes if w]
-    dmin = min(d for d, _ in classes)
-    span = max(d for d, _ in classes) - dmin
-    words = ((sum(w for _, w in classes) ** n).bit_length() + 63) >> 6
+    deltas = [d for d, _ in classes]
+    dmin = min(deltas)
+    span = max(deltas) - dmin
+    words = ((sum([w for _, w in classes]) ** n).bit_length() + 63) >> 6
     width = words << 6
     if (span * n + 1) * width > KRONECKER_BITS or sys.byteorder != "little":
         return None

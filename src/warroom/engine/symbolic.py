@@ -90,7 +90,7 @@ class Sym:
 
     # -- arithmetic that stays lazy ------------------------------------------
     def _combine(self, other: Any, sign: int) -> Sym:
-        if isinstance(other, Sym):
+        if type(other) is Sym:
             terms = self.terms.copy()
             for node, c in other.terms.items():
                 v = terms.get(node, 0) + sign * c
