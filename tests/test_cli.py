@@ -66,6 +66,14 @@ def test_roll_human_story(capsys: pytest.CaptureFixture[str]) -> None:
     assert "needing 5+" in out and "5 2" in out and "successes = 1" in out
 
 
+def test_a_target_any_roll_meets_reads_1_plus(capsys: pytest.CaptureFixture[str]) -> None:
+    # armour 12 against AT 10: any die saves; the story says 1+, not "-1+"
+    code, out, _ = run(capsys, "roll", "fow.shoot", "target=tank", "armour=12", "at=10",
+                       "dice=1", "--dice", "6,3")
+    assert code == 0
+    assert "[target number 1+]" in out and "-1+" not in out
+
+
 def test_simulate_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "simulate", "demo.pool", "dice=4", "--samples", "2000",
                        "--seed", "3", "--json")

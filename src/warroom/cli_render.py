@@ -245,7 +245,8 @@ def render_roll(console: Console, res: Resolution, tr: Tr) -> None:
         line.append(step["text"])
         if step["target"] is not None:
             kind = "+" if step["target_kind"] == "at_least" else ""
-            label = f"{step['target']}{kind}" if kind else f"≤{step['target']}"
+            # a target below 1 (armour far above the AT) is met by any roll: show 1+
+            label = f"{max(step['target'], 1)}{kind}" if kind else f"≤{step['target']}"
             line.append(f"   [{tr('target number')} {label}", style="yellow")
             if step["base_reason"] and (step["modifiers"] or step["base"] != step["target"]):
                 line.append(f": {step['base']} {step['base_reason']}", style="yellow")

@@ -65,6 +65,15 @@ def test_roll_with_typed_dice_full_page_and_partial(client: Any) -> None:
     assert 'class="outcome-successes">2<' in r.text
 
 
+def test_a_target_any_roll_meets_reads_1_plus(client: Any) -> None:
+    form = {"target": "tank", "armour": "12", "at": "10", "dice": "1", "_sent": "1",
+            "_dice": "6 3"}
+    r = client.post("/p/fow.shoot/roll", data=form, headers={"hx-request": "true"})
+    assert r.status_code == 200
+    targets = re.findall(r'class="target">[^<]*<strong>([^<]*)</strong>', r.text)
+    assert targets == ["3+", "1+"]
+
+
 def test_roll_errors_are_shown(client: Any) -> None:
     r = client.post("/p/demo.pool/roll", data={"dice": "3", "_sent": "1", "_dice": "3 5"},
                     headers={"hx-request": "true"})
