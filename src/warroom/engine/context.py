@@ -74,10 +74,12 @@ class Dice(ABC):
         *,
         rule: str,
         what: Text,
+        names: Sequence[Text] = (),
     ) -> dict[str, int]:
         """Run ``chain`` for each of ``n`` independent items and count the categories
         it returns. At the table the items roll in step: everyone's first roll, then
-        everyone's second roll, and so on."""
+        everyone's second roll, and so on. The story names the items ``what`` 1, 2, ...,
+        or by ``names`` (one per item) when given."""
 
     @abstractmethod
     def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:

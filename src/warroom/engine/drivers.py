@@ -12,7 +12,7 @@ from warroom.engine.exact import MAX_PATHS, exact_run
 from warroom.engine.params import normalized
 from warroom.engine.procedure import Params, Procedure
 from warroom.engine.results import Distribution, Estimate, Resolution
-from warroom.errors import RuleError
+from warroom.errors import ExactTooLargeError, RuleError
 
 if TYPE_CHECKING:
     from warroom.dice.sources import DiceSource
@@ -36,6 +36,8 @@ def _checked(proc: Procedure, out: Mapping[str, Any]) -> dict[str, Any]:
 
 def exact(proc: Procedure, params: Params, *, max_paths: int = MAX_PATHS) -> Distribution:
     """Every outcome with its exact probability (ExactTooLargeError past ``max_paths``)."""
+    if proc.cost is not None and proc.cost(params) > max_paths:
+        raise ExactTooLargeError(proc.id, max_paths)
     w = exact_run(lambda d: proc.run(params, d), proc.fields, name=proc.id, max_paths=max_paths)
     # memoised tables may be shared between results: hand out a read-only view
     return Distribution(proc.id, normalized(params), proc.fields,

@@ -188,7 +188,7 @@ class ExactDice(Dice):
         return {label: c for (label, _), c in zip(probs, value, strict=True)}
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
-             what: Text) -> dict[str, int]:
+             what: Text, names: Sequence[Text] = ()) -> dict[str, int]:
         i = self._next()
         key = _chain_key(chain)
         sub = self.shared.get(key) if key is not None else None

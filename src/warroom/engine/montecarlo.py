@@ -51,7 +51,7 @@ class SampleDice(Dice):
         return counts
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
-             what: Text) -> dict[str, int]:
+             what: Text, names: Sequence[Text] = ()) -> dict[str, int]:
         counts = dict.fromkeys(labels, 0)
         for _ in range(n):
             counts[chain(self)] += 1
@@ -108,7 +108,7 @@ class VectorDice(Dice):
         return self._multinomial(n, list(classes), [len(f) / 6 for f in classes.values()])
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
-             what: Text) -> Any:
+             what: Text, names: Sequence[Text] = ()) -> Any:
         from warroom.engine.exact import exact_run
 
         sub = exact_run(lambda d: {"label": chain(d)}, ("label",), all_concrete=True)

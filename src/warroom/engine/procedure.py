@@ -67,6 +67,10 @@ class Procedure:
     vectorize: bool = False
     """Monte Carlo may run this rule on whole numpy batches (straight-line arithmetic and
     comparisons only; int and bool outcome fields)."""
+    cost: Callable[[Any], int] | None = None
+    """For a rule whose exact odds can grow past the exact driver's budget: an estimate of
+    their cost for given parameters, in replays of a small procedure. Past the budget
+    the driver says so at once, instead of after spending it."""
 
     @property
     def game(self) -> str:
@@ -91,11 +95,12 @@ def procedure(
     source: str = "",
     note: str = "",
     vectorize: bool = False,
+    cost: Callable[[Any], int] | None = None,
 ) -> Callable[[RunFn], Procedure]:
     """Decorator turning a rule function into a :class:`Procedure` (registers nothing)."""
 
     def wrap(fn: RunFn) -> Procedure:
         return Procedure(id, title, summary, params, tuple(outcome), fn, source, note,
-                         vectorize=vectorize)
+                         vectorize=vectorize, cost=cost)
 
     return wrap

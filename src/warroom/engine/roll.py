@@ -81,7 +81,7 @@ class RollDice(Dice):
         return counts
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
-             what: Text) -> dict[str, int]:
+             what: Text, names: Sequence[Text] = ()) -> dict[str, int]:
         n = int(n)
         answers: list[list[Any]] = [[] for _ in range(n)]
         results: list[str | None] = [None] * n
@@ -92,7 +92,7 @@ class RollDice(Dice):
             still: list[int] = []
             for i in pending:
                 try:
-                    results[i] = chain(_Replay(answers[i], _numbered(what, i, n)))
+                    results[i] = chain(_Replay(answers[i], _numbered(what, i, n, names)))
                 except _Pending as one:
                     requests.append(one)
                     still.append(i)
@@ -187,9 +187,11 @@ class RollDice(Dice):
         self._step(Step(rule, body, result=None if result is None else as_msg(result)))
 
 
-def _numbered(what: Text, index: int, of: int) -> Msg:
+def _numbered(what: Text, index: int, of: int, names: Sequence[Text] = ()) -> Msg:
     """'team 2': the item's name (translatable) and its number; a lone item is named
-    without one."""
+    without one; ``names`` (one per item), when given, name the items instead."""
+    if len(names) == of:
+        return as_msg(names[index])
     if of == 1:
         return as_msg(what)
     return msg("{what} {n}", what=as_msg(what), n=index + 1)
@@ -271,7 +273,7 @@ class _Replay(Dice):
         return self._ask("split", n, classes, rule=rule, what=what, target=target)  # type: ignore[no-any-return]
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
-             what: Text) -> dict[str, int]:
+             what: Text, names: Sequence[Text] = ()) -> dict[str, int]:
         # items of an item join the same rounds as everything else
         if self.pos < len(self.answers):
             nested = self.answers[self.pos]
@@ -284,7 +286,8 @@ class _Replay(Dice):
         for j, inner in enumerate(nested.lists):
             try:
                 results[j] = chain(_Replay(inner, msg("{a}, {b}", a=self.label,
-                                                      b=_numbered(what, j, len(nested.lists)))))
+                                                      b=_numbered(what, j, len(nested.lists),
+                                                                  names))))
             except _Pending as one:
                 requests.append(one)
             except _PendingGroup as group:

@@ -14,7 +14,7 @@ from tests.helpers import replay_oracle
 
 import warroom
 from warroom.cli import main
-from warroom.errors import UsageError
+from warroom.errors import ExactTooLargeError, UsageError
 from warroom.games.fow.mixed import allocate, parse_teams, parse_weapons
 
 AT_GUN, MG = "10:3", "2:6"  # AT 10 firepower 3+; AT 2 firepower 6+
@@ -109,6 +109,57 @@ def test_priority_changes_who_takes_the_firepower() -> None:
     assert prob("fow.shoot_mixed", where, **raw) == F(4, 9) * F(17, 18) * F(5, 9)
 
 
+def test_gun_tank_declared() -> None:
+    # rule 8. Two dice at 3+ with AT 10 firepower 1+ at a tank of armour 0 (any hit it
+    # takes destroys it) and one of armour 15 (any hit it takes does nothing). A die
+    # destroys the first when it hits and its hit goes there: undeclared, weaker armour
+    # takes the first hit, so destroyed 1 - (1/3)^2 = 8/9. With the armour-0 tank
+    # declared (gt), a hit goes there on 5+ (1/3), else to the other: a die does it with
+    # 2/3 * 1/3 = 2/9, so 1 - (7/9)^2 = 32/81. With the armour-15 tank declared, a hit
+    # goes to the armour-0 tank on 1-4: 2/3 * 2/3 = 4/9 per die, 1 - (5/9)^2 = 56/81.
+    odds = {teams: prob("fow.shoot_mixed", {"destroyed": 1}, weapons="2:10:1", teams=teams)
+            for teams in ("tank:0,tank:15", "tank:0:gt,tank:15", "tank:0,tank:15:gt",
+                          "tank:0:gt,tank:15:gt")}
+    assert odds == {"tank:0,tank:15": F(8, 9), "tank:0:gt,tank:15": F(32, 81),
+                    "tank:0,tank:15:gt": F(56, 81),
+                    # every team of the declared type: no rolls, as undeclared
+                    "tank:0:gt,tank:15:gt": F(8, 9)}
+    # one hit (4/9): destroyed on a 5+ (1/3): 4/27; two hits (4/9): unless both miss the
+    # 5+ (4/9): 20/81
+    d = warroom.odds("fow.shoot_mixed", weapons="2:10:1", teams="tank:0:gt,tank:15")
+    got = {(o["hits"], o["destroyed"]): p for o, p in d.items()}
+    assert got == {(0, 0): F(1, 9), (1, 1): F(4, 27), (1, 0): F(8, 27), (2, 1): F(20, 81),
+                   (2, 0): F(16, 81)}
+
+
+def test_gun_tank_hits_go_to_the_gun_tanks_and_the_rest_to_the_others(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # to hit 3+: 5, 6, 4 -> 3 hits; gun-tank rolls 5, 1, 6 -> two go to the gun tanks
+    # (one each), one to the vehicle. The two tanks, hit alike, roll together, each
+    # named: armour 6, 6 (0 + 6 < 10), firepower 6, 6; the vehicle's save 1 fails
+    code = main(["roll", "fow.shoot_mixed", "weapons=3:10:1",
+                 "teams=tank:0:gt,soft,tank:0:gt", "--dice", "5,6,4,5,1,6,6,6,6,6,1"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "gun-tank rolls for AT 10 firepower 1+: 3 dice needing 5+" in out
+    for team in ("tank 1", "unarmoured vehicle 1", "tank 2"):
+        assert f"{team} is hit: 1 × (AT 10, firepower 1+)" in out
+    assert "armour save (tank 1): one die" in out and "armour save (tank 2): one die" in out
+    assert "hits = 3" in out and "destroyed = 3" in out
+
+
+def test_a_declaration_too_large_for_exact_odds_is_refused_at_once() -> None:
+    # three weapons of 12 dice with a gun tank declared: 91**3 splits of hits, far past
+    # the exact driver's budget; refused before any replay (a roll is still fine)
+    params = {"weapons": "12:10:3,12:2:6,12:7:4", "teams": "tank:6:gt,tank:5/3,soft"}
+    with pytest.raises(ExactTooLargeError):
+        warroom.odds("fow.shoot_mixed", **params)
+    assert warroom.roll("fow.shoot_mixed", params, seed=1).outcome["hits"] > 0
+    # without the declaration the same shots have exact odds
+    assert warroom.odds("fow.shoot_mixed", weapons="12:10:3,12:2:6",
+                        teams="tank:6,tank:5/3,soft").total() == 1
+
+
 @pytest.mark.parametrize(("mixed", "shoot"), [
     ({"weapons": "4:2:6", "teams": "infantry,infantry,infantry"},
      {"dice": 4, "teams": 3, "at": 2, "firepower": 6}),
@@ -166,6 +217,7 @@ def test_same_dice_same_result() -> None:
     (["teams=tank:6:fast"], "unknown or repeated flag"),
     (["teams=plane"], "team kind must be tank, infantry, gun or soft"),
     (["teams=soft:dug"], "only infantry and guns can be dug in"),
+    (["teams=tank:6,soft:gt"], "only tanks can be of the gun-tank type"),
     (["weapons=6:10"], "give dice:AT:firepower"),
     (["weapons=13:10:3"], "dice must be from 0 to 12"),
     (["weapons=1:2:6,1:2:6,1:2:6,1:2:6"], "at most 3"),
@@ -254,6 +306,7 @@ def test_special_rules_work_as_in_fow_shoot() -> None:
 
 @pytest.mark.parametrize("params", [
     {"weapons": "1:10:3", "teams": "tank:6/2"},
+    {"weapons": "2:10:3", "teams": "tank:6:gt,infantry"},
     {"weapons": "1:10:3,1:2:6", "teams": "tank:6,infantry"},
 ])
 def test_exact_odds_are_every_typed_roll_counted(params: dict[str, str]) -> None:

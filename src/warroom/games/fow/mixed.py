@@ -1,5 +1,5 @@
 """fow.shoot_mixed: several weapons firing at a platoon of mixed teams, with hit
-allocation rules 5-7 of the shooting article (part 4) on top of rules 1-4.
+allocation rules 5-8 of the shooting article (part 4) on top of rules 1-4.
 
 The allocation is a plain function of the hits each weapon scored (:func:`allocate`), so
 it can be tested by hand; the procedure rolls to hit per weapon, allocates, then rolls
@@ -39,7 +39,9 @@ TEAMS_HELP = (
     "tank, infantry, gun or soft (unarmoured vehicle). A tank gives the armour it is hit "
     "on, or hull/turret when they differ (tank:5/3: the shooter rolls 4+ for the turret). "
     "Flags: gtg (gone to ground), out (bogged down or bailed out), far (over 40 cm), dug "
-    "(infantry or gun dug in or in bulletproof cover). Example: tank:6,tank:5/3,soft")
+    "(infantry or gun dug in or in bulletproof cover), gt (a tank of the type declared "
+    "as the gun tank: each hit then rolls 5+ to go to these tanks). Example: "
+    "tank:6,tank:5/3,soft")
 
 
 class Weapon(NamedTuple):
@@ -59,6 +61,7 @@ class Team(NamedTuple):
     out: bool = False
     far: bool = False
     dug: bool = False
+    gt: bool = False
 
     @property
     def armoured(self) -> bool:
@@ -113,15 +116,18 @@ def parse_teams(text: str) -> tuple[Team, ...]:
                       else hull)
         seen = set()
         for flag in flags:
-            if flag not in ("gtg", "out", "far", "dug") or flag in seen:
+            if flag not in ("gtg", "out", "far", "dug", "gt") or flag in seen:
                 raise UsageError("{item!r}: unknown or repeated flag {flag!r} (gtg, out, far, "
-                                 "dug)", item=item, flag=flag)
+                                 "dug, gt)", item=item, flag=flag)
             seen.add(flag)
         if "dug" in seen and kind not in ("infantry", "gun"):
             raise UsageError("{item!r}: only infantry and guns can be dug in", item=item)
+        if "gt" in seen and kind != "tank":
+            raise UsageError("{item!r}: only tanks can be of the gun-tank type", item=item)
         counts[kind] = counts.get(kind, 0) + 1
         out.append(Team(kind, counts[kind], hull, turret,  # type: ignore[arg-type]
-                        "gtg" in seen, "out" in seen, "far" in seen, "dug" in seen))
+                        "gtg" in seen, "out" in seen, "far" in seen, "dug" in seen,
+                        "gt" in seen))
     return tuple(out)
 
 
@@ -178,7 +184,8 @@ class MixedParams(RulesParams):
     teams: str = Field("tank:6,tank:5/3,soft", description=TEAMS_HELP,
                        examples=["tank:6,tank:5/3,soft", "infantry,infantry:gtg,gun:dug",
                                  "tank:3,tank:3:far,infantry:out", "soft,soft:far,gun:gtg",
-                                 "tank:2/1,infantry:dug,infantry:gtg:far,soft"])
+                                 "tank:2/1,infantry:dug,infantry:gtg:far,soft",
+                                 "tank:6:gt,tank:5/3,infantry"])
     priority: Priority = Field("none", description="the type of team declared as the "
                                "priority target (rule 6), or none")
     target_skill: Skill = Field("trained", description="the target platoon's skill")
@@ -272,22 +279,60 @@ def _team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
     return chain
 
 
+def _gun_tank_plan(d: Dice, counts: tuple[int, ...], weapons: tuple[Weapon, ...],
+                   teams: tuple[Team, ...], priority: str) -> tuple[tuple[int, ...], ...]:
+    """Rule 8: with some tanks of the declared gun-tank type and other teams beside them,
+    each hit rolls 5+; those hits are allocated among the gun tanks and the rest among
+    the other teams, each by :func:`allocate`. Without both, the plain allocation."""
+    gun = [i for i, team in enumerate(teams) if team.gt]
+    if not gun or len(gun) == len(teams):
+        return allocate(counts, weapons, teams, priority)
+    to_gun = []
+    for weapon, count in zip(weapons, counts, strict=True):
+        to_gun.append(int(d.pool(
+            count, Target.of(5, msg("gun tank declared")), rule="fow.shoot_mixed.gun_tank",
+            what=msg("gun-tank rolls for AT {at} firepower {fp}+", at=weapon.at,
+                     fp=weapon.firepower))) if count else 0)
+    rest = [i for i in range(len(teams)) if not teams[i].gt]
+    plan: list[tuple[int, ...]] = [()] * len(teams)
+    for members, hits in ((gun, to_gun), (rest, [c - g for c, g in zip(counts, to_gun,
+                                                                        strict=True)])):
+        part = allocate(tuple(hits), weapons, tuple(teams[i] for i in members), priority)
+        for i, took in zip(members, part, strict=True):
+            plan[i] = took
+    return tuple(plan)
+
+
 def _hit_names(weapons: tuple[Weapon, ...], took: tuple[int, ...]) -> list[Msg]:
     return [msg("{k} × (AT {at}, firepower {fp}+)", k=took.count(w), at=weapons[w].at,
                 fp=weapons[w].firepower) for w in sorted(set(took))]
 
 
+def _cost(p: MixedParams) -> int:
+    """What exact odds cost, in replays of a small procedure: one path per count of hits
+    of each weapon, or with a gun-tank declaration per split of each weapon's hits
+    between the two groups; such a path (two allocations, more team rolls) costs about
+    ten small replays."""
+    teams = parse_teams(p.teams)
+    declared = any(t.gt for t in teams) and not all(t.gt for t in teams)
+    out = 10 if declared else 1
+    for w in parse_weapons(p.weapons):
+        out *= (w.dice + 1) * (w.dice + 2) // 2 if declared else w.dice + 1
+    return out
+
+
 @procedure(
     "fow.shoot_mixed", title="Several weapons at a mixed platoon",
     summary="Roll to hit with each weapon, allocate the hits over teams of different "
-            "kinds and armour (rules 1-7), then roll each team's saves, armour and "
+            "kinds and armour (rules 1-8), then roll each team's saves, armour and "
             "firepower tests; 5 hits pin.",
     params=MixedParams,
+    cost=_cost,
     outcome=outcome(("hits", "int", "hits scored by all the weapons"),
                     ("destroyed", "int", "teams destroyed"),
                     ("bailed_out", "int", "tanks bailed out"),
                     ("pinned", "bool", "the target platoon is pinned down")),
-    source="seed 002: 'Jak się gra we Flames of War' part 4, allocation rules 1-7; part 5",
+    source="seed 002: 'Jak się gra we Flames of War' part 4, allocation rules 1-8; part 5",
     note="Allocation as the article orders it: an equal share each, the rest first to teams "
          "not gone to ground, then gone to ground, then bogged or bailed out, nearer before "
          "over 40 cm, then the declared priority type (one declaration for the whole "
@@ -302,8 +347,11 @@ def _hit_names(weapons: tuple[Weapon, ...], took: tuple[int, ...]) -> list[Msg]:
          "every team is over 40 cm; far tanks get +1 armour. The sources say nothing of a "
          "tank already bailed out that is bailed out again: it counts as bailed out. "
          "Special rules work as in fow.shoot (to-hit modifiers and re-rolls, Schürzen and "
-         "Improvised Armour against firepower 5 or 6, Quality of Quantity). Gun tanks "
-         "(rule 8) and bunker busters (rule 9): use fow.shoot and fow.allocate.")
+         "Improvised Armour against firepower 5 or 6, Quality of Quantity). Gun tanks (rule "
+         "8): tanks flagged gt are the declared type; when other teams are present each "
+         "hit rolls 5+, those hits are allocated among the gun tanks and the rest among "
+         "the other teams, both as above. Moving bunker busters (rule 9) are not modelled: "
+         "roll their shots with fow.shoot at the teams they may hit.")
 def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
     weapons, teams = parse_weapons(p.weapons), parse_teams(p.teams)
     shot = _as_shot(p, all(x.gtg for x in teams), all(x.far for x in teams))
@@ -318,13 +366,14 @@ def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
                            what=msg("to hit with AT {at} firepower {fp}+", at=weapon.at,
                                     fp=weapon.firepower), reroll=reroll))
     counts = tuple(int(h) for h in hits)  # allocation depends on the hits: known here
-    plan = allocate(counts, weapons, teams, p.priority)
+    plan = _gun_tank_plan(d, counts, weapons, teams, p.priority)
     saves = Saves(p.target_has("schurzen") and p.aspect == "side",
                   p.target_has("improvised_armour"))
     destroyed: Any = 0
     bailed: Any = 0
     groups: dict[tuple[Team, tuple[int, ...]], int] = {}
     first: dict[tuple[Team, tuple[int, ...]], Msg] = {}
+    members: dict[tuple[Team, tuple[int, ...]], list[Msg]] = {}
     for team, took in zip(teams, plan, strict=True):
         if took:
             d.note("fow.shoot_mixed.allocate", "{team} is hit: {hits}", team=team.label(),
@@ -332,11 +381,12 @@ def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
             like = team._replace(n=0)  # teams alike but for their number roll together
             groups[like, took] = groups.get((like, took), 0) + 1
             first.setdefault((like, took), team.label())
+            members.setdefault((like, took), []).append(team.label())
     for (team, took), count in groups.items():
         what = first[team, took] if count == 1 else msg(GROUP_NAMES[team.kind], count=count)
         res = d.each(count, _team_roll(team, weapons, took, saves),
                      ("destroyed", "bailed_out", "unharmed"), rule="fow.shoot_mixed.team",
-                     what=what)
+                     what=what, names=members[team, took])
         destroyed = destroyed + res["destroyed"]
         bailed = bailed + res["bailed_out"]
     total = sum(counts)
