@@ -148,6 +148,44 @@ def test_gun_tank_hits_go_to_the_gun_tanks_and_the_rest_to_the_others(
     assert "hits = 3" in out and "destroyed = 3" in out
 
 
+def test_bunker_buster_that_moved_allocation() -> None:
+    # rule 9: its hits never go to a vehicle in good order; the other hits even out
+    assert plan((3,), "3:6:1:bb", "tank:3,infantry,soft") == ((), (0, 0, 0), ())
+    # two BB hits to the infantry, then the MG hit to the team with fewest, the vehicle
+    # before the tank (rule 7)
+    assert plan((2, 1), f"2:6:1:bb,1:{MG}", "tank:3,infantry,soft") == ((), (0, 0), (1,))
+    # a bailed-out tank may take them
+    assert plan((2,), "2:6:1:bb", "tank:3,tank:2:out") == ((), (0, 0))
+    # no team it may hit: the hits go nowhere
+    assert plan((2,), "2:6:1:bb", "tank:3,soft") == ((), ())
+    # one BB hit on the infantry, then four MG hits level the count: 3 and 2
+    assert plan((1, 4), f"1:6:1:bb,4:{MG}", "tank:3,infantry") == ((1, 1), (0, 1, 1))
+
+
+def test_bunker_buster_that_moved_odds() -> None:
+    # one die at 3+ (2/3) at an armour-0 tank and infantry gone to ground. Unflagged the
+    # tank (ready) takes it: 6 + 0 against AT 6 equals it (1/6: firepower 1+ bails),
+    # below otherwise (5/6: destroyed), so destroyed 5/9 and bailed 1/9. Flagged bb the
+    # infantry takes it: its 3+ save fails 1/3, destroyed 2/9, nobody bailed.
+    raw = {"teams": "tank:0,infantry:gtg"}
+    assert prob("fow.shoot_mixed", {"destroyed": 1}, weapons="1:6:1", **raw) == F(5, 9)
+    assert prob("fow.shoot_mixed", {"bailed_out": 1}, weapons="1:6:1", **raw) == F(1, 9)
+    assert prob("fow.shoot_mixed", {"destroyed": 1}, weapons="1:6:1:bb", **raw) == F(2, 9)
+    assert prob("fow.shoot_mixed", {"bailed_out": 1}, weapons="1:6:1:bb", **raw) == 0
+    # only vehicles in good order: the hits are lost, yet counted for pinning
+    d = warroom.odds("fow.shoot_mixed", weapons="6:6:1:bb", teams="tank:3,soft")
+    assert d.marginal("destroyed") == {0: 1}
+    assert d.probability(pinned=True) == 6 * F(2, 3) ** 5 * F(1, 3) + F(2, 3) ** 6
+
+
+def test_lost_bunker_buster_hits_are_told(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["roll", "fow.shoot_mixed", "weapons=2:6:1:bb", "teams=tank:3,soft",
+                 "--dice", "4,5"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "2 hits of a bunker buster that moved have no team they may go to" in out
+
+
 def test_a_declaration_too_large_for_exact_odds_is_refused_at_once() -> None:
     # three weapons of 12 dice with a gun tank declared: 91**3 splits of hits, far past
     # the exact driver's budget; refused before any replay (a roll is still fine)
@@ -219,6 +257,7 @@ def test_same_dice_same_result() -> None:
     (["teams=soft:dug"], "only infantry and guns can be dug in"),
     (["teams=tank:6,soft:gt"], "only tanks can be of the gun-tank type"),
     (["weapons=6:10"], "give dice:AT:firepower"),
+    (["weapons=6:10:3:fast"], "dice:AT:firepower:bb for a bunker buster"),
     (["weapons=13:10:3"], "dice must be from 0 to 12"),
     (["weapons=1:2:6,1:2:6,1:2:6,1:2:6"], "at most 3"),
     (["teams=tank:6", "priority=gun"], "is not among the teams"),
@@ -278,6 +317,32 @@ def test_allocation_keeps_every_rule(weapons: list[tuple[int, int, int]], teams:
     for i, j in itertools.permutations(tank, 2):
         if min(ts[i].hull, ts[i].turret) > min(ts[j].hull, ts[j].turret):
             assert min(at[i]) >= max(at[j])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.sampled_from([2, 7, 10]), st.booleans()),
+                min_size=1, max_size=3),
+       st.lists(st.sampled_from(TEAM_SPECS), min_size=1, max_size=8))
+def test_bunker_busters_that_moved_never_hit_vehicles_in_good_order(
+        weapons: list[tuple[int, int, bool]], teams: list[str]) -> None:
+    ws = parse_weapons(",".join(f"{n}:{at}:3" + (":bb" if bb else "")
+                                for n, at, bb in weapons))
+    ts = parse_teams(",".join(teams))
+    hits = tuple(w.dice for w in ws)
+    got = allocate(hits, ws, ts)
+    may = any(not t.bunker_safe for t in ts)
+    for w, weapon in enumerate(ws):
+        placed = [i for i, took in enumerate(got) for x in took if x == w]
+        # every hit is placed, but a bunker buster's only where it may go
+        assert len(placed) == (hits[w] if may or not weapon.bb else 0)
+        if weapon.bb:
+            assert all(not ts[i].bunker_safe for i in placed)
+    # the other hits still even out the count: a team gets another only when none it
+    # could go to has fewer (the counts differ by at most one where a non-BB hit landed)
+    counts = [len(took) for took in got]
+    other = [i for i, took in enumerate(got) if any(not ws[x].bb for x in took)]
+    if other:
+        assert max(counts[i] for i in other) - min(counts) <= 1
 
 
 # ---------------------------------------------------------------------- special rules

@@ -1,5 +1,5 @@
 """fow.shoot_mixed: several weapons firing at a platoon of mixed teams, with hit
-allocation rules 5-8 of the shooting article (part 4) on top of rules 1-4.
+allocation rules 5-9 of the shooting article (part 4) on top of rules 1-4.
 
 The allocation is a plain function of the hits each weapon scored (:func:`allocate`), so
 it can be tested by hand; the procedure rolls to hit per weapon, allocates, then rolls
@@ -32,8 +32,9 @@ Priority = Literal["none", "tank", "infantry", "gun", "soft"]
 
 WEAPONS_HELP = (
     "the shooting weapons, comma-separated, each dice:AT:firepower (attack dice after "
-    "ROF, anti-tank rating, the N of firepower N+). Example: 6:10:3,4:2:6 for six "
-    "75 mm shots and four machine-gun shots")
+    "ROF, anti-tank rating, the N of firepower N+), with :bb after a bunker buster that "
+    "moved (its hits may not go to vehicles unless bogged down or bailed out). Example: "
+    "6:10:3,4:2:6 for six 75 mm shots and four machine-gun shots")
 TEAMS_HELP = (
     "the target platoon's teams, comma-separated, each kind[:armour][:flags]. kind is "
     "tank, infantry, gun or soft (unarmoured vehicle). A tank gives the armour it is hit "
@@ -48,6 +49,7 @@ class Weapon(NamedTuple):
     dice: int
     at: int
     firepower: int
+    bb: bool = False  # a bunker buster that moved (rule 9)
 
 
 class Team(NamedTuple):
@@ -67,6 +69,12 @@ class Team(NamedTuple):
     def armoured(self) -> bool:
         return self.kind == "tank"
 
+    @property
+    def bunker_safe(self) -> bool:
+        """A vehicle a moving bunker buster may not hit (rule 9): one not bogged down or
+        bailed out."""
+        return self.kind in ("tank", "soft") and not self.out
+
     def label(self) -> Msg:
         return msg(TEAM_NAMES[self.kind], n=self.n)
 
@@ -85,11 +93,13 @@ def parse_weapons(text: str) -> tuple[Weapon, ...]:
     out = []
     for item in text_items(text, "weapon", "weapons", "6:10:3", MAX_WEAPONS):
         fields = [f.strip() for f in item.split(":")]
-        if len(fields) != 3:
-            raise UsageError("{item!r}: give dice:AT:firepower, e.g. 6:10:3", item=item)
+        bb = len(fields) == 4 and fields[3].lower() == "bb"
+        if len(fields) != 3 and not bb:
+            raise UsageError("{item!r}: give dice:AT:firepower, or dice:AT:firepower:bb for "
+                             "a bunker buster that moved, e.g. 6:10:3", item=item)
         out.append(Weapon(whole_number(fields[0], "dice", item, 0, MAX_WEAPON_DICE),
                           whole_number(fields[1], "AT", item, 1, 20),
-                          whole_number(fields[2], "firepower", item, 1, 6)))
+                          whole_number(fields[2], "firepower", item, 1, 6), bb))
     return tuple(out)
 
 
@@ -142,17 +152,21 @@ def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Te
     Which: tanks take the hits of highest AT (rule 7), the strongest armour first, so
     weaker armour gets the lower AT; then the priority type the best firepower (rule 6);
     within each of these, and for the rest, the hits are dealt a hit each in turn, weapon
-    by weapon, so every weapon's hits are spread evenly (rule 5)."""
+    by weapon, so every weapon's hits are spread evenly (rule 5). Hits of a bunker buster
+    that moved go only where rule 9 lets them, first (:func:`_bunker_buster_slots`)."""
     total = sum(hits)
     order = sorted(range(len(teams)), key=lambda i: (
         2 if teams[i].out else 1 if teams[i].gtg else 0, teams[i].far,
         teams[i].kind != priority, teams[i].armoured, min(teams[i].hull, teams[i].turret)))
-    share, extra = divmod(total, len(teams))
-    slots = [share] * len(teams)
-    for i in order[:extra]:
-        slots[i] += 1
-    pool = [w for w, h in enumerate(hits) for _ in range(h)]
     taken: list[list[int]] = [[] for _ in teams]
+    if any(weapons[w].bb for w, h in enumerate(hits) if h):
+        slots, pool = _bunker_buster_slots(hits, weapons, teams, order, taken)
+    else:
+        share, extra = divmod(total, len(teams))
+        slots = [share] * len(teams)
+        for i in order[:extra]:
+            slots[i] += 1
+        pool = [w for w, h in enumerate(hits) for _ in range(h)]
 
     def deal(members: list[int], best: Any) -> None:
         wanted = sum(slots[i] for i in members)
@@ -177,10 +191,39 @@ def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Te
     return tuple(tuple(sorted(t)) for t in taken)
 
 
+def _bunker_buster_slots(hits: tuple[int, ...], weapons: tuple[Weapon, ...],
+                         teams: tuple[Team, ...], order: list[int], taken: list[list[int]]
+                         ) -> tuple[list[int], list[int]]:
+    """Rule 9 in the allocation: the hits of a bunker buster that moved go first, one at
+    a time, weapon by weapon, to the team it may hit with the fewest hits so far (the
+    earlier in ``order`` on a tie), into ``taken``; with no such team they go nowhere.
+    The other hits then level the count the same way over every team. Returns how many
+    more hits each team takes and the hits left to deal."""
+    count = [0] * len(teams)
+
+    def place(members: list[int]) -> int:
+        best = min(members, key=lambda i: (count[i], order.index(i)))
+        count[best] += 1
+        return best
+
+    may = [i for i in order if not teams[i].bunker_safe]
+    left = [h if weapons[w].bb else 0 for w, h in enumerate(hits)]
+    while may and any(left):
+        for w, n in enumerate(left):
+            if n:
+                taken[place(may)].append(w)
+                left[w] -= 1
+    slots = [0] * len(teams)
+    pool = [w for w, h in enumerate(hits) if not weapons[w].bb for _ in range(h)]
+    for _ in pool:
+        slots[place(order)] += 1
+    return slots, pool
+
+
 class MixedParams(RulesParams):
     weapons: str = Field("6:10:3,4:2:6", description=WEAPONS_HELP,
                          examples=["6:10:3,4:2:6", "3:12:2", "8:2:6,2:9:3", "2:7:4,2:7:4,3:2:6",
-                                   "0:10:3,5:2:6"])
+                                   "0:10:3,5:2:6", "3:6:1:bb,4:2:6"])
     teams: str = Field("tank:6,tank:5/3,soft", description=TEAMS_HELP,
                        examples=["tank:6,tank:5/3,soft", "infantry,infantry:gtg,gun:dug",
                                  "tank:3,tank:3:far,infantry:out", "soft,soft:far,gun:gtg",
@@ -324,7 +367,7 @@ def _cost(p: MixedParams) -> int:
 @procedure(
     "fow.shoot_mixed", title="Several weapons at a mixed platoon",
     summary="Roll to hit with each weapon, allocate the hits over teams of different "
-            "kinds and armour (rules 1-8), then roll each team's saves, armour and "
+            "kinds and armour (rules 1-9), then roll each team's saves, armour and "
             "firepower tests; 5 hits pin.",
     params=MixedParams,
     cost=_cost,
@@ -332,7 +375,7 @@ def _cost(p: MixedParams) -> int:
                     ("destroyed", "int", "teams destroyed"),
                     ("bailed_out", "int", "tanks bailed out"),
                     ("pinned", "bool", "the target platoon is pinned down")),
-    source="seed 002: 'Jak się gra we Flames of War' part 4, allocation rules 1-8; part 5",
+    source="seed 002: 'Jak się gra we Flames of War' part 4, allocation rules 1-9; part 5",
     note="Allocation as the article orders it: an equal share each, the rest first to teams "
          "not gone to ground, then gone to ground, then bogged or bailed out, nearer before "
          "over 40 cm, then the declared priority type (one declaration for the whole "
@@ -350,8 +393,11 @@ def _cost(p: MixedParams) -> int:
          "Improvised Armour against firepower 5 or 6, Quality of Quantity). Gun tanks (rule "
          "8): tanks flagged gt are the declared type; when other teams are present each "
          "hit rolls 5+, those hits are allocated among the gun tanks and the rest among "
-         "the other teams, both as above. Moving bunker busters (rule 9) are not modelled: "
-         "roll their shots with fow.shoot at the teams they may hit.")
+         "the other teams, both as above. Bunker busters that moved (rule 9, weapons "
+         "flagged bb): their hits go first, a hit at a time to the team with the fewest "
+         "that they may hit (not a vehicle, unless bogged down or bailed out); the other "
+         "hits then even out the count over every team. Hits no team may take are lost "
+         "but still count toward pinning (our reading: the article is silent).")
 def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
     weapons, teams = parse_weapons(p.weapons), parse_teams(p.teams)
     shot = _as_shot(p, all(x.gtg for x in teams), all(x.far for x in teams))
@@ -367,6 +413,10 @@ def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
                                     fp=weapon.firepower), reroll=reroll))
     counts = tuple(int(h) for h in hits)  # allocation depends on the hits: known here
     plan = _gun_tank_plan(d, counts, weapons, teams, p.priority)
+    lost = sum(counts) - sum(map(len, plan))
+    if lost:
+        d.note("fow.shoot_mixed.bunker_buster", "{n} hits of a bunker buster that moved "
+               "have no team they may go to: no effect", n=lost)
     saves = Saves(p.target_has("schurzen") and p.aspect == "side",
                   p.target_has("improvised_armour"))
     destroyed: Any = 0
