@@ -20,9 +20,9 @@ from warroom.games.fow.mixed import allocate, parse_teams, parse_weapons
 AT_GUN, MG = "10:3", "2:6"  # AT 10 firepower 3+; AT 2 firepower 6+
 
 
-def plan(hits: tuple[int, ...], weapons: str, teams: str, priority: str = "none"
-         ) -> tuple[tuple[int, ...], ...]:
-    return allocate(hits, parse_weapons(weapons), parse_teams(teams), priority)
+def plan(hits: tuple[int, ...], weapons: str, teams: str, priority: str = "none",
+         moved: bool = False) -> tuple[tuple[int, ...], ...]:
+    return allocate(hits, parse_weapons(weapons), parse_teams(teams), priority, moved)
 
 
 # ------------------------------------------------------------------ who takes which hit
@@ -150,37 +150,44 @@ def test_gun_tank_hits_go_to_the_gun_tanks_and_the_rest_to_the_others(
 
 def test_bunker_buster_that_moved_allocation() -> None:
     # rule 9: its hits never go to a vehicle in good order; the other hits even out
-    assert plan((3,), "3:6:1:bb", "tank:3,infantry,soft") == ((), (0, 0, 0), ())
+    assert plan((3,), "3:6:1:bb", "tank:3,infantry,soft", moved=True) == ((), (0, 0, 0), ())
     # two BB hits to the infantry, then the MG hit to the team with fewest, the vehicle
     # before the tank (rule 7)
-    assert plan((2, 1), f"2:6:1:bb,1:{MG}", "tank:3,infantry,soft") == ((), (0, 0), (1,))
+    assert plan((2, 1), f"2:6:1:bb,1:{MG}", "tank:3,infantry,soft", moved=True) == (
+        (), (0, 0), (1,))
     # a bailed-out tank may take them
-    assert plan((2,), "2:6:1:bb", "tank:3,tank:2:out") == ((), (0, 0))
+    assert plan((2,), "2:6:1:bb", "tank:3,tank:2:out", moved=True) == ((), (0, 0))
     # no team it may hit: the hits go nowhere
-    assert plan((2,), "2:6:1:bb", "tank:3,soft") == ((), ())
+    assert plan((2,), "2:6:1:bb", "tank:3,soft", moved=True) == ((), ())
     # one BB hit on the infantry, then four MG hits level the count: 3 and 2
-    assert plan((1, 4), f"1:6:1:bb,4:{MG}", "tank:3,infantry") == ((1, 1), (0, 1, 1))
+    assert plan((1, 4), f"1:6:1:bb,4:{MG}", "tank:3,infantry", moved=True) == (
+        (1, 1), (0, 1, 1))
+    # a bunker buster that stayed still is allocated like any weapon
+    assert plan((3,), "3:6:1:bb", "tank:3,infantry,soft") == ((0,), (0,), (0,))
 
 
 def test_bunker_buster_that_moved_odds() -> None:
-    # one die at 3+ (2/3) at an armour-0 tank and infantry gone to ground. Unflagged the
-    # tank (ready) takes it: 6 + 0 against AT 6 equals it (1/6: firepower 1+ bails),
-    # below otherwise (5/6: destroyed), so destroyed 5/9 and bailed 1/9. Flagged bb the
-    # infantry takes it: its 3+ save fails 1/3, destroyed 2/9, nobody bailed.
-    raw = {"teams": "tank:0,infantry:gtg"}
+    # the shooters moved; one die at 3+ (2/3) at an armour-0 tank and infantry gone to
+    # ground. A plain gun: the tank (ready) takes it: 6 + 0 against AT 6 equals it (1/6:
+    # firepower 1+ bails), below otherwise (5/6: destroyed), so destroyed 5/9 and bailed
+    # 1/9. A bunker buster: the infantry takes it and has no save: destroyed 2/3.
+    raw = {"teams": "tank:0,infantry:gtg", "moved": True}
     assert prob("fow.shoot_mixed", {"destroyed": 1}, weapons="1:6:1", **raw) == F(5, 9)
     assert prob("fow.shoot_mixed", {"bailed_out": 1}, weapons="1:6:1", **raw) == F(1, 9)
-    assert prob("fow.shoot_mixed", {"destroyed": 1}, weapons="1:6:1:bb", **raw) == F(2, 9)
+    assert prob("fow.shoot_mixed", {"destroyed": 1}, weapons="1:6:1:bb", **raw) == F(2, 3)
     assert prob("fow.shoot_mixed", {"bailed_out": 1}, weapons="1:6:1:bb", **raw) == 0
+    # it did not move: the tank takes it, as the plain gun
+    assert prob("fow.shoot_mixed", {"destroyed": 1}, weapons="1:6:1:bb",
+                teams="tank:0,infantry:gtg") == F(5, 9)
     # only vehicles in good order: the hits are lost, yet counted for pinning
-    d = warroom.odds("fow.shoot_mixed", weapons="6:6:1:bb", teams="tank:3,soft")
+    d = warroom.odds("fow.shoot_mixed", weapons="6:6:1:bb", teams="tank:3,soft", moved=True)
     assert d.marginal("destroyed") == {0: 1}
     assert d.probability(pinned=True) == 6 * F(2, 3) ** 5 * F(1, 3) + F(2, 3) ** 6
 
 
 def test_lost_bunker_buster_hits_are_told(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["roll", "fow.shoot_mixed", "weapons=2:6:1:bb", "teams=tank:3,soft",
-                 "--dice", "4,5"])
+                 "moved=true", "--dice", "4,5"])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "2 hits of a bunker buster that moved have no team they may go to" in out
@@ -329,7 +336,7 @@ def test_bunker_busters_that_moved_never_hit_vehicles_in_good_order(
                                 for n, at, bb in weapons))
     ts = parse_teams(",".join(teams))
     hits = tuple(w.dice for w in ws)
-    got = allocate(hits, ws, ts)
+    got = allocate(hits, ws, ts, moved=True)
     may = any(not t.bunker_safe for t in ts)
     for w, weapon in enumerate(ws):
         placed = [i for i, took in enumerate(got) for x in took if x == w]

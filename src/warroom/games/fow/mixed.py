@@ -32,9 +32,10 @@ Priority = Literal["none", "tank", "infantry", "gun", "soft"]
 
 WEAPONS_HELP = (
     "the shooting weapons, comma-separated, each dice:AT:firepower (attack dice after "
-    "ROF, anti-tank rating, the N of firepower N+), with :bb after a bunker buster that "
-    "moved (its hits may not go to vehicles unless bogged down or bailed out). Example: "
-    "6:10:3,4:2:6 for six 75 mm shots and four machine-gun shots")
+    "ROF, anti-tank rating, the N of firepower N+), with :bb after a bunker buster or "
+    "breakthrough gun (infantry gets no save; when the shooters moved, its hits may not "
+    "go to vehicles unless bogged down or bailed out). Example: 6:10:3,4:2:6 for six "
+    "75 mm shots and four machine-gun shots")
 TEAMS_HELP = (
     "the target platoon's teams, comma-separated, each kind[:armour][:flags]. kind is "
     "tank, infantry, gun or soft (unarmoured vehicle). A tank gives the armour it is hit "
@@ -49,7 +50,7 @@ class Weapon(NamedTuple):
     dice: int
     at: int
     firepower: int
-    bb: bool = False  # a bunker buster that moved (rule 9)
+    bb: bool = False  # a bunker buster or breakthrough gun
 
 
 class Team(NamedTuple):
@@ -96,7 +97,7 @@ def parse_weapons(text: str) -> tuple[Weapon, ...]:
         bb = len(fields) == 4 and fields[3].lower() == "bb"
         if len(fields) != 3 and not bb:
             raise UsageError("{item!r}: give dice:AT:firepower, or dice:AT:firepower:bb for "
-                             "a bunker buster that moved, e.g. 6:10:3", item=item)
+                             "a bunker buster, e.g. 6:10:3", item=item)
         out.append(Weapon(whole_number(fields[0], "dice", item, 0, MAX_WEAPON_DICE),
                           whole_number(fields[1], "AT", item, 1, 20),
                           whole_number(fields[2], "firepower", item, 1, 6), bb))
@@ -142,7 +143,7 @@ def parse_teams(text: str) -> tuple[Team, ...]:
 
 
 def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Team, ...],
-             priority: str = "none") -> tuple[tuple[int, ...], ...]:
+             priority: str = "none", moved: bool = False) -> tuple[tuple[int, ...], ...]:
     """Which hits each team takes, as weapon indices (one per hit), in ``teams`` order.
 
     How many: every team takes an equal share and the rest go one each in this order
@@ -152,14 +153,15 @@ def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Te
     Which: tanks take the hits of highest AT (rule 7), the strongest armour first, so
     weaker armour gets the lower AT; then the priority type the best firepower (rule 6);
     within each of these, and for the rest, the hits are dealt a hit each in turn, weapon
-    by weapon, so every weapon's hits are spread evenly (rule 5). Hits of a bunker buster
-    that moved go only where rule 9 lets them, first (:func:`_bunker_buster_slots`)."""
+    by weapon, so every weapon's hits are spread evenly (rule 5). When the shooters
+    ``moved``, a bunker buster's hits go only where rule 9 lets them, first
+    (:func:`_bunker_buster_slots`)."""
     total = sum(hits)
     order = sorted(range(len(teams)), key=lambda i: (
         2 if teams[i].out else 1 if teams[i].gtg else 0, teams[i].far,
         teams[i].kind != priority, teams[i].armoured, min(teams[i].hull, teams[i].turret)))
     taken: list[list[int]] = [[] for _ in teams]
-    if any(weapons[w].bb for w, h in enumerate(hits) if h):
+    if moved and any(weapons[w].bb for w, h in enumerate(hits) if h):
         slots, pool = _bunker_buster_slots(hits, weapons, teams, order, taken)
     else:
         share, extra = divmod(total, len(teams))
@@ -293,7 +295,7 @@ def _hit_spec(team: Team, weapon: Weapon, armour: int, saves: Saves) -> HitSpec:
                    at=weapon.at, firepower=weapon.firepower, dug_in=team.dug,
                    gone_to_ground=team.gtg, schurzen=saves.schurzen and heavy,
                    improvised_armour=saves.improvised_armour and heavy,
-                   rule="fow.shoot_mixed")
+                   bunker_buster=weapon.bb, rule="fow.shoot_mixed")
 
 
 _WORST = {"destroyed": 2, "bailed_out": 1, "unharmed": 0}
@@ -323,13 +325,14 @@ def _team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
 
 
 def _gun_tank_plan(d: Dice, counts: tuple[int, ...], weapons: tuple[Weapon, ...],
-                   teams: tuple[Team, ...], priority: str) -> tuple[tuple[int, ...], ...]:
+                   teams: tuple[Team, ...], priority: str, moved: bool
+                   ) -> tuple[tuple[int, ...], ...]:
     """Rule 8: with some tanks of the declared gun-tank type and other teams beside them,
     each hit rolls 5+; those hits are allocated among the gun tanks and the rest among
     the other teams, each by :func:`allocate`. Without both, the plain allocation."""
     gun = [i for i, team in enumerate(teams) if team.gt]
     if not gun or len(gun) == len(teams):
-        return allocate(counts, weapons, teams, priority)
+        return allocate(counts, weapons, teams, priority, moved)
     to_gun = []
     for weapon, count in zip(weapons, counts, strict=True):
         to_gun.append(int(d.pool(
@@ -340,7 +343,8 @@ def _gun_tank_plan(d: Dice, counts: tuple[int, ...], weapons: tuple[Weapon, ...]
     plan: list[tuple[int, ...]] = [()] * len(teams)
     for members, hits in ((gun, to_gun), (rest, [c - g for c, g in zip(counts, to_gun,
                                                                         strict=True)])):
-        part = allocate(tuple(hits), weapons, tuple(teams[i] for i in members), priority)
+        part = allocate(tuple(hits), weapons, tuple(teams[i] for i in members), priority,
+                        moved)
         for i, took in zip(members, part, strict=True):
             plan[i] = took
     return tuple(plan)
@@ -393,8 +397,9 @@ def _cost(p: MixedParams) -> int:
          "Improvised Armour against firepower 5 or 6, Quality of Quantity). Gun tanks (rule "
          "8): tanks flagged gt are the declared type; when other teams are present each "
          "hit rolls 5+, those hits are allocated among the gun tanks and the rest among "
-         "the other teams, both as above. Bunker busters that moved (rule 9, weapons "
-         "flagged bb): their hits go first, a hit at a time to the team with the fewest "
+         "the other teams, both as above. Bunker busters and breakthrough guns (weapons "
+         "flagged bb) leave infantry no save, as in fow.shoot; when the shooters moved "
+         "(rule 9), their hits go first, a hit at a time to the team with the fewest "
          "that they may hit (not a vehicle, unless bogged down or bailed out); the other "
          "hits then even out the count over every team. Hits no team may take are lost "
          "but still count toward pinning (our reading: the article is silent).")
@@ -412,7 +417,7 @@ def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
                            what=msg("to hit with AT {at} firepower {fp}+", at=weapon.at,
                                     fp=weapon.firepower), reroll=reroll))
     counts = tuple(int(h) for h in hits)  # allocation depends on the hits: known here
-    plan = _gun_tank_plan(d, counts, weapons, teams, p.priority)
+    plan = _gun_tank_plan(d, counts, weapons, teams, p.priority, p.moved)
     lost = sum(counts) - sum(map(len, plan))
     if lost:
         d.note("fow.shoot_mixed.bunker_buster", "{n} hits of a bunker buster that moved "
