@@ -202,9 +202,9 @@ def _spread(hits: int, groups: list[int]) -> tuple[list[int], int]:
          "over go first to teams in good order, then gone to ground, then bogged or bailed "
          "out, nearer before farther within each. Gun-tank hits (5+ per hit) go to that "
          "type (spread evenly over its teams) and the rest are spread over the others. "
-         "Rules 5-7 (several weapons, priority targets, matching weapons to armour) need "
-         "each weapon and each team: fow.shoot_mixed. Rule 9 (moving bunker busters may "
-         "not hit vehicles unless bogged or bailed out) is the owner's to follow.")
+         "Rules 5-7 (several weapons, priority targets, matching weapons to armour) and 9 "
+         "(moving bunker busters may not hit vehicles unless bogged or bailed out) need "
+         "each weapon and each team: fow.shoot_mixed.")
 def allocate(p: AllocateParams, d: Dice) -> dict[str, Any]:
     groups = [p.ready - p.ready_far, p.ready_far,
               p.gone_to_ground - p.gone_to_ground_far, p.gone_to_ground_far,
