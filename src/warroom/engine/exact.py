@@ -388,12 +388,25 @@ def exact_run(run: Run, fields: Sequence[str], all_concrete: bool = False,
 
 def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
                all_concrete: bool, max_paths: int, shared: dict[Any, Any]) -> Weights:
-    plain: dict[int, dict[Outcome, int]] = {}
-    lazy: list[tuple[int, int, dict[Outcome, int]]] = []
-    stack: list[tuple[tuple[Any, ...], int, int]] = [((), 1, 1)]
-    runs = 0
     memo: dict[Any, Any] = {}
     pick = _outcome_getter(fields)
+    # the first replay on its own: a procedure that never branches (every request lazy,
+    # the usual case) is done after it, without the bookkeeping of the loop below
+    try:
+        out = run(ExactDice((), concrete, all_concrete, memo, shared))
+    except _Branch as br:
+        stack: list[tuple[tuple[Any, ...], int, int]] = [
+            ((value,), w, br.den) for value, w in br.options if w]
+    else:
+        key = _key(pick, out, fields)
+        for v in key:
+            if isinstance(v, (Sym, Cond)):
+                sub, sub_den = _evaluate(list(key))
+                return Weights(fields, sub, sub_den)
+        return Weights(fields, {key: 1}, 1)
+    plain: dict[int, dict[Outcome, int]] = {}
+    lazy: list[tuple[int, int, dict[Outcome, int]]] = []
+    runs = 1
     lazy_types = (Sym, Cond)
     last_den, bucket = 0, {}
     while stack:
@@ -408,12 +421,7 @@ def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
                 if w:
                     stack.append(((*path, value), num * w, den * br.den))
             continue
-        try:
-            key = pick(out)
-        except KeyError:
-            for f in fields:
-                _field(out, f)
-            raise
+        key = _key(pick, out, fields)
         for v in key:
             if isinstance(v, lazy_types):
                 sub, sub_den = _evaluate(list(key))
@@ -431,6 +439,16 @@ def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
         for key, w in sub.items():
             bucket[key] = bucket.get(key, 0) + num * w
     return _merge(fields, plain)
+
+
+def _key(pick: Callable[[Mapping[str, Any]], Outcome], out: Mapping[str, Any],
+         fields: tuple[str, ...]) -> Outcome:
+    try:
+        return pick(out)
+    except KeyError:
+        for f in fields:
+            _field(out, f)  # names the missing field
+        raise
 
 
 @functools.lru_cache(maxsize=256)
