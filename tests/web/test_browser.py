@@ -171,3 +171,18 @@ def test_long_exact_odds_say_they_are_being_worked_out(page: Any, server_url: st
     expect(busy).to_have_text("Working out the exact odds…")
     expect(busy).to_be_hidden(timeout=60_000)
     expect(page.locator('#odds td[title]').first).to_be_visible()
+
+
+def test_a_written_format_offers_its_examples(page: Any, server_url: str) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(server_url + "/p/fow.shoot_mixed?lang=en")
+    teams = page.locator('input[name="teams"]')
+    # the browser links the field to its suggestions (the schema's examples)
+    options = teams.evaluate("el => Array.from(el.list.options).map(o => o.value)")
+    assert "tank:6:gt,tank:5/3,infantry" in options and len(options) >= 5
+    # picking one (as a player would from the list) updates the exact odds
+    teams.fill("tank:6:gt,tank:5/3,infantry")
+    teams.press("Tab")
+    expect(page.locator('#odds td[title]').first).to_be_visible()
+    expect(page.locator("#odds")).not_to_contain_text("error")

@@ -65,6 +65,18 @@ def test_roll_with_typed_dice_full_page_and_partial(client: Any) -> None:
     assert 'class="outcome-successes">2<' in r.text
 
 
+def test_text_fields_suggest_their_examples(client: Any) -> None:
+    # the written formats (a platoon's teams, a stack's units) offer every example of
+    # the schema as a suggestion to pick and edit
+    html = client.get("/p/fow.shoot_mixed").text
+    assert 'name="teams"' in html and 'list="examples-teams"' in html
+    box = re.search(r'<datalist id="examples-teams">(.*?)</datalist>', html)
+    assert box is not None
+    assert re.findall(r'<option value="([^"]*)">', box.group(1)) == list(
+        api.registry().procedure("fow.shoot_mixed").params.model_fields["teams"].examples or [])
+    assert 'value="tank:6:gt,tank:5/3,infantry"' in box.group(1)
+
+
 def test_a_target_any_roll_meets_reads_1_plus(client: Any) -> None:
     form = {"target": "tank", "armour": "12", "at": "10", "dice": "1", "_sent": "1",
             "_dice": "6 3"}
