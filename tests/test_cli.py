@@ -215,3 +215,25 @@ def test_rules_show_labels_beside_names(capsys: pytest.CaptureFixture[str]) -> N
     assert "dice (kości)" in out and "successes (udane)" in out
     _, out, _ = run(capsys, "rules", "demo")
     assert "dice (" not in out and "outcome: successes\n" in out
+
+
+def test_every_command_summary_is_one_unbroken_paragraph() -> None:
+    # rich help keeps the line breaks of a docstring: a summary wrapped in the source
+    # showed broken in 'warroom --help'. Each command's first paragraph is one line.
+    import typer
+
+    from warroom import cli
+
+    cli._register_subcommands()
+    group = typer.main.get_command(cli.app)
+    seen = []
+
+    def walk(command: object, path: str) -> None:
+        for name, sub in getattr(command, "commands", {}).items():
+            first = (sub.help or "").split("\n\n")[0].strip()
+            assert first and "\n" not in first, f"{path} {name}: {first!r}"
+            seen.append(f"{path} {name}")
+            walk(sub, f"{path} {name}")
+
+    walk(group, "warroom")
+    assert "warroom rules" in seen and "warroom battle verify" in seen

@@ -97,8 +97,9 @@ def rules(
     as_json: JsonOpt = False,
     lang: LangOpt = None,
 ) -> None:
-    """List game systems, their procedures, parameters (type, default, allowed values),
-    outcome fields and data tables."""
+    """List game systems and their procedures, parameters, outcomes and data tables.
+
+    Each parameter shows its type, default and allowed values."""
     from warroom import api
 
     _set_lang(lang)

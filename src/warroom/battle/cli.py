@@ -188,6 +188,7 @@ def add_unit(
     expect: ExpectOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Add a unit with its stats as key=value (teams=5 skill=veteran morale=7 ...).
+
     Stats named like a procedure's parameters fill them in 'battle do'."""
     event = _battles(db).add_unit(battle_id, side, name, _words(stats), expect=expect)
     if as_json:
@@ -348,8 +349,9 @@ def import_(
 
 @battle_app.command("verify")
 def verify(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
-    """Replay every event from scratch, re-rolling with the recorded dice and seed;
-    exit 0 only when every outcome and the state reproduce."""
+    """Replay every event from scratch with the recorded dice and seeds.
+
+    Exits 0 only when every outcome and the state reproduce."""
     report = _battles(db).verify(battle_id)
     if as_json:
         _out(report.to_json())
