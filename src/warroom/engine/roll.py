@@ -53,15 +53,19 @@ class RollDice(Dice):
         first = self._take(n, what, rule)
         hits = sum(1 for v in first if v >= t.final)
         again: list[int] = []
-        text = msg("{what}: {n} dice needing {at}+", what=w, n=n, at=t.final)
+        one = n == 1  # "one die", not "1 dice" (and the singular in every language)
+        text = msg("{what}: one die needing {at}+" if one else "{what}: {n} dice needing {at}+",
+                   what=w, n=n, at=t.final)
         if reroll == "misses" and hits < n:
             again = self._take(n - hits, msg("{what} (re-rolled misses)", what=as_msg(what)), rule)
             hits += sum(1 for v in again if v >= t.final)
-            text = msg("{what}: {n} dice needing {at}+, misses re-rolled", what=w, n=n, at=t.final)
+            text = msg("{what}: one die needing {at}+, a miss re-rolled" if one else
+                       "{what}: {n} dice needing {at}+, misses re-rolled", what=w, n=n, at=t.final)
         elif reroll == "hits" and hits:
             again = self._take(hits, msg("{what} (re-rolled successes)", what=as_msg(what)), rule)
             hits = sum(1 for v in again if v >= t.final)
-            text = msg("{what}: {n} dice needing {at}+, successes must be re-rolled",
+            text = msg("{what}: one die needing {at}+, a success must be re-rolled" if one else
+                       "{what}: {n} dice needing {at}+, successes must be re-rolled",
                        what=w, n=n, at=t.final)
         self._step(Step(rule, text, t, dice=tuple(first), rerolled=tuple(again),
                         result=msg("successes: {n}", n=hits)))
@@ -124,7 +128,8 @@ class RollDice(Dice):
         values = self._take(k, what, rule, sides)
         seen = view_of(values, view)
         result = msg("total {v}", v=seen) if view == "sum" else msg("rolled {v}", v=values)
-        self._step(Step(rule, msg("{what}: {k} dice", what=self._what_msg(what), k=k), target,
+        self._step(Step(rule, msg("{what}: one die" if k == 1 else "{what}: {k} dice",
+                                  what=self._what_msg(what), k=k), target,
                         dice=tuple(values), result=result))
         return seen
 
