@@ -237,3 +237,11 @@ def test_every_command_summary_is_one_unbroken_paragraph() -> None:
 
     walk(group, "warroom")
     assert "warroom rules" in seen and "warroom battle verify" in seen
+
+
+def test_one_die_reads_in_the_singular(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "roll", "demo.pool", "dice=1", "reroll=misses", "--dice", "1 5")
+    assert code == 0
+    assert "one die needing 4+, a miss re-rolled" in out and "1 dice" not in out
+    code, out, _ = run(capsys, "--lang", "pl", "roll", "demo.pool", "dice=1", "--dice", "5")
+    assert code == 0 and "jedna kość, wymagany rzut 4+" in out
