@@ -60,6 +60,23 @@ def test_priority_type_first_and_with_the_best_firepower() -> None:
     assert plan((1, 1), f"1:{MG},1:7:3", "infantry,gun") == ((0,), (1,))
 
 
+def test_each_weapon_declares_its_own_priority() -> None:
+    # rule 6, a declaration per shooting team: one hit each from a gun declaring the
+    # gun and an MG declaring the infantry, at infantry listed before the gun: each
+    # goes to the type its weapon declared (undeclared, the infantry takes the MG hit
+    # first by the order of weapons, as above)
+    assert plan((1, 1), f"1:{MG}:infantry,1:7:3:gun", "infantry,gun") == ((0,), (1,))
+    assert plan((1, 1), f"1:{MG}:gun,1:7:3:infantry", "infantry,gun") == ((1,), (0,))
+    # a weapon's own type wins over the platoon's priority=
+    assert plan((1, 1), f"1:{MG},1:7:3:gun", "infantry,gun", "infantry") == ((0,), (1,))
+    # one hit, declared by the weapon: the extra goes to that type though listed last
+    assert plan((1,), f"1:{MG}:gun", "infantry,soft,gun") == ((), (), (0,))
+    # the same declaration written once for the platoon allocates alike
+    for hits in ((2, 1), (1, 2), (3, 3)):
+        assert plan(hits, f"3:{MG}:gun,3:7:3:gun", "infantry,gun,gun") == plan(
+            hits, f"3:{MG},3:7:3", "infantry,gun,gun", "gun")
+
+
 # ------------------------------------------------------------------------- exact odds
 def test_one_hit_on_a_tank() -> None:
     # trained: 3+ to hit (2/3). Armour 6 against AT 10: 5-6 beat it (1/3), 4 equals it
@@ -107,6 +124,12 @@ def test_priority_changes_who_takes_the_firepower() -> None:
     assert prob("fow.shoot_mixed", where, priority="infantry", **raw) == \
         F(4, 9) * F(7, 9) * F(8, 9)
     assert prob("fow.shoot_mixed", where, **raw) == F(4, 9) * F(17, 18) * F(5, 9)
+    # the same declarations made per weapon: the MG's team declares the gun, so the gun
+    # takes the MG hit and the infantry the firepower 3+ one, as "infantry declared"
+    assert prob("fow.shoot_mixed", where, weapons=f"1:{MG}:gun,1:7:3",
+                teams="infantry:dug,gun:dug") == F(4, 9) * F(7, 9) * F(8, 9)
+    assert prob("fow.shoot_mixed", where, weapons=f"1:{MG},1:7:3:infantry",
+                teams="infantry:dug,gun:dug") == F(4, 9) * F(7, 9) * F(8, 9)
 
 
 def test_gun_tank_declared() -> None:
@@ -264,7 +287,10 @@ def test_same_dice_same_result() -> None:
     (["teams=soft:dug"], "only infantry and guns can be dug in"),
     (["teams=tank:6,soft:gt"], "only tanks can be of the gun-tank type"),
     (["weapons=6:10"], "give dice:AT:firepower"),
-    (["weapons=6:10:3:fast"], "dice:AT:firepower:bb for a bunker buster"),
+    (["weapons=6:10:3:fast"], "then if need be bb and one priority type"),
+    (["weapons=6:10:3:tank:gun"], "then if need be bb and one priority type"),
+    (["weapons=6:10:3:bb:bb"], "then if need be bb and one priority type"),
+    (["weapons=6:10:3:gun", "teams=tank:6,infantry"], "'gun' is not among the teams"),
     (["weapons=13:10:3"], "dice must be from 0 to 12"),
     (["weapons=1:2:6,1:2:6,1:2:6,1:2:6"], "at most 3"),
     (["teams=tank:6", "priority=gun"], "is not among the teams"),
@@ -284,14 +310,18 @@ TEAM_SPECS = ["tank:6", "tank:3", "tank:5/2", "tank:4:gtg", "tank:2:out", "infan
               "infantry:gtg", "infantry:far", "gun:dug", "soft", "soft:out:far"]
 
 
+KINDS = ["none", "tank", "infantry", "gun", "soft"]
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 6), st.sampled_from([2, 7, 10, 12]),
-                          st.integers(2, 6)), min_size=1, max_size=3),
+                          st.integers(2, 6), st.sampled_from(KINDS)), min_size=1, max_size=3),
        st.lists(st.sampled_from(TEAM_SPECS), min_size=1, max_size=8),
-       st.sampled_from(["none", "tank", "infantry", "gun", "soft"]))
-def test_allocation_keeps_every_rule(weapons: list[tuple[int, int, int]], teams: list[str],
-                                     priority: str) -> None:
-    ws = parse_weapons(",".join(f"{n}:{at}:{fp}" for n, at, fp in weapons))
+       st.sampled_from(KINDS))
+def test_allocation_keeps_every_rule(weapons: list[tuple[int, int, int, str]],
+                                     teams: list[str], priority: str) -> None:
+    ws = parse_weapons(",".join(f"{n}:{at}:{fp}" + (f":{own}" if own != "none" else "")
+                                for n, at, fp, own in weapons))
     ts = parse_teams(",".join(teams))
     hits = tuple(w.dice for w in ws)  # every die a hit: the most to allocate
     got = allocate(hits, ws, ts, priority)
@@ -307,13 +337,15 @@ def test_allocation_keeps_every_rule(weapons: list[tuple[int, int, int]], teams:
     for i, j in itertools.permutations(range(len(ts)), 2):
         if status[i] < status[j]:
             assert counts[i] >= counts[j]
-    # rules 4 and 6: in the same state, a near team before a far one, and the declared
-    # priority type before the rest at the same distance
+    # rules 4 and 6: in the same state, a near team before a far one, and a declared
+    # priority type (a weapon's own, else the platoon's) before the rest at the same
+    # distance
+    declared = {own if own != "none" else priority for n, _, _, own in weapons if n}
     for i, j in itertools.permutations(range(len(ts)), 2):
         if status[i] == status[j] and ts[j].far and not ts[i].far:
             assert counts[i] >= counts[j]
         if status[i] == status[j] and ts[i].far == ts[j].far and \
-                ts[i].kind == priority != ts[j].kind:
+                ts[i].kind in declared and ts[j].kind not in declared:
             assert counts[i] >= counts[j]
     # rule 7: tanks take the higher AT, and stronger armour the higher AT among tanks
     at = [[ws[w].at for w in took] for took in got]

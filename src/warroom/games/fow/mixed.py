@@ -32,10 +32,12 @@ Priority = Literal["none", "tank", "infantry", "gun", "soft"]
 
 WEAPONS_HELP = (
     "the shooting weapons, comma-separated, each dice:AT:firepower (attack dice after "
-    "ROF, anti-tank rating, the N of firepower N+), with :bb after a bunker buster or "
-    "breakthrough gun (infantry gets no save; when the shooters moved, its hits may not "
-    "go to vehicles unless bogged down or bailed out). Example: 6:10:3,4:2:6 for six "
-    "75 mm shots and four machine-gun shots")
+    "ROF, anti-tank rating, the N of firepower N+), then if need be :bb for a bunker "
+    "buster or breakthrough gun (infantry gets no save; when the shooters moved, its hits "
+    "may not go to vehicles unless bogged down or bailed out) and :tank, :infantry, :gun "
+    "or :soft for the type that weapon's team declares as its priority target (rule 6; "
+    "else priority= below). Example: 6:10:3,4:2:6 for six 75 mm shots and four "
+    "machine-gun shots")
 TEAMS_HELP = (
     "the target platoon's teams, comma-separated, each kind[:armour][:flags]. kind is "
     "tank, infantry, gun or soft (unarmoured vehicle). A tank gives the armour it is hit "
@@ -51,6 +53,7 @@ class Weapon(NamedTuple):
     at: int
     firepower: int
     bb: bool = False  # a bunker buster or breakthrough gun
+    priority: str = "none"  # the type its team declared as priority target (rule 6)
 
 
 class Team(NamedTuple):
@@ -94,13 +97,17 @@ def parse_weapons(text: str) -> tuple[Weapon, ...]:
     out = []
     for item in text_items(text, "weapon", "weapons", "6:10:3", MAX_WEAPONS):
         fields = [f.strip() for f in item.split(":")]
-        bb = len(fields) == 4 and fields[3].lower() == "bb"
-        if len(fields) != 3 and not bb:
-            raise UsageError("{item!r}: give dice:AT:firepower, or dice:AT:firepower:bb for "
-                             "a bunker buster, e.g. 6:10:3", item=item)
+        flags = [f.lower() for f in fields[3:]]
+        kinds = [f for f in flags if f in TEAM_NAMES]
+        if len(fields) < 3 or len(set(flags)) != len(flags) or len(kinds) > 1 or any(
+                f != "bb" and f not in TEAM_NAMES for f in flags):
+            raise UsageError("{item!r}: give dice:AT:firepower, then if need be bb and one "
+                             "priority type (tank, infantry, gun or soft), e.g. 6:10:3 or "
+                             "6:10:3:bb:infantry", item=item)
         out.append(Weapon(whole_number(fields[0], "dice", item, 0, MAX_WEAPON_DICE),
                           whole_number(fields[1], "AT", item, 1, 20),
-                          whole_number(fields[2], "firepower", item, 1, 6), bb))
+                          whole_number(fields[2], "firepower", item, 1, 6), "bb" in flags,
+                          kinds[0] if kinds else "none"))
     return tuple(out)
 
 
@@ -148,18 +155,25 @@ def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Te
 
     How many: every team takes an equal share and the rest go one each in this order
     (rules 1-4, 6, 7): teams not gone to ground, then gone to ground, then bogged or
-    bailed out; nearer before over 40 cm; the declared priority type first; other teams
+    bailed out; nearer before over 40 cm; a declared priority type first; other teams
     before tanks, and weaker armour before stronger.
     Which: tanks take the hits of highest AT (rule 7), the strongest armour first, so
-    weaker armour gets the lower AT; then the priority type the best firepower (rule 6);
-    within each of these, and for the rest, the hits are dealt a hit each in turn, weapon
-    by weapon, so every weapon's hits are spread evenly (rule 5). When the shooters
+    weaker armour gets the lower AT; then each declared priority type takes the hits of
+    the weapons that declared it, the best firepower first (rule 6), before those of
+    weapons that declared nothing and, last, another type. A weapon declares its own
+    type or else ``priority``. Within each of these, and for the rest, the hits are dealt
+    a hit each in turn, weapon by weapon, so every weapon's hits are spread evenly (rule
+    5). When the shooters
     ``moved``, a bunker buster's hits go only where rule 9 lets them, first
     (:func:`_bunker_buster_slots`)."""
     total = sum(hits)
+    declares = [w.priority if w.priority != "none" else priority for w in weapons]
+    declared = sorted({declares[w] for w, h in enumerate(hits) if h} - {"none"},
+                      key=list(TEAM_NAMES).index)
     order = sorted(range(len(teams)), key=lambda i: (
         2 if teams[i].out else 1 if teams[i].gtg else 0, teams[i].far,
-        teams[i].kind != priority, teams[i].armoured, min(teams[i].hull, teams[i].turret)))
+        teams[i].kind not in declared, teams[i].armoured,
+        min(teams[i].hull, teams[i].turret)))
     taken: list[list[int]] = [[] for _ in teams]
     if moved and any(weapons[w].bb for w, h in enumerate(hits) if h):
         slots, pool = _bunker_buster_slots(hits, weapons, teams, order, taken)
@@ -185,10 +199,12 @@ def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Te
     for armour in armours:  # the strongest armour takes the highest AT first
         deal([i for i in order if teams[i].armoured and min(teams[i].hull, teams[i].turret)
               == armour], lambda w: (-weapons[w].at, weapons[w].firepower, w))
-    if priority not in ("none", "tank"):
-        deal([i for i in order if teams[i].kind == priority],
-             lambda w: (weapons[w].firepower, -weapons[w].at, w))
-    deal([i for i in order if not teams[i].armoured and teams[i].kind != priority],
+    for kind in declared:
+        if kind != "tank":  # tanks already take the highest AT (rule 7)
+            deal([i for i in order if teams[i].kind == kind],
+                 lambda w, kind=kind: (0 if declares[w] == kind else 1 if declares[w] == "none"
+                                       else 2, weapons[w].firepower, -weapons[w].at, w))
+    deal([i for i in order if not teams[i].armoured and teams[i].kind not in declared],
          lambda w: w)
     return tuple(tuple(sorted(t)) for t in taken)
 
@@ -258,10 +274,11 @@ class MixedParams(RulesParams):
     def _consistent(self) -> MixedParams:
         if self.moving_rof1 and not self.moved:
             raise ValueError("moving_rof1 means the weapon moved: set moved=true as well")
-        if self.priority != "none" and all(t.kind != self.priority
-                                           for t in parse_teams(self.teams)):
-            raise UsageError("the priority target {kind!r} is not among the teams",
-                             kind=self.priority)
+        kinds = {t.kind for t in parse_teams(self.teams)}
+        for kind in (self.priority, *(w.priority for w in parse_weapons(self.weapons))):
+            if kind != "none" and kind not in kinds:
+                raise UsageError("the priority target {kind!r} is not among the teams",
+                                 kind=kind)
         return self
 
 
@@ -382,12 +399,16 @@ def _cost(p: MixedParams) -> int:
     source="seed 002: 'Jak się gra we Flames of War' part 4, allocation rules 1-9; part 5",
     note="Allocation as the article orders it: an equal share each, the rest first to teams "
          "not gone to ground, then gone to ground, then bogged or bailed out, nearer before "
-         "over 40 cm, then the declared priority type (one declaration for the whole "
-         "platoon). Our reading where the article leaves the owner a choice: other teams "
-         "take the rest before tanks, weaker armour first; tanks take the highest-AT hits, "
-         "the strongest armour first, so weaker armour gets the lower AT; the priority type "
-         "takes the best firepower; within each, hits are dealt a team at a time, weapon by "
-         "weapon (rule 5). A tank with a different "
+         "over 40 cm, then a declared priority type (priority= for every weapon, or a "
+         "type after a weapon for its own). Our reading where the article leaves the "
+         "owner a choice: other teams take the rest before tanks, weaker armour first; "
+         "tanks take the highest-AT hits, "
+         "the strongest armour first, so weaker armour gets the lower AT; a priority type "
+         "takes the hits of the weapons that declared it, the best firepower first, then "
+         "those of weapons that declared nothing, then the rest (man-packed guns that the "
+         "owner may count as either kind: give them as the kind chosen); within each, "
+         "hits are dealt a team at a time, weapon by weapon (rule 5). A tank with a "
+         "different "
          "hull and turret armour counts the weaker for allocation; each hit then rolls 4+ "
          "for the turret (rule 7). The to-hit roll is shared, as in fow.shoot: +1 for gone "
          "to ground when every team is concealed and gone to ground, +1 for range when "
