@@ -434,6 +434,13 @@ def test_mixed_shooting_marks_the_target() -> None:
     assert ev["outcome"] == {"hits": 3, "destroyed": 2, "bailed_out": 0, "pinned": False}
     assert bt.show(bid)["units"][1]["markers"] == {"hits": 3, "destroyed": 2,
                                                    "eliminated": True}
+    # with only its team list (no count of teams), the list counts the teams
+    bt.add_unit(bid, "B", "Listed", {"team_list": "tank:6,infantry"})
+    bt.do(bid, "fow.shoot_mixed", {"unit": "Shermans", "target": "Listed"},
+          dice=[5, 4, 3, 2, 3, 1, 6])
+    listed = bt.show(bid)["units"][2]
+    assert listed["markers"]["eliminated"] is True and listed["teams_left"] == 0
+    assert bt.verify(bid).ok
 
 
 def test_edit_unit_changes_stats_and_undoes(bt: Battles) -> None:

@@ -123,8 +123,8 @@ def outcome_effects(state: State, procedure: str, outcome: Mapping[str, Any],
         add("destroyed", _count(outcome.get("destroyed")))
         add("bailed_out", _count(outcome.get("bailed_out")))
         flag("pinned", outcome.get("pinned"))
-        teams = subject.stats.get("teams")
-        if isinstance(teams, int) and int(markers.get("destroyed", 0)) >= teams > 0:
+        teams = subject.teams
+        if teams is not None and int(markers.get("destroyed", 0)) >= teams > 0:
             flag("eliminated", True)
     elif procedure == "asl.mc":
         flag("broken", outcome.get("broken"))

@@ -107,11 +107,23 @@ class Unit:
     stats: dict[str, Scalar] = field(default_factory=dict)
     markers: dict[str, int | bool] = field(default_factory=dict)
 
+    @property
+    def teams(self) -> int | None:
+        """How many teams the unit has: its ``teams`` stat, else the items of its
+        ``team_list`` (a mixed platoon, ``tank:6,tank:5/3,soft``); None if neither."""
+        teams = self.stats.get("teams")
+        if isinstance(teams, int) and not isinstance(teams, bool):
+            return teams
+        listed = self.stats.get("team_list")
+        if isinstance(listed, str) and listed.strip():
+            return len([item for item in listed.split(",") if item.strip()])
+        return None
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "side": self.side, "stats": dict(self.stats),
                                "markers": dict(self.markers)}
-        teams = self.stats.get("teams")
-        if isinstance(teams, int):
+        teams = self.teams
+        if teams is not None:
             out["teams_left"] = max(0, teams - int(self.markers.get("destroyed", 0)))
         return out
 
