@@ -81,6 +81,16 @@ class Dice(ABC):
         everyone's second roll, and so on. The story names the items ``what`` 1, 2, ...,
         or by ``names`` (one per item) when given."""
 
+    def one(self, chain: Chain, labels: Sequence[str], *, rule: str, what: Text) -> str:
+        """Run ``chain`` for one item and return the category it ends in: ``each`` for a
+        single item whose result the procedure needs at once (it branches on it). Exact
+        odds answer it straight from the chain's distribution."""
+        counts = self.each(1, chain, labels, rule=rule, what=what)
+        for label in labels:
+            if counts[label]:
+                return label
+        raise AssertionError("one item ends in exactly one category")  # pragma: no cover
+
     @abstractmethod
     def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
         """Roll one die."""

@@ -190,6 +190,18 @@ class ExactDice(Dice):
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
              what: Text, names: Sequence[Text] = ()) -> dict[str, int]:
         i = self._next()
+        probs, den = self._chain_chances(chain, labels)
+        return self._categorical(i, n, probs, den)
+
+    def one(self, chain: Chain, labels: Sequence[str], *, rule: str, what: Text) -> str:
+        self._next()
+        probs, den = self._chain_chances(chain, labels)
+        return self._answer([(label, w) for label, w in probs if w], den)  # type: ignore[no-any-return]
+
+    def _chain_chances(self, chain: Chain, labels: Sequence[str]
+                       ) -> tuple[list[tuple[str, int]], int]:
+        """The chance of each category one item's chain ends in, over one denominator
+        (worked out once per query for each distinct chain)."""
         key = _chain_key(chain)
         sub = self.shared.get(key) if key is not None else None
         if sub is None:
@@ -202,7 +214,7 @@ class ExactDice(Dice):
             if label not in probs_map:
                 raise RuleError(f"chain returned {label!r}, not one of {list(labels)}")
             probs_map[label] += w
-        return self._categorical(i, n, list(probs_map.items()), sub.denominator)
+        return list(probs_map.items()), sub.denominator
 
     def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
         self._next()

@@ -84,8 +84,17 @@ class RollDice(Dice):
                         target, dice=tuple(values), result=summary))
         return counts
 
+    def one(self, chain: Chain, labels: Sequence[str], *, rule: str, what: Text) -> str:
+        # the item's own steps tell the story; no "1 in all" tally after them
+        counts = self._each(1, chain, labels, rule, what, (), tally=False)
+        return next(label for label in labels if counts[label])
+
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
              what: Text, names: Sequence[Text] = ()) -> dict[str, int]:
+        return self._each(n, chain, labels, rule, what, names)
+
+    def _each(self, n: int, chain: Chain, labels: Sequence[str], rule: str, what: Text,
+              names: Sequence[Text], tally: bool = True) -> dict[str, int]:
         n = int(n)
         answers: list[list[Any]] = [[] for _ in range(n)]
         results: list[str | None] = [None] * n
@@ -113,8 +122,9 @@ class RollDice(Dice):
                     self._item = outer
             pending = still
         counts = _tally(results, labels)
-        self._step(Step(rule, msg("{what}: {n} in all", what=as_msg(what), n=n),
-                        result=_counts_msg(counts)))
+        if tally:
+            self._step(Step(rule, msg("{what}: {n} in all", what=as_msg(what), n=n),
+                            result=_counts_msg(counts)))
         return counts
 
     def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:

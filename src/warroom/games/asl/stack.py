@@ -204,9 +204,9 @@ def _each_note(name: str, morale: int, drm: int, kind: Kind, broken: bool,
 def _check(d: Dice, u: Unit, kind: Kind, drm: int) -> Unit:
     """One unit's MC or PTC, and the unit after it.
 
-    The DR is asked for as a one-item ``each``, so the exact odds branch only over
-    the few distinct results (pass, break, ...) rather than the 11 totals; the
-    driver memoises the chain's distribution. At the table it is one 2d6 roll. A
+    The DR is asked for as one item's chain (``Dice.one``), so the exact odds branch
+    only over the few distinct results (pass, break, ...) rather than the 11 totals;
+    the driver memoises the chain's distribution. At the table it is one 2d6 roll. A
     check whose every total gives the same result is rolled as a plain 2d6."""
     rule = f"asl.{kind}"
     elr = None if u.kind == "leader" else u.elr  # only squads and HS are replaced
@@ -217,9 +217,7 @@ def _check(d: Dice, u: Unit, kind: Kind, drm: int) -> Unit:
         explain(d, rule, unit_msg(u.name), original, drm, u.morale, kind, u.broken, r)
     else:
         chain, labels, what = _each_plan(u.name, u.morale, drm, kind, u.broken, elr)
-        counts = d.each(1, chain, labels, rule=rule, what=what)
-        label = next(lab for lab in labels if counts[lab])
-        r = by_label[label]
+        r = by_label[d.one(chain, labels, rule=rule, what=what)]
         text, result = _each_note(u.name, u.morale, drm, kind, u.broken, r)
         d.note(rule, text, result)
     if r.eliminated:

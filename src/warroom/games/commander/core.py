@@ -129,10 +129,10 @@ def orders(rules: Rules) -> Procedure:
                 return "given" if result in PASSED else result
 
             # one category per order keeps the exact odds linear in the number of orders
-            got = d.each(1, one, ("given", "failure", "blunder"), rule=f"{rules.id}.orders",
-                         what="command test")
-            if got["failure"] or got["blunder"]:
-                stopped = "blunder" if got["blunder"] else "failure"
+            got = d.one(one, ("given", "failure", "blunder"), rule=f"{rules.id}.orders",
+                        what="command test")
+            if got != "given":
+                stopped = got
                 d.note(f"{rules.id}.orders", "order {i} against {cv}: {outcome}; the chain "
                        "stops", i=i, cv=cv, outcome=Msg(stopped))
                 break
