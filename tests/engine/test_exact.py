@@ -133,6 +133,37 @@ def test_each_roll_is_lockstep_and_replays() -> None:
     assert rules[: rules.count("t.hit")] == ["t.hit"] * rules.count("t.hit")
 
 
+def _one(p: N, d: Dice) -> Mapping[str, Any]:
+    # a chain of up to n items, stopping at the first that is not a miss
+    for i in range(p.n):
+        label = d.one(_chain, ("miss", "saved", "bailed", "destroyed"), rule="t.one",
+                      what="die")
+        if label != "miss":
+            return {"destroyed": int(label == "destroyed"), "bailed": int(label == "bailed"),
+                    "any": i}
+    return {"destroyed": 0, "bailed": 0, "any": -1}
+
+
+one_proc = procedure("t.one", title="", summary="", params=N, outcome=outcome(
+    ("destroyed", "int"), ("bailed", "int"), ("any", "int")))(_one)
+
+
+def test_one_branches_on_the_chain_and_tells_its_steps_only() -> None:
+    # the chain gives miss 1/2, saved 1/2 * 1/3 = 1/6, destroyed 1/2 * 2/3 * 2/3 = 2/9,
+    # bailed 1/2 * 2/3 * 1/3 = 1/9; the first non-miss of two items comes at once, or
+    # after a miss (times 1/2); both miss 1/4
+    d = _dist(one_proc, n=2)
+    assert d == {(1, 0, 0): F(2, 9), (0, 1, 0): F(1, 9), (0, 0, 0): F(1, 6),
+                 (1, 0, 1): F(1, 9), (0, 1, 1): F(1, 18), (0, 0, 1): F(1, 12),
+                 (0, 0, -1): F(1, 4)}
+    p = validate(one_proc, {"n": 2})
+    res = drivers.roll(one_proc, p, dice=[1, 6, 3, 5])  # a miss, then hit, save 3, fp 5
+    assert res.outcome == {"destroyed": 1, "bailed": 0, "any": 1}
+    texts = [s.to_dict()["text"] for s in res.steps]
+    assert not any("in all" in t for t in texts)  # no tally after a single item
+    assert drivers.roll(one_proc, p, dice=list(res.dice)).steps == res.steps
+
+
 def _views(p: N, d: Dice) -> Mapping[str, Any]:
     total = d.dice(2, rule="t.dr", what="DR", view="sum")
     pair = d.dice(2, rule="t.dr", what="pair", view="sorted")
