@@ -28,6 +28,17 @@ Chain = Callable[["Dice"], str]
 """A per-item sub-procedure: rolls what one item needs and returns its category."""
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fixed(fn: F) -> F:
+    """Mark a chain or a round whose captured values never change after it is made (one
+    a cached factory returns, say): the exact driver then works out the key it memoises
+    the function's distribution under once, not at every request."""
+    fn._warroom_fixed = True  # type: ignore[attr-defined]
+    return fn
+
+
 def as_target(at: int | Target) -> Target:
     return at if isinstance(at, Target) else Target.of(at, "target number")
 

@@ -327,7 +327,13 @@ def _chain_key(chain: Callable[..., Any] | None, depth: int = 0) -> Any:
     """A key identifying what a function (a per-item chain, a round) computes: its code
     and the values it captured, a captured function standing for its own key, so two
     closures made by the same code over equal values share one key. None when a captured
-    value cannot be hashed, or functions nest too deep (then it is not memoised)."""
+    value cannot be hashed, or functions nest too deep (then it is not memoised). A
+    function marked :func:`~warroom.engine.context.fixed` keeps its key once made."""
+    if hasattr(chain, "__func__"):  # a bound method computes with its object too
+        return None
+    known = getattr(chain, "_warroom_key", None)
+    if known is not None:
+        return known
     code = getattr(chain, "__code__", None)
     if code is None or depth > 8:
         return None
@@ -347,6 +353,8 @@ def _chain_key(chain: Callable[..., Any] | None, depth: int = 0) -> Any:
         hash(key)
     except (TypeError, ValueError):
         return None
+    if getattr(chain, "_warroom_fixed", False):  # its captures never change: keep it
+        chain._warroom_key = key  # type: ignore[union-attr]
     return key
 
 

@@ -8,7 +8,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator
 
-from warroom.engine.context import Dice
+from warroom.engine.context import Dice, fixed
 from warroom.engine.messages import Msg, msg
 from warroom.engine.params import text_items, whole_number
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
@@ -180,7 +180,7 @@ def _chain(morale: int, drm: int, kind: Kind, broken: bool, elr: int | None
         total: int = dd.dice(2, view="sum", rule=rule, what=what)
         return labels[total]
 
-    return chain
+    return fixed(chain)
 
 
 @lru_cache(maxsize=1024)
@@ -346,7 +346,7 @@ def _round(kind: Kind, drm: int) -> Callable[[Checks, Dice], Checks]:
                            v=after.leadership)
         return _next((tuple(units), helper, k + 1, order, lead))
 
-    return step
+    return fixed(step)
 
 
 def _next(state: Checks) -> Checks:

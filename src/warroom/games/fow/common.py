@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
-from warroom.engine.context import Dice
+from warroom.engine.context import Dice, fixed
 from warroom.engine.messages import msg
 from warroom.engine.steps import Target
 
@@ -101,8 +102,11 @@ def armour_save(spec: HitSpec) -> tuple[dict[str, list[int]], Target]:
                                             armour=spec.armour, at=spec.at))
 
 
+@lru_cache(maxsize=1024)
 def team_chain(spec: HitSpec, k: int) -> Callable[[Dice], str]:
-    """The rolls one team makes for ``k`` hits; returns its worst result."""
+    """The rolls one team makes for ``k`` hits; returns its worst result. The same
+    function for the same hits (cached, and :func:`fixed`), so the exact driver keys its
+    distribution once."""
 
     def tank_hit(d: Dice) -> str:
         classes, t = armour_save(spec)
@@ -134,6 +138,8 @@ def team_chain(spec: HitSpec, k: int) -> Callable[[Dice], str]:
             return "destroyed"
         return "bailed_out" if res["bailed_out"] else "unharmed"
 
+    fixed(tank_hit)
+
     def other(d: Dice) -> str:
         needs_fp = spec.dug_in or (spec.gun_shield and spec.target == "gun")
         if spec.no_save or (spec.bunker_buster and spec.target == "infantry") or (
@@ -152,7 +158,7 @@ def team_chain(spec: HitSpec, k: int) -> Callable[[Dice], str]:
                                          what="firepower tests") else "unharmed"
         return "destroyed"
 
-    return tank if spec.target == "tank" else other
+    return fixed(tank if spec.target == "tank" else other)
 
 
 def _pass_fail(d: Dice, n: Any, at: int, *, rule: str, what: str, reason: Any
@@ -213,10 +219,11 @@ def resolve_single_hits(d: Dice, n: Any, spec: HitSpec) -> tuple[Any, Any]:
     return failed, 0
 
 
+@lru_cache(maxsize=1024)
 def _out_or_fighting(chain: Callable[[Dice], str]) -> Callable[[Dice], str]:
     def merged(d: Dice) -> str:
         return "fighting" if chain(d) == "unharmed" else "out"
-    return merged
+    return fixed(merged)
 
 
 def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec, *, flat: bool = True
