@@ -252,3 +252,35 @@ def test_split_classes_must_cover_each_face_once_in_every_driver() -> None:
         drivers.exact(bad, params)
     with pytest.raises(RuleError, match="exactly once"):
         drivers.roll(bad, params, seed=1)
+
+
+def test_chain_keys_fixed_functions_once_and_others_every_time() -> None:
+    from warroom.engine.context import fixed
+    from warroom.engine.exact import _chain_key
+
+    def make(x: int) -> Any:
+        def chain(d: Dice) -> str:
+            return str(x)
+        return chain
+
+    # equal captures, equal keys; a fixed function keeps the key it was given
+    assert _chain_key(make(1)) == _chain_key(make(1)) != _chain_key(make(2))
+    kept = fixed(make(3))
+    key = _chain_key(kept)
+    assert kept._warroom_key == key and _chain_key(kept) is key  # type: ignore[attr-defined]
+    # a closure whose captured variable is rebound is keyed afresh every time
+    y = 1
+
+    def late(d: Dice) -> str:
+        return str(y)
+
+    first = _chain_key(late)
+    y = 2
+    assert _chain_key(late) != first
+
+    # a bound method computes with its object: never keyed
+    class Holder:
+        def chain(self, d: Dice) -> str:
+            return "x"
+
+    assert _chain_key(Holder().chain) is None
