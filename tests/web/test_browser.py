@@ -186,3 +186,16 @@ def test_a_written_format_offers_its_examples(page: Any, server_url: str) -> Non
     teams.press("Tab")
     expect(page.locator('#odds td[title]').first).to_be_visible()
     expect(page.locator("#odds")).not_to_contain_text("error")
+
+
+def test_a_question_too_large_for_exact_odds_shows_an_estimate(page: Any,
+                                                               server_url: str) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(server_url + "/p/fow.shoot_mixed?lang=en")
+    page.fill('input[name="weapons"]', "12:10:3,12:2:6,12:7:4")
+    page.fill('input[name="teams"]', "tank:6:gt,tank:5/3,soft")
+    page.press('input[name="teams"]', "Tab")
+    expect(page.locator("#odds h2")).to_have_text("Estimated odds", timeout=30_000)
+    expect(page.locator("#odds .note.estimate")).to_contain_text("simulated rolls")
+    expect(page.locator("#odds td").first).to_be_visible()

@@ -187,3 +187,31 @@ def test_static_assets_are_vendored(client: Any) -> None:
         assert r.status_code == 200 and len(r.content) > 500
     assert "htmx" in client.get("/static/htmx.min.js").text
     assert "http" not in client.get("/").text.replace("http-equiv", "")
+
+
+def test_odds_too_large_to_work_out_are_estimated_and_say_so(
+        client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from warroom.web import pages
+
+    monkeypatch.setattr(pages, "ESTIMATE_SAMPLES", 2000)
+    monkeypatch.setattr(pages, "ESTIMATE_SECONDS", 600.0)
+    # three 12-dice weapons with a gun tank declared: refused by the exact driver
+    params = {"weapons": "12:10:3,12:2:6,12:7:4", "teams": "tank:6:gt,tank:5/3,soft"}
+    r = client.get("/p/fow.shoot_mixed/odds", params={**params, "_sent": "1"},
+                   headers={"hx-request": "true"})
+    assert r.status_code == 200
+    assert "<h2>Estimated odds</h2>" in r.text and "Exact odds</h2>" not in r.text
+    assert "counted from 2000 simulated rolls" in r.text and "2.2 percentage points" in r.text
+    assert "data-exact" not in r.text and "exact fraction" not in r.text  # no false "exact"
+    # the counts are those of two seeded chunks of Monte Carlo, merged
+    est = pages.estimate(api.registry().procedure("fow.shoot_mixed"), params)
+    merged: dict[Any, int] = {}
+    for seed in (1, 2):
+        for key, n in api.simulate("fow.shoot_mixed", params, samples=1000,
+                                   seed=seed).counts.items():
+            merged[key] = merged.get(key, 0) + n
+    assert dict(est.weights) == merged and est.denominator == 2000
+    # in Polish too
+    r = client.get("/p/fow.shoot_mixed/odds", params={**params, "_sent": "1", "lang": "pl"},
+                   headers={"hx-request": "true"})
+    assert "Szacowane szanse" in r.text

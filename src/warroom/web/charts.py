@@ -101,8 +101,9 @@ def trim(rows: Sequence[Row], limit: int = MAX_BARS) -> tuple[Row, ...]:
 
 
 def bar_chart(rows: Sequence[Row], label: str = "", tr: Callable[[str], str] | None = None,
-              height: int = 140) -> Markup:
-    """A vertical bar chart in SVG; hovering a bar shows its exact fraction."""
+              height: int = 140, exact: bool = True) -> Markup:
+    """A vertical bar chart in SVG; hovering a bar shows its chance, and its exact
+    fraction unless the chances are estimates (``exact=False``)."""
     n = max(len(rows), 1)
     slot = 28 if n <= 12 else max(8, 336 // n)
     width = slot * n
@@ -117,11 +118,12 @@ def bar_chart(rows: Sequence[Row], label: str = "", tr: Callable[[str], str] | N
         h = float(row.p) / top * plot
         x = i * slot
         value = escape(fmt_value(row.value, tr))
-        tip = f"{value}: {fmt_pct(row.p)} = {row.exact}"
+        tip = f"{value}: {fmt_pct(row.p)}" + (f" = {row.exact}" if exact else "")
+        fraction = f' data-exact="{row.exact}"' if exact else ""
         parts.append(
             f'<g class="bar"><title>{tip}</title>'
-            f'<rect x="{x + 2}" y="{plot - h + 14:.2f}" width="{slot - 4}" height="{h:.2f}" '
-            f'data-exact="{row.exact}"></rect>'
+            f'<rect x="{x + 2}" y="{plot - h + 14:.2f}" width="{slot - 4}" height="{h:.2f}"'
+            f'{fraction}></rect>'
         )
         if i % step == 0:
             parts.append(f'<text x="{x + slot / 2:.1f}" y="{height - 3}" '

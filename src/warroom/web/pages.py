@@ -19,7 +19,7 @@ from warroom import api, i18n
 from warroom.engine.params import ParamSpec, normalized
 from warroom.engine.procedure import Procedure
 from warroom.engine.results import Distribution, Resolution
-from warroom.errors import UsageError
+from warroom.errors import ExactTooLargeError, UsageError
 from warroom.web.charts import FieldView, fmt_pct, joint_rows, views
 from warroom.web.lang import translator
 from warroom.web.templating import page_lang, render
@@ -125,25 +125,66 @@ def form_fields(specs: Sequence[ParamSpec], values: Mapping[str, Any], tr: Tr,
 
 @dataclass
 class OddsView:
-    """What a page shows of one exact distribution (or the error that stopped it)."""
+    """What a page shows of one exact distribution (or the error that stopped it); with
+    ``samples``, of a Monte Carlo estimate standing in for odds too large to work out."""
 
     dist: Distribution | None = None
     error: str = ""
     fields: list[FieldView] = field(default_factory=list)
     joint: list[tuple[dict[str, Any], Any]] = field(default_factory=list)
+    samples: int = 0
+
+    @property
+    def margin(self) -> str:
+        """Percentage points a chance of an estimate may be off by (95%, at worst)."""
+        return f"{98 / self.samples ** 0.5:.1f}" if self.samples else ""
+
+
+ESTIMATE_SAMPLES = 10_000
+"""Simulated rolls behind the odds a page shows when exact odds would take too long
+(a 95% interval of about ±1 percentage point), fewer if they would take more than
+:data:`ESTIMATE_SECONDS`, never fewer than :data:`ESTIMATE_CHUNK`."""
+ESTIMATE_CHUNK = 1_000
+ESTIMATE_SECONDS = 1.5
+
+
+def estimate(proc: Procedure, raw: Mapping[str, Any]) -> Distribution:
+    """A Monte Carlo stand-in for exact odds, as counts over the samples: chunks of
+    seeded samples (seeds 1, 2, ...: the same page shows the same numbers on the same
+    machine) until :data:`ESTIMATE_SAMPLES` or the time is up."""
+    import time
+
+    counts: dict[tuple[Any, ...], int] = {}
+    start, samples, seed = time.perf_counter(), 0, 0
+    est = None
+    while samples < ESTIMATE_SAMPLES and (
+            not samples or time.perf_counter() - start < ESTIMATE_SECONDS):
+        seed += 1
+        est = api.simulate(proc.id, raw, samples=ESTIMATE_CHUNK, seed=seed)
+        for key, n in est.counts.items():
+            counts[key] = counts.get(key, 0) + n
+        samples += est.samples
+    assert est is not None
+    return Distribution(proc.id, est.params, est.fields, counts, samples)
 
 
 def compute_odds(proc: Procedure, raw: Mapping[str, Any], tr: Tr | None = None
                  ) -> tuple[OddsView, dict[str, Any]]:
     """Exact odds for a form's values, and the values to show back in the form (an error
-    in ``tr``'s language, English without it)."""
+    in ``tr``'s language, English without it). Where exact odds would take too long, a
+    Monte Carlo estimate, marked as one."""
     try:
         _, params = api.prepare(proc.id, raw)
-        dist = api.odds(proc.id, raw)
+        samples = 0
+        try:
+            dist = api.odds(proc.id, raw)
+        except ExactTooLargeError:
+            dist = estimate(proc, raw)
+            samples = dist.denominator
     except UsageError as exc:
         return OddsView(error=exc.translated(tr)), dict(raw)
     joint = joint_rows(dist) if len(dist.fields) > 1 else []
-    return OddsView(dist, "", views(dist), joint), normalized(params)
+    return OddsView(dist, "", views(dist), joint, samples), normalized(params)
 
 
 def _procedure(proc_id: str) -> Procedure:
