@@ -38,14 +38,14 @@ lint: dev
 	$(BIN)/ruff check src tests benchmarks
 
 typecheck: dev
-	$(BIN)/mypy src
+	$(BIN)/mypy src benchmarks
 
 pytest: dev
 	$(BIN)/pytest
 
 test: dev
 	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/mypy src
+	$(BIN)/mypy src benchmarks
 	$(BIN)/pytest
 
 bench: dev

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import os
 import platform
 import statistics
@@ -109,10 +110,12 @@ def q1_rows(sizes: list[int]) -> list[list[str]]:
             clear_memos()
             return warroom.odds("bench.q1", dice=n)
 
-        fns: dict[str, Callable[[], Any]] = {
-            "cold": cold, "warm": lambda n=n: warroom.odds("bench.q1", dice=n)}
+        def warm(n: int = n) -> Any:
+            return warroom.odds("bench.q1", dice=n)
+
+        fns: dict[str, Callable[[], Any]] = {"cold": cold, "warm": warm}
         for name, (peer, _) in PEERS.items():
-            fns[name] = lambda peer=peer, n=n: peer(n)
+            fns[name] = functools.partial(peer, n)
         times = best_interleaved(fns)
         t_cold, t_ours = times.pop("cold"), times.pop("warm")
         fastest = min(times, key=lambda k: times[k])
@@ -209,7 +212,8 @@ def cli_row() -> list[str]:
     floor = [cmd[0].replace("warroom", "python") if exe.exists() else sys.executable,
              "-c", FLOOR]
     subprocess.run(cmd, check=True, capture_output=True, env=env)
-    times, floors = [], []
+    times: list[float] = []
+    floors: list[float] = []
     for _ in range(12):
         for command, out in ((cmd, times), (floor, floors)):
             start = time.perf_counter()
