@@ -150,8 +150,9 @@ ESTIMATE_SECONDS = 1.5
 
 def estimate(proc: Procedure, raw: Mapping[str, Any]) -> Distribution:
     """A Monte Carlo stand-in for exact odds, as counts over the samples: chunks of
-    seeded samples (seeds 1, 2, ...: the same page shows the same numbers on the same
-    machine) until :data:`ESTIMATE_SAMPLES` or the time is up."""
+    seeded samples (seeds 1, 2, ...) until :data:`ESTIMATE_SAMPLES` or the time is up.
+    How many chunks fit depends on the machine; the same number of chunks always gives
+    the same counts."""
     import time
 
     counts: dict[tuple[Any, ...], int] = {}
