@@ -175,6 +175,21 @@ def test_story_of_a_shot(capsys: pytest.CaptureFixture[str]) -> None:
     assert "destroyed = 1" in out and "bailed_out = 0" in out and "hits = 3" in out
 
 
+def test_allocation_story_for_one_team_or_one_hit() -> None:
+    # one team takes every hit; a single hit lands on one team of several. Each hit's
+    # armour save rolls a 6 (6 + 1 beats AT 2), which needs no firepower test.
+    def allocation(teams: int, dice: list[int]) -> str:
+        hits = sum(v >= 3 for v in dice)
+        r = warroom.roll("fow.shoot", {"dice": len(dice), "teams": teams, "target": "tank",
+                                       "armour": 1, "at": 2}, dice=dice + [6] * hits)
+        return str(r.steps[1].to_dict()["text"])
+
+    assert allocation(1, [5, 4, 1]) == "the only team takes all 2 hits"
+    assert allocation(1, [5, 1]) == "the only team takes the hit"
+    assert allocation(3, [5, 1]) == "one hit, on one of the 3 teams"
+    assert allocation(2, [5, 4]) == "2 hits spread evenly: each of 2 teams takes 1"
+
+
 def test_same_dice_same_result() -> None:
     params = {"dice": 8, "teams": 3, "target": "tank", "armour": 2, "at": 6,
               "firepower": 3}

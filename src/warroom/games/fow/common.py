@@ -241,7 +241,14 @@ def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec, *, flat: bool 
     if q == 0 and r == 0:
         return 0, 0
     total = q * teams + r
-    if r == 0:
+    if teams == 1:
+        if total == 1:
+            d.note(f"{spec.rule}.allocate", "the only team takes the hit")
+        else:
+            d.note(f"{spec.rule}.allocate", "the only team takes all {hits} hits", hits=total)
+    elif total == 1:
+        d.note(f"{spec.rule}.allocate", "one hit, on one of the {teams} teams", teams=teams)
+    elif r == 0:
         d.note(f"{spec.rule}.allocate", "{hits} hits spread evenly: each of {teams} teams "
                "takes {q}", hits=total, teams=teams, q=q)
     elif q == 0:
