@@ -386,6 +386,13 @@ def test_target_side_parameters_come_from_the_target() -> None:
     assert got == {"firepower": "3", "dice": 6, "teams": 4, "armour": 0,
                    "target_skill": "veteran", "concealed": True}
     assert filled["teams"] == "Grenadiers.teams" and filled["dice"] == "Shermans.dice"
+    # a target with armour but no type is a tank; one with a type keeps it
+    names = ["target", "armour"]
+    got, filled = fill_params({}, names, inf, tank, "fow.shoot")
+    assert got == {"target": "tank", "armour": 6} and filled["target"] == "Shermans.armour"
+    gun = Unit("PaK", "B", {"type": "gun", "armour": 1})
+    assert fill_params({}, names, tank, gun, "fow.shoot")[0]["target"] == "gun"
+    assert "target" not in fill_params({}, names, tank, inf, "fow.shoot")[0]
     # bkc.fire: hits already on the target feed existing_hits
     unit = Unit("Infantry", "B", {"save": 6, "hits_value": 3}, {"hits": 2, "suppressed": True})
     gun = Unit("Panzer", "A", {"attacks": 4})

@@ -88,6 +88,13 @@ def fill_params(raw: Mapping[str, Any], param_names: list[str], actor: Unit | No
                 out[name] = known[key]
                 filled[name] = f"{source.name}.{key}"
                 break
+    if procedure == "fow.shoot" and target is not None and "target" not in out:
+        # no type stat: a unit with armour is a tank (infantry, guns and unarmoured
+        # vehicles have none), rather than the parameter's default, infantry
+        armour = facts(target).get("armour")
+        if isinstance(armour, int) and not isinstance(armour, bool) and armour > 0:
+            out["target"] = "tank"
+            filled["target"] = f"{target.name}.armour"
     return out, filled
 
 
