@@ -1,4 +1,5 @@
-"""Every word of every step has a Polish and a Chinese translation.
+"""Every word of every step has a Polish and a Chinese translation, and the English
+never counts one thing in the plural ("1 hits", "each of 1 teams").
 
 Each registered procedure is rolled with a spread of valid parameters and seeds, and
 every template met in its steps (text, result, target reason, modifier reasons and the
@@ -12,6 +13,7 @@ one with words in it (anything but a code) fails too: it should be a ``Msg``.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -82,6 +84,20 @@ def problems(step: Step, tables: dict[str, dict[str, str]]) -> Iterator[str]:
                         yield f"{lang}: no translation of {text!r}"
 
 
+# "1 hits", "1 dice", "each of 1 teams": the singular needs its own template
+ONE_PLURAL = re.compile(r"(?<![\d.])1 (teams|hits|dice|units|rounds|tanks|attacks|shots|"
+                        r"orders|leaders|squads|points|successes|misses|platoons|calls)\b"
+                        r"|\beach of 1\b")
+
+
+def english_problems(step: Step) -> Iterator[str]:
+    for m in step_messages(step):
+        text = m.render()
+        found = ONE_PLURAL.search(text)
+        if found:
+            yield f"en: {found.group(0)!r} in {text!r}"
+
+
 PROCEDURES = {p.id: p for p in api.registry().procedures()}
 
 
@@ -108,7 +124,8 @@ def _check(proc: Procedure) -> tuple[int, dict[str, dict[str, Any]]]:
                 return
             rolls[0] += 1
             for step in steps:
-                for problem in problems(step, tables):
+                for problem in itertools.chain(problems(step, tables),
+                                               english_problems(step)):
                     found.setdefault(problem, {"params": raw, "seed": seed,
                                                "rule": step.rule})
 
@@ -129,6 +146,13 @@ def test_plain_strings_are_caught() -> None:
                 result=Msg("{res}", {"res": "1KIA"}))
     assert list(problems(step, {"pl": {"{who} breaks": "{who} się łamie"}})) == [
         "plain string argument 'squad1' (never translated; use Msg)"]
+
+
+def test_one_in_the_plural_is_caught() -> None:
+    bad = Step("x", Msg("{n} hits against {v}", {"n": 1, "v": 2}))
+    good = Step("x", Msg("{n} hits against {v}", {"n": 11, "v": 1}))
+    assert list(english_problems(bad)) == ["en: '1 hits' in '1 hits against 2'"]
+    assert not list(english_problems(good))
 
 
 @pytest.mark.parametrize("proc_id", sorted(PROCEDURES))

@@ -231,7 +231,8 @@ def aa_fire(rules: Rules) -> Procedure:
         shot_down = hits >= p.hits_value
         aborted = False
         if shot_down:
-            d.note(rule, "{hits} hits against hits value {value}: shot down", hits=hits,
+            d.note(rule, "one hit against hits value {value}: shot down" if hits == 1
+                   else "{hits} hits against hits value {value}: shot down", hits=hits,
                    value=p.hits_value)
         elif hits:
             aborts = d.pool(hits, Target.of(aa.abort_score, "abort roll"),
@@ -353,7 +354,8 @@ def resolve_hits(rules: Rules, values: Mapping[str, Any], h: int, score: Target,
     out: dict[str, Any] = {"hits": h, "destroyed": False, "suppressed": already,
                            "retreat_cm": 0}
     if total >= values["hits_value"]:
-        d.note(f"{g}.fire.destroyed", "{total} hits reach hits value {value}: destroyed",
+        d.note(f"{g}.fire.destroyed", "one hit reaches hits value {value}: destroyed"
+               if total == 1 else "{total} hits reach hits value {value}: destroyed",
                total=total, value=values["hits_value"])
         out.update(destroyed=True, suppressed=False)
         return out
@@ -464,8 +466,9 @@ def _side_hits(rules: Rules, values: Mapping[str, Any], me: str, them: str, d: D
     if a.support == "attack_die":
         t = t.plus(support, "supporting units")
     n = max(0, t.final)
-    d.note(f"{g}.assault.attacks", "{side} rolls {n} dice: {base} {mods}", side=Msg(me), n=n,
-           base=t.reason, mods=_mods(t))
+    d.note(f"{g}.assault.attacks", "{side} rolls one die: {base} {mods}" if n == 1
+           else "{side} rolls {n} dice: {base} {mods}", side=Msg(me), n=n, base=t.reason,
+           mods=_mods(t))
     cover = str(values[f"{them}_cover"])
     score = Target.of(rules.fire.cover[cover], msg("target in {cover}", cover=Msg(cover)))
     raw = d.pool(n, score, rule=f"{g}.assault.hit", what=f"{me} attack dice")
@@ -477,7 +480,8 @@ def _side_hits(rules: Rules, values: Mapping[str, Any], me: str, them: str, d: D
     h = int(hits)
     if a.support == "extra_hit" and support:
         h += support
-        d.note(f"{g}.assault.support", "{n} supporting units add {n} hits", n=support)
+        d.note(f"{g}.assault.support", "one supporting unit adds one hit" if support == 1
+               else "{n} supporting units add {n} hits", n=support)
     return h
 
 
@@ -498,8 +502,10 @@ def _assault_result(rules: Rules, draw: str, att: int, dfn: int, d: Dice) -> dic
     out["winner"] = "attacker" if att > dfn else "defender"
     if a.double_eliminates and win >= 2 * lose:
         out["result"] = "loser_eliminated"
-        d.note(f"{g}.assault.result", "{win} hits against {lose}: at least double, the loser "
-               "is eliminated and the winner consolidates", win=win, lose=lose)
+        d.note(f"{g}.assault.result", "one hit against none: at least double, the loser is "
+               "eliminated and the winner consolidates" if win == 1 else "{win} hits against "
+               "{lose}: at least double, the loser is eliminated and the winner consolidates",
+               win=win, lose=lose)
         return out
     if a.loser_retreat == "difference":
         cm = win - lose

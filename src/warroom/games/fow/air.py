@@ -91,8 +91,11 @@ def _nothing(**extra: Any) -> dict[str, Any]:
          "single-hit pin in the Soviet article.")
 def air(p: AirParams, d: Dice) -> dict[str, Any]:
     pool = max(SUPPORT_DICE[p.support] - p.calls, 0)
-    d.note("fow.air.support", "{support} air support: {n} dice after {calls} earlier calls",
-           support=msg(p.support), n=pool, calls=p.calls)
+    d.note("fow.air.support", "{support} air support: {dice} after {calls}",
+           support=msg(p.support),
+           dice=msg("one die") if pool == 1 else msg("{n} dice", n=pool),
+           calls=msg("one earlier call") if p.calls == 1
+           else msg("{n} earlier calls", n=p.calls))
     come = ARRIVE_ON[p.aircraft_type]
     best = d.dice(pool, rule="fow.air.support", what="air support dice", view="max",
                   target=Target.of(come, msg("{kind} arrive", kind=msg(p.aircraft_type)))

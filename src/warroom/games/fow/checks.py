@@ -219,12 +219,12 @@ class MoraleParams(RulesParams):
 def morale(p: MoraleParams, d: Dice) -> dict[str, Any]:
     if p.kind == "platoon":
         needed = p.lost_this_phase and 2 * p.left < p.start
-        reason = msg("{left} of {start} teams left", left=p.left, start=p.start)
+        reason = msg("teams left: {left} of {start}", left=p.left, start=p.start)
     else:
         needed = 2 * (p.start - p.left) > p.start
-        reason = msg("{left} of {start} platoons left", left=p.left, start=p.start)
+        reason = msg("platoons left: {left} of {start}", left=p.left, start=p.start)
     if not needed:
-        d.note(f"fow.morale.{p.kind}", "no morale test needed: {why}", why=reason)
+        d.note(f"fow.morale.{p.kind}", "no morale test needed ({why})", why=reason)
         return {"tested": False, "passed": True}
     ok = d.test(motivation_target(p.motivation, p.rules), rule=f"fow.morale.{p.kind}",
                 what=f"{p.kind} morale test", reroll=p.reroll)

@@ -441,8 +441,9 @@ def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
     plan = _gun_tank_plan(d, counts, weapons, teams, p.priority, p.moved)
     lost = sum(counts) - sum(map(len, plan))
     if lost:
-        d.note("fow.shoot_mixed.bunker_buster", "{n} hits of a bunker buster that moved "
-               "have no team they may go to: no effect", n=lost)
+        d.note("fow.shoot_mixed.bunker_buster", "one hit of a bunker buster that moved has "
+               "no team it may go to: no effect" if lost == 1 else "{n} hits of a bunker "
+               "buster that moved have no team they may go to: no effect", n=lost)
     saves = Saves(p.target_has("schurzen") and p.aspect == "side",
                   p.target_has("improvised_armour"))
     destroyed: Any = 0

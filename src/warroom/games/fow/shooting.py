@@ -129,7 +129,8 @@ def shoot(p: ShootParams, d: Dice) -> dict[str, Any]:
     n = p.dice
     if p.target_at_double and n:
         n = 2 * n
-        d.note("fow.shoot.dice", "target moved at the double: {dice} dice become {n}",
+        d.note("fow.shoot.dice", "target moved at the double: one die becomes 2"
+               if p.dice == 1 else "target moved at the double: {dice} dice become {n}",
                dice=p.dice, n=n)
     t = to_hit_target(p)
     reroll, why = to_hit_reroll(p)
@@ -224,8 +225,8 @@ def allocate(p: AllocateParams, d: Dice) -> dict[str, Any]:
         most = max(most, gq + (1 if gr else 0))
     ready, gtg, out = parts[0] + parts[1], parts[2] + parts[3], parts[4] + parts[5]
     far = parts[1] + parts[3] + parts[5]
-    d.note("fow.allocate", "{a} hits on ready teams, {b} on teams gone to ground, {c} on "
-           "bogged or bailed-out teams; {f} of them over 40 cm", a=ready, b=gtg, c=out, f=far)
+    d.note("fow.allocate", "hits on teams ready: {a}, gone to ground: {b}, bogged or "
+           "bailed out: {c}; over 40 cm: {f}", a=ready, b=gtg, c=out, f=far)
     return {"gun_tank_hits": gt, "hits_ready": ready, "hits_gone_to_ground": gtg,
             "hits_out_of_action": out, "hits_far": far, "most_on_one_team": most}
 
