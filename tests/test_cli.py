@@ -74,6 +74,18 @@ def test_a_target_any_roll_meets_reads_1_plus(capsys: pytest.CaptureFixture[str]
     assert "[target number 1+]" in out and "-1+" not in out
 
 
+def test_story_says_a_target_number_once(capsys: pytest.CaptureFixture[str]) -> None:
+    # "needing 3+" already says the number: the bracket only says where it comes from;
+    # a step whose text has no number (an armour save) keeps it, and modifiers show
+    code, out, _ = run(capsys, "roll", "fow.shoot", "target=tank", "dice=1", "--dice", "5,6")
+    assert code == 0
+    assert "needing 3+   [target is trained]" in out and "[target number 3+]" not in out
+    assert "one die   [target number 2+]" in out
+    code, out, _ = run(capsys, "roll", "fow.shoot", "concealed=true", "dice=1", "--dice", "2")
+    assert code == 0
+    assert "[target number 4+: 3 target is trained, +1 concealed]" in " ".join(out.split())
+
+
 def test_simulate_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "simulate", "demo.pool", "dice=4", "--samples", "2000",
                        "--seed", "3", "--json")

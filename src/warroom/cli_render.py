@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -247,12 +248,19 @@ def render_roll(console: Console, res: Resolution, tr: Tr) -> None:
             kind = "+" if step["target_kind"] == "at_least" else ""
             # a target below 1 (armour far above the AT) is met by any roll: show 1+
             label = f"{max(step['target'], 1)}{kind}" if kind else f"≤{step['target']}"
-            line.append(f"   [{tr('target number')} {label}", style="yellow")
-            if step["base_reason"] and (step["modifiers"] or step["base"] != step["target"]):
-                line.append(f": {step['base']} {step['base_reason']}", style="yellow")
-            for m in step["modifiers"]:
-                line.append(f", {m['value']:+d} {m['reason']}", style="yellow")
-            line.append("]", style="yellow")
+            if not step["modifiers"] and re.search(rf"(?<!\d){re.escape(label)}",
+                                                   step["text"]):
+                # the text already says "needing 3+": only say where the number comes from
+                if step["base_reason"]:
+                    line.append(f"   [{step['base_reason']}]", style="yellow")
+            else:
+                line.append(f"   [{tr('target number')} {label}", style="yellow")
+                if step["base_reason"] and (step["modifiers"]
+                                            or step["base"] != step["target"]):
+                    line.append(f": {step['base']} {step['base_reason']}", style="yellow")
+                for m in step["modifiers"]:
+                    line.append(f", {m['value']:+d} {m['reason']}", style="yellow")
+                line.append("]", style="yellow")
         console.print(line)
         if step["dice"]:
             dice = " ".join(str(d) for d in step["dice"])

@@ -28,7 +28,7 @@ class PoolParams(Params):
     vectorize=True,
 )
 def pool(p: PoolParams, d: Dice) -> dict[str, Any]:
-    target = Target.of(p.at, "asked for")
+    target = Target.of(p.at, "the X+ you chose")
     return {"successes": d.pool(p.dice, target, reroll=p.reroll, rule="demo.pool",
                                 what="dice")}
 
