@@ -108,7 +108,7 @@ class UnknownNameError(UsageError):
         if self.suggestion:
             return ErrorText("unknown {kind} {name!r}; did you mean {suggestion!r}?",
                              kind=kind, name=self.name, suggestion=self.suggestion)
-        return ErrorText("unknown {kind} {name!r}", kind=kind, name=self.name)
+        return ErrorText("unknown {kind} {name!r}.", kind=kind, name=self.name)
 
 
 class UnknownProcedureError(UnknownNameError):
@@ -128,7 +128,7 @@ class UnknownParameterError(UnknownNameError):
             return ErrorText(
                 "unknown parameter of {procedure} {name!r}; did you mean {suggestion!r}?",
                 procedure=self.procedure, name=self.name, suggestion=self.suggestion)
-        return ErrorText("unknown parameter of {procedure} {name!r}",
+        return ErrorText("unknown parameter of {procedure} {name!r}.",
                          procedure=self.procedure, name=self.name)
 
 

@@ -92,7 +92,7 @@ CASES: dict[str, tuple[Call, str, tuple[str, ...]]] = {
         "clear= needs unit=NAME (whose marker to clear)", ("clear=", "unit=")),
     "unknown unit": (
         lambda bt, b, _: bt.mark(b, "Nobody", "pinned"),
-        "unknown unit 'Nobody' Valid: Shermans, Grenadiers. Add it with 'warroom battle "
+        "unknown unit 'Nobody'. Valid: Shermans, Grenadiers. Add it with 'warroom battle "
         "add-unit'.", ("'Nobody'", "Shermans, Grenadiers", "'warroom battle add-unit'")),
     "unknown marker": (
         lambda bt, b, _: bt.mark(b, "Shermans", "pined"),
@@ -113,7 +113,7 @@ CASES: dict[str, tuple[Call, str, tuple[str, ...]]] = {
         "unknown battle 'nope'", ("'nope'", "'warroom battle list'")),
     "unknown phase": (
         lambda _bt, _b, _f: phases.phase("fow", "lunch"),
-        "unknown phase 'lunch' Valid: starting, movement", ("'lunch'", "starting, movement")),
+        "unknown phase 'lunch'. Valid: starting, movement", ("'lunch'", "starting, movement")),
     "wrong link": (
         lambda bt, b, _: bt.access(b, "not-a-key"),
         "this link does not open that battle", ()),
