@@ -117,6 +117,10 @@ def test_rules_all_human(capsys: pytest.CaptureFixture[str]) -> None:
 ERRORS = [
     (("odds", "demo.pol"), "did you mean 'demo.pool'"),
     (("odds", "nogame.pool"), "unknown procedure"),
+    (("odds", "shoot"), "did you mean 'fow.shoot'"),
+    (("odds", "fow.assualt"), "did you mean 'fow.assault'"),
+    # only the game in common: no suggestion, a full stop, then the game's procedures
+    (("odds", "bkc.xyz"), "unknown procedure 'bkc.xyz'. Valid: bkc.command"),
     (("odds", "demo.pool", "dcie=3"), "did you mean 'dice'"),
     (("odds", "demo.pool", "dice=abc"), "parameter 'dice'"),
     (("odds", "demo.pool", "dice=-1"), "from 0 to 200"),

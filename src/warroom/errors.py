@@ -87,14 +87,11 @@ class UnknownNameError(UsageError):
 
     def __init__(self, kind: str | ErrorText, name: str, valid: Sequence[str],
                  hint: str | ErrorText = "") -> None:
-        import difflib
-
         kind_text = as_text(kind)
         self.kind = str(kind_text)
         self.name = name
         self.valid = tuple(valid)
-        close = difflib.get_close_matches(name, self.valid, n=1, cutoff=0.5)
-        self.suggestion = close[0] if close else None
+        self.suggestion = self._closest(name, self.valid)
         text = self._head(kind_text)
         if self.valid:
             text = ErrorText("{message} Valid: {valid}.", message=text,
@@ -102,6 +99,13 @@ class UnknownNameError(UsageError):
         if hint:
             text = ErrorText("{message} {hint}", message=text, hint=as_text(hint))
         super().__init__(text)
+
+    @staticmethod
+    def _closest(name: str, valid: Sequence[str]) -> str | None:
+        import difflib
+
+        close = difflib.get_close_matches(name, valid, n=1, cutoff=0.5)
+        return close[0] if close else None
 
     def _head(self, kind: ErrorText) -> ErrorText:
         """'unknown KIND NAME', with the closest valid name when there is one."""
@@ -115,6 +119,20 @@ class UnknownProcedureError(UnknownNameError):
     def __init__(self, name: str, valid: Sequence[str]) -> None:
         super().__init__(ErrorText("procedure"), name, valid,
                          ErrorText("Use 'warroom rules' to list them."))
+
+    @staticmethod
+    def _closest(name: str, valid: Sequence[str]) -> str | None:
+        # 'bkc.xyz' shares only its game with 'bkc.fire': compare the names within the
+        # game first, then whole ids, each needing a closer match than other names do
+        import difflib
+
+        game, _, rest = name.partition(".")
+        same = {v.partition(".")[2]: v for v in valid if v.partition(".")[0] == game}
+        close = difflib.get_close_matches(rest, list(same), n=1, cutoff=0.6)
+        if close:
+            return same[close[0]]
+        close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
+        return close[0] if close else None
 
 
 class UnknownParameterError(UnknownNameError):
