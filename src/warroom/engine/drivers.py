@@ -41,7 +41,7 @@ def exact(proc: Procedure, params: Params, *, max_paths: int = MAX_PATHS) -> Dis
     w = exact_run(lambda d: proc.run(params, d), proc.fields, name=proc.id, max_paths=max_paths)
     # memoised tables may be shared between results: hand out a read-only view
     return Distribution(proc.id, normalized(params), proc.fields,
-                        MappingProxyType(w.weights), w.denominator)
+                        MappingProxyType(w.weights), w.denominator, proc.orders)
 
 
 def resolve(proc: Procedure, params: Params, source: DiceSource) -> Resolution:
@@ -103,7 +103,7 @@ def simulate(proc: Procedure, params: Params, samples: int, *, seed: int | None 
         if progress is not None:
             progress(done, samples)
     return Estimate(proc.id, normalized(params), fields, counts, samples, seed,
-                    time.perf_counter() - start)
+                    time.perf_counter() - start, orders=proc.orders)
 
 
 def _simulate_vector(proc: Procedure, params: Params, samples: int, seed: int,

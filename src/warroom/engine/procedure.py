@@ -81,6 +81,15 @@ class Procedure:
         return tuple(f.name for f in self.outcome)
 
     @functools.cached_property
+    def orders(self) -> tuple[dict[str, int] | None, ...]:
+        """Per outcome field, the rank of each declared value (None where none are
+        declared); empty when no field declares values."""
+        if not any(f.values for f in self.outcome):
+            return ()
+        return tuple({v: i for i, v in enumerate(f.values)} if f.values else None
+                     for f in self.outcome)
+
+    @functools.cached_property
     def param_names(self) -> frozenset[str]:
         return frozenset(self.params.model_fields)
 

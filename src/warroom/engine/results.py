@@ -12,9 +12,16 @@ from warroom.engine.messages import Translator
 from warroom.engine.steps import Step
 
 Outcome = tuple[Any, ...]
+Orders = tuple[Mapping[Any, int] | None, ...]
+"""Per outcome field, the rank of each value a text field declares (None: no order):
+an ASL IFT result lists KIA before K/, MC, NMC, PTC and '-', as the table does."""
 
 
-def _sort_key(outcome: Outcome) -> tuple[Any, ...]:
+def _sort_key(outcome: Outcome, orders: Orders = ()) -> tuple[Any, ...]:
+    if orders:
+        return tuple((0, v, "") if isinstance(v, (int, float))
+                     else (1, order.get(v, len(order)), str(v)) if order is not None
+                     else (1, 0, str(v)) for v, order in zip(outcome, orders, strict=True))
     return tuple((0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v)) for v in outcome)
 
 
@@ -31,16 +38,20 @@ class Distribution:
     fields: tuple[str, ...]
     weights: Mapping[Outcome, int]
     denominator: int
+    orders: Orders
 
     def __init__(self, procedure: str, params: Mapping[str, Any], fields: tuple[str, ...],
-                 weights: Mapping[Outcome, int], denominator: int) -> None:
-        # one update instead of a frozen dataclass's five object.__setattr__ calls: the
-        # exact driver makes one per query, and this is a measurable part of a small one
+                 weights: Mapping[Outcome, int], denominator: int, orders: Orders = ()
+                 ) -> None:
+        # one update instead of a frozen dataclass's object.__setattr__ calls: the exact
+        # driver makes one per query, and this is a measurable part of a small one
         self.__dict__.update(procedure=procedure, params=params, fields=fields,
-                             weights=weights, denominator=denominator)
+                             weights=weights, denominator=denominator, orders=orders)
 
     def outcomes(self) -> list[Outcome]:
-        return sorted(self.weights, key=_sort_key)
+        """Every outcome: numbers in order, text in the order its field declares."""
+        orders = self.orders
+        return sorted(self.weights, key=lambda o: _sort_key(o, orders))
 
     def items(self) -> Iterator[tuple[dict[str, Any], Fraction]]:
         for key in self.outcomes():
@@ -64,8 +75,9 @@ class Distribution:
         acc: dict[Any, int] = {}
         for key, w in self.weights.items():
             acc[key[i]] = acc.get(key[i], 0) + w
+        orders = self.orders[i:i + 1]
         return {v: Fraction(acc[v], self.denominator)
-                for v in sorted(acc, key=lambda x: _sort_key((x,)))}
+                for v in sorted(acc, key=lambda x: _sort_key((x,), orders))}
 
     def at_least(self, name: str) -> dict[Any, Fraction]:
         """P(field >= v) for every value v the field takes (numeric fields)."""
@@ -143,6 +155,7 @@ class Estimate:
     seed: int
     seconds: float = 0.0
     extra: Mapping[str, Any] = field(default_factory=dict)
+    orders: Orders = ()
 
     def p(self, **where: Any) -> float:
         idx = [(self.fields.index(k), v) for k, v in where.items()]
@@ -167,7 +180,7 @@ class Estimate:
 
     def to_json(self) -> dict[str, Any]:
         rows = []
-        for key in sorted(self.counts, key=_sort_key):
+        for key in sorted(self.counts, key=lambda o: _sort_key(o, self.orders)):
             c = self.counts[key]
             lo, hi = wilson(c, self.samples)
             rows.append({"outcome": dict(zip(self.fields, key, strict=True)),

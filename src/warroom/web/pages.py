@@ -166,7 +166,7 @@ def estimate(proc: Procedure, raw: Mapping[str, Any]) -> Distribution:
             counts[key] = counts.get(key, 0) + n
         samples += est.samples
     assert est is not None
-    return Distribution(proc.id, est.params, est.fields, counts, samples)
+    return Distribution(proc.id, est.params, est.fields, counts, samples, proc.orders)
 
 
 def compute_odds(proc: Procedure, raw: Mapping[str, Any], tr: Tr | None = None
