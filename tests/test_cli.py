@@ -114,6 +114,13 @@ def test_rules_all_human(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "demo.pool" in out
 
 
+def test_rules_show_a_whole_fraction_default_as_a_whole_number(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "rules", "asl")
+    assert code == 0
+    assert "fp  fraction · default 8 · 0..200" in out and "8.0" not in out
+
+
 ERRORS = [
     (("odds", "demo.pol"), "did you mean 'demo.pool'"),
     (("odds", "nogame.pool"), "unknown procedure"),

@@ -39,6 +39,8 @@ def fmt_pct(p: float) -> str:
 def fmt_value(v: Any) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))  # a fraction parameter's default 8.0 reads 8
     return str(v)
 
 
