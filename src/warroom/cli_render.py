@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -14,6 +13,7 @@ from rich.text import Text
 
 from warroom import i18n
 from warroom.engine.results import Distribution, Estimate, Resolution
+from warroom.engine.steps import says_target, target_label
 
 Tr = Callable[[str], str]
 MAX_ROWS = 40
@@ -246,12 +246,9 @@ def render_roll(console: Console, res: Resolution, tr: Tr) -> None:
     for n, step in enumerate(data["steps"], start=1):
         line = Text(f"{n:>2}. ", style="dim")
         line.append(step["text"])
-        if step["target"] is not None:
-            kind = "+" if step["target_kind"] == "at_least" else ""
-            # a target below 1 (armour far above the AT) is met by any roll: show 1+
-            label = f"{max(step['target'], 1)}{kind}" if kind else f"≤{step['target']}"
-            if not step["modifiers"] and re.search(rf"(?<!\d){re.escape(label)}",
-                                                   step["text"]):
+        label = target_label(step)
+        if label is not None:
+            if says_target(step):
                 # the text already says "needing 3+": only say where the number comes from
                 if step["base_reason"]:
                     line.append(f"   [{step['base_reason']}]", style="yellow")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -81,3 +83,21 @@ class Step:
             "result": self.result.render(translate) if self.result is not None else None,
         }
         return out
+
+
+def target_label(step: Mapping[str, Any]) -> str | None:
+    """A step's target as players write it ('4+', '≤7'), from :meth:`Step.to_dict`;
+    a target below 1 (armour far above the AT) is met by any roll and reads 1+."""
+    if step["target"] is None:
+        return None
+    if step["target_kind"] == "at_least":
+        return f"{max(step['target'], 1)}+"
+    return f"≤{step['target']}"
+
+
+def says_target(step: Mapping[str, Any]) -> bool:
+    """True when the step's text already gives its target number ('6 dice needing 3+')
+    and no modifier changes it: then only the reason for the number is worth adding."""
+    label = target_label(step)
+    return (label is not None and not step["modifiers"]
+            and re.search(rf"(?<!\d){re.escape(label)}", step["text"]) is not None)

@@ -26,9 +26,12 @@ STATIC = Path(__file__).parent / "static"
 def templates() -> Jinja2Templates:
     tpl = Jinja2Templates(directory=str(TEMPLATES))
     tpl.env.globals["LANGUAGES"] = langs.LANGUAGE_NAMES
+    from warroom.engine.steps import says_target, target_label
     from warroom.web.charts import bar_chart, fmt_pct, fmt_value
 
     tpl.env.globals["bar_chart"] = bar_chart
+    tpl.env.globals["target_label"] = target_label
+    tpl.env.globals["says_target"] = says_target
     tpl.env.filters["pct"] = fmt_pct
     tpl.env.filters["value"] = fmt_value
     return tpl
