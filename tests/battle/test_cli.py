@@ -184,3 +184,11 @@ def test_links_open_the_web_pages(capsys: Cap, db: str, battle: str) -> None:
     assert set(links) == {"A", "B", "view"}
     assert all(link.startswith(f"/battles/{battle}/") for link in links.values())
     assert len(set(links.values())) == 3
+
+
+def test_show_counts_teams_left_in_words(capsys: Cap, db: str, battle: str) -> None:
+    ok(capsys, db, "add-unit", battle, "--side", "A", "--name", "Tiger", "teams=1")
+    ok(capsys, db, "add-unit", battle, "--side", "B", "--name", "Rifles", "teams=3")
+    code, out, err = run(capsys, db, "show", battle)
+    assert code == 0, err
+    assert "1 team left" in out and "3 teams left" in out and "1 teams" not in out

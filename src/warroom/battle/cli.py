@@ -174,9 +174,8 @@ def show(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
             _echo("  -")
         for u in units:
             stats = " ".join(f"{k}={v}" for k, v in u["stats"].items())
-            left = (" " + tr("1 team left" if u.get("teams_left") == 1 else "{n} teams left")
-                    .format(n=u.get("teams_left"))
-                    if "teams_left" in u else "")
+            left = (" " + tr("1 team left" if u["teams_left"] == 1 else "{n} teams left")
+                    .format(n=u["teams_left"]) if "teams_left" in u else "")
             _echo(f"  {u['name']}  {stats}{left}  {_markers(u)}")
 
 

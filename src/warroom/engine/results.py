@@ -18,11 +18,11 @@ an ASL IFT result lists KIA before K/, MC, NMC, PTC and '-', as the table does."
 
 
 def _sort_key(outcome: Outcome, orders: Orders = ()) -> tuple[Any, ...]:
-    if orders:
-        return tuple((0, v, "") if isinstance(v, (int, float))
-                     else (1, order.get(v, len(order)), str(v)) if order is not None
-                     else (1, 0, str(v)) for v, order in zip(outcome, orders, strict=True))
-    return tuple((0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v)) for v in outcome)
+    """Numbers first and ascending; text by its declared rank (undeclared values last),
+    then alphabetically."""
+    return tuple((0, v, "") if isinstance(v, (int, float))
+                 else (1, 0 if order is None else order.get(v, len(order)), str(v))
+                 for v, order in zip(outcome, orders or (None,) * len(outcome), strict=True))
 
 
 @dataclass(frozen=True, init=False)
