@@ -24,6 +24,10 @@ from warroom.engine.steps import Target
 
 State = TypeVar("State", bound=tuple[Any, ...])
 
+Stage = Callable[[State, "Dice"], State]
+"""One stage of a round (or of the opening): rolls what it needs and returns the next
+state, a tuple of the same length."""
+
 Chain = Callable[["Dice"], str]
 """A per-item sub-procedure: rolls what one item needs and returns its category."""
 
@@ -45,6 +49,15 @@ def as_target(at: int | Target) -> Target:
 
 class Dice(ABC):
     """What a procedure may ask of the umpire. Every method records a step when rolling."""
+
+    explains: bool = True
+    """False where no one reads the story (exact odds, Monte Carlo): a rule may then skip
+    building optional messages. Dice, results and states must never depend on it."""
+
+    round: int = 0
+    """Inside :meth:`stages`, the round being fought (1, 2, ...; 0 in the opening), for
+    the story only (rule ids, texts). The exact driver works each stage out once per
+    state whatever the round, so what a stage rolls and returns must not depend on it."""
 
     @abstractmethod
     def pool(
@@ -147,18 +160,45 @@ class Dice(ABC):
     def iterate(self, state: State, step: Callable[[State, Dice], State], *, rounds: int,
                 done: Callable[[State], bool] | None = None) -> State:
         """Apply ``step`` to ``state`` round after round, at most ``rounds`` times,
-        stopping early once ``done(state)``; return the last state.
+        stopping early once ``done(state)``; return the last state: :meth:`stages` with
+        a round of one stage, without counting the rounds."""
+        return self.stages(state, (step,), rounds=rounds, done=done)[0]
+
+    def stages(self, state: State, stages: Sequence[Stage[State]], *, rounds: int,
+               done: Callable[[State], bool] | None = None,
+               opening: Sequence[Stage[State]] = ()) -> tuple[State, int]:
+        """Run the ``opening`` stages once, then rounds of ``stages``, at most ``rounds``
+        rounds; return the last state and the number of rounds begun.
 
         ``state`` is a tuple of plain values (ints, strings, bools, tuples of them)
-        holding everything later rounds depend on. Rolling, this is an ordinary loop:
-        the rounds ask for their dice in order and record their steps. The exact driver
-        instead keeps the distribution of states between rounds and merges equal ones,
-        so a fight of many rounds costs rounds x states, not every path through them."""
-        for _ in range(rounds):
-            if done is not None and done(state):
-                break
-            state = step(state, self)
-        return state
+        holding everything later stages depend on; each stage ``stage(state, d)`` rolls
+        what it needs and returns the next state. Everything stops as soon as
+        ``done(state)`` holds, checked before every stage (so a decided fight skips the
+        rest of its round). Rolling, this is an ordinary loop: the stages ask for their
+        dice in order and record their steps. The exact driver instead keeps the
+        distribution of states between stages, merges equal ones and works each stage
+        out once per distinct state (its work follows states, not paths through the
+        dice). Small stages that end on a small state make that cheap: a count the next
+        stage branches on is worth ending a stage for."""
+        fought = 0
+        outer = self.round
+        try:
+            self.round = 0
+            for stage in opening:
+                if done is not None and done(state):
+                    return state, 0
+                state = stage(state, self)
+            for n in range(1, rounds + 1):
+                self.round = n
+                for j, stage in enumerate(stages):
+                    if done is not None and done(state):
+                        return state, fought
+                    if j == 0:
+                        fought += 1
+                    state = stage(state, self)
+            return state, fought
+        finally:
+            self.round = outer
 
     # Convenience -------------------------------------------------------------
     def msg(self, template: str, **args: Any) -> Msg:

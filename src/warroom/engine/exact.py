@@ -29,7 +29,7 @@ from warroom.dice.weights import (
     multinomial,
     success_weight,
 )
-from warroom.engine.context import Chain, Dice, State, as_target
+from warroom.engine.context import Chain, Dice, Stage, State, as_target
 from warroom.engine.messages import Msg, Text
 from warroom.engine.steps import Target
 from warroom.engine.symbolic import Cond, NeedConcrete, Node, Sym
@@ -61,6 +61,8 @@ _FACES = {6: [1, 2, 3, 4, 5, 6]}
 
 class ExactDice(Dice):
     """Answers requests from a replay path, lazily where it can."""
+
+    explains = False
 
     def __init__(self, path: Sequence[Any], concrete: set[int], all_concrete: bool = False,
                  memo: dict[Any, Any] | None = None, shared: dict[Any, Any] | None = None):
@@ -247,24 +249,36 @@ class ExactDice(Dice):
 
     def iterate(self, state: State, step: Callable[[State, Dice], State], *, rounds: int,
                 done: Callable[[State], bool] | None = None) -> State:
+        return self._staged(state, (), (step,), rounds, done, count=False)  # type: ignore[no-any-return]
+
+    def stages(self, state: State, stages: Sequence[Stage[State]], *, rounds: int,
+               done: Callable[[State], bool] | None = None,
+               opening: Sequence[Stage[State]] = ()) -> tuple[State, int]:
+        return self._staged(state, tuple(opening), tuple(stages), rounds, done, count=True)  # type: ignore[no-any-return]
+
+    def _staged(self, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
+                stages: tuple[Stage[Any], ...], rounds: int,
+                done: Callable[[Any], bool] | None, count: bool) -> Any:
         i = self._next()
         hash(state)  # a lazy count in the starting state is made concrete first
-        # The request is identified by what the step and the test compute and the state
+        # The request is identified by what its stages and its test compute and the state
         # they start from; failing that (a captured value that cannot be hashed), by the
         # answers replayed before it, which fix everything the procedure did so far.
         # Later replays of the procedure, and other paths reaching the same state, reuse
-        # the distribution, and every round from a given state is enumerated once.
-        step_key, done_key = _chain_key(step), _chain_key(done)
+        # the distribution; every stage from a given state is worked out once per query.
+        keys: tuple[Any, ...] | None = tuple(map(_chain_key, (*opening, *stages)))
+        done_key = _chain_key(done)
         memo = self.shared
-        if step_key is not None and (done is None or done_key is not None):
-            key: Any = ("iterate", step_key, done_key, state, rounds)
+        if None not in keys and (done is None or done_key is not None):  # type: ignore[operator]
+            key: Any = ("stages", keys, len(opening), done_key, state, rounds, count)
         else:
-            key, step_key, memo = ("iterate", i, tuple(self.path[:self.pos])), None, self.memo
+            key, keys, memo = ("stages", i, tuple(self.path[:self.pos])), None, self.memo
         found = memo.get(key)
         if found is None:
-            found = memo[key] = _iterate(state, step, rounds, done, self.shared, step_key)
+            found = memo[key] = _staged(state, opening, stages, keys, rounds, done, count,
+                                        self.shared)
         options, den = found
-        return self._answer(options, den)  # type: ignore[no-any-return]
+        return self._answer(options, den)
 
 
 def _parent(i: int, n: Any) -> Node | None:
@@ -279,49 +293,83 @@ def _parent(i: int, n: Any) -> Node | None:
     return None
 
 
-def _iterate(state: tuple[Any, ...], step: Callable[[Any, Dice], Any], rounds: int,
-             done: Callable[[Any], bool] | None, shared: dict[Any, Any], step_key: Any
-             ) -> tuple[list[tuple[Any, int]], int]:
-    """The distribution of the state after the rounds: each round is enumerated once per
-    distinct state (lazily, like any procedure), and equal states are merged. With a
-    ``step_key`` the round from each state is kept in ``shared`` for other requests."""
+def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
+            stages: tuple[Stage[Any], ...], keys: tuple[Any, ...] | None, rounds: int,
+            done: Callable[[Any], bool] | None, count: bool, shared: dict[Any, Any]
+            ) -> tuple[list[tuple[Any, int]], int]:
+    """The distribution of the last state (with the rounds begun when ``count``): a
+    dynamic programme over states. Between stages the states are held with integer
+    weights over one denominator, equal ones merged; each stage is enumerated once per
+    distinct state it starts from (lazily, like any procedure). With ``keys`` (what each
+    stage computes) a stage's transitions are kept in ``shared`` for the whole query."""
     width = len(state)
     fields = tuple(map(str, range(width)))
-
-    def one_round(s: tuple[Any, ...]) -> Run:
-        def run(d: Dice) -> dict[str, Any]:
-            after = step(s, d)
-            if not isinstance(after, tuple) or len(after) != width:
-                raise RuleError(f"a round must return a state like {s!r}, got {after!r}")
-            return dict(zip(fields, after, strict=True))
-        return run
-
-    dist: dict[Outcome, int] = {state: 1}
-    den = 1
+    local: dict[Any, tuple[list[tuple[Outcome, int]], int]] = {}
+    plan: list[tuple[int, Stage[Any], int]] = [(j, f, 0) for j, f in enumerate(opening)]
     for _ in range(rounds):
-        buckets: dict[int, dict[Outcome, int]] = {}
+        plan += [(len(opening) + j, f, int(count and j == 0)) for j, f in enumerate(stages)]
+    dist: dict[tuple[Outcome, int], int] = {(state, 0): 1}
+    den = 1
+    for index, stage, bump in plan:
+        buckets: dict[int, dict[tuple[Outcome, int], int]] = {}
         moved = False
-        for s, w in dist.items():
+        for entry, w in dist.items():
+            s = entry[0]
             if done is not None and done(s):
                 bucket = buckets.setdefault(den, {})
-                bucket[s] = bucket.get(s, 0) + w
+                bucket[entry] = bucket.get(entry, 0) + w
                 continue
             moved = True
-            sub = shared.get(("round", step_key, s)) if step_key is not None else None
-            if sub is None:
-                sub = exact_run(one_round(s), fields, name="one round", shared=shared)
-                if step_key is not None:
-                    shared["round", step_key, s] = sub
-            bucket = buckets.setdefault(den * sub.denominator, {})
-            for after, w2 in sub.weights.items():
-                bucket[after] = bucket.get(after, 0) + w * w2
-        merged = _merge(fields, buckets)
-        g = gcd(merged.denominator, *merged.weights.values())
-        dist = {s: w // g for s, w in merged.weights.items()}
-        den = merged.denominator // g
+            if keys is None:
+                tkey: Any = (index, s)
+                found = local.get(tkey)
+            else:
+                tkey = ("stage", keys[index], s)
+                found = shared.get(tkey)
+            if found is None:
+                found = _transition(stage, s, width, fields, shared)
+                if keys is None:
+                    local[tkey] = found
+                else:
+                    shared[tkey] = found
+            after, sden = found
+            bucket = buckets.setdefault(den * sden, {})
+            r = entry[1] + bump
+            for s2, w2 in after:
+                k = (s2, r)
+                bucket[k] = bucket.get(k, 0) + w * w2
         if not moved:
             break
-    return list(dist.items()), den
+        if len(buckets) == 1:
+            ((den, dist),) = buckets.items()
+        else:
+            den = lcm(*buckets)
+            dist = {}
+            for d, bucket in buckets.items():
+                scale = den // d
+                for k, w in bucket.items():
+                    dist[k] = dist.get(k, 0) + w * scale
+        g = gcd(den, *dist.values())
+        if g > 1:
+            dist = {k: w // g for k, w in dist.items()}
+            den //= g
+    if count:
+        return list(dist.items()), den
+    return [(entry[0], w) for entry, w in dist.items()], den
+
+
+def _transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple[str, ...],
+                shared: dict[Any, Any]) -> tuple[list[tuple[Outcome, int]], int]:
+    """Every state one stage can lead to from ``s``, with integer weights."""
+
+    def run(d: Dice) -> dict[str, Any]:
+        after = stage(s, d)
+        if not isinstance(after, tuple) or len(after) != width:
+            raise RuleError(f"a round must return a state like {s!r}, got {after!r}")
+        return dict(zip(fields, after, strict=True))
+
+    w = exact_run(run, fields, name="one stage", shared=shared)
+    return list(w.weights.items()), w.denominator
 
 
 def _chain_key(chain: Callable[..., Any] | None, depth: int = 0) -> Any:

@@ -16,6 +16,8 @@ from warroom.errors import RuleError
 class SampleDice(Dice):
     """Draws counts directly (a pool is a binomial draw); the same process as the table."""
 
+    explains = False
+
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self._p: dict[tuple[int, str], float] = {}
@@ -86,6 +88,8 @@ class VectorDice(Dice):
     Monte Carlo against their exact odds like any other.
     """
 
+    explains = False
+
     def __init__(self, rng: Any, batch: int) -> None:
         self.rng = rng
         self.batch = batch
@@ -143,7 +147,8 @@ class VectorDice(Dice):
              **args: Any) -> None:
         return None
 
-    def iterate(self, state: Any, step: Any, *, rounds: int, done: Any = None) -> Any:
+    def stages(self, state: Any, stages: Any, *, rounds: int, done: Any = None,
+               opening: Any = ()) -> Any:
         raise RuleError("rounds that stop on their own state cannot run on whole batches: "
                         "do not mark a procedure that iterates vectorize=True")
 
