@@ -15,7 +15,7 @@ branching on it when only the outcome needs it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from warroom.dice.weights import Reroll, View
@@ -35,10 +35,15 @@ Chain = Callable[["Dice"], str]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def fixed(fn: F) -> F:
-    """Mark a chain or a round whose captured values never change after it is made (one
-    a cached factory returns, say): the exact driver then works out the key it memoises
-    the function's distribution under once, not at every request."""
+def fixed(fn: F, key: Hashable = None) -> F:
+    """Mark a chain, a round or a stage whose captured values never change after it is
+    made (one a cached factory returns, say): the exact driver then works out the key it
+    memoises the function's distribution under once, not at every request. With ``key``
+    (plain hashable values naming what the function computes, e.g. its factory's
+    arguments and its own name) that key is used as it is: for functions that capture
+    values which cannot be hashed."""
+    if key is not None:
+        fn._warroom_key = ("keyed", key)  # type: ignore[attr-defined]
     fn._warroom_fixed = True  # type: ignore[attr-defined]
     return fn
 

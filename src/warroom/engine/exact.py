@@ -470,7 +470,7 @@ def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
         key = _key(pick, out, fields)
         for v in key:
             if isinstance(v, (Sym, Cond)):
-                sub, sub_den = _evaluate(list(key))
+                sub, sub_den = _outcomes(key)
                 return Weights(fields, sub, sub_den)
         return Weights(fields, {key: 1}, 1)
     plain: dict[int, dict[Outcome, int]] = {}
@@ -493,7 +493,7 @@ def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
         key = _key(pick, out, fields)
         for v in key:
             if isinstance(v, lazy_types):
-                sub, sub_den = _evaluate(list(key))
+                sub, sub_den = _outcomes(key)
                 lazy.append((den * sub_den, num, sub))
                 break
         else:
@@ -553,7 +553,32 @@ def _merge(fields: tuple[str, ...], acc: dict[int, dict[Outcome, int]]) -> Weigh
 
 
 _EVAL_MEMO: dict[Any, tuple[dict[Outcome, int], int]] = {}
-_EVAL_MEMO_SIZE = 256
+_EVAL_MEMO_SIZE = 4096
+
+
+def _outcomes(key: Outcome) -> tuple[dict[Outcome, int], int]:
+    """Distribution of an outcome holding lazy counts. When its lazy fields are distinct
+    counts with no conditions (a state whose stage left ``teams - losses`` in it, say),
+    only those counts are evaluated, without their constants, so the (memoised) work
+    is shared by every state that differs only in its plain values and constants."""
+    lazy = [j for j, v in enumerate(key) if isinstance(v, (Sym, Cond))]
+    if len(lazy) == len(key) or any(type(key[j]) is not Sym for j in lazy) or len(
+            {id(key[j]) for j in lazy}) < len(lazy):
+        return _evaluate(list(key))
+    exprs: list[Any] = []
+    consts: list[int] = []
+    for j in lazy:
+        e = key[j]
+        consts.append(e.const)
+        exprs.append(Sym(e.terms) if e.const else e)
+    sub, den = _evaluate(exprs)
+    plain = list(key)
+    out: dict[Outcome, int] = {}
+    for values, w in sub.items():
+        for j, v, c in zip(lazy, values, consts, strict=True):
+            plain[j] = v + c
+        out[tuple(plain)] = w
+    return out, den
 
 
 def _pattern(value: Any, index: dict[int, int]) -> Any:

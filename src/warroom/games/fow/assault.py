@@ -3,12 +3,13 @@ break off, until one side holds the ground."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import Field
 
-from warroom.engine.context import Dice
+from warroom.engine.context import Dice, Stage, fixed
 from warroom.engine.messages import msg
 from warroom.engine.procedure import OutcomeField, outcome, procedure
 from warroom.engine.steps import Target
@@ -28,18 +29,21 @@ Kind = Literal["infantry", "tank"]
 
 @dataclass(frozen=True, slots=True)
 class Side:
+    """One side of the fight, worked out once per question."""
+
     name: str
     type: str
-    skill: str
-    motivation: str
-    top: int
-    at: int
-    fp: int
-    rules: tuple[str, ...]
+    label: Any            # the side's name as a translatable message
+    to_hit: Target        # the skill test to hit in close combat
+    morale: Target        # the motivation test (counterattack, fighting tanks)
+    strikes: HitSpec      # how this side's hits on the other side are resolved
+    unarmed: bool
+    improvised: bool      # Improvised Tank Assault against the other side's tanks
+    bulldog: bool         # British Bulldog: the counterattack test re-rolled
 
 
 class AssaultParams(RulesParams):
-    attackers: int = Field(3, ge=1, le=8, description="assaulting teams in contact")
+    attackers: int = Field(3, ge=1, le=16, description="assaulting teams in contact")
     attacker_type: Kind = Field("infantry", description="infantry (or guns) or tanks")
     attacker_skill: Skill = Field("trained", description="the assaulting platoon's skill")
     attacker_motivation: Motivation = Field("confident",
@@ -51,7 +55,7 @@ class AssaultParams(RulesParams):
                              "against tanks (infantry: 2)")
     attacker_firepower: int = Field(1, ge=1, le=6, description="firepower N+ of the "
                                     "assaulting teams against tanks")
-    defenders: int = Field(3, ge=1, le=8, description="defending teams in the fight")
+    defenders: int = Field(3, ge=1, le=16, description="defending teams in the fight")
     defender_type: Kind = Field("infantry", description="infantry (or guns) or tanks")
     defender_skill: Skill = Field("trained", description="the defending platoon's skill")
     defender_motivation: Motivation = Field("confident",
@@ -61,37 +65,39 @@ class AssaultParams(RulesParams):
                              "against tanks in assault (infantry: 2)")
     defender_firepower: int = Field(1, ge=1, le=6, description="firepower N+ of the "
                                     "defending teams against tanks in assault")
-    defensive_dice: int = Field(0, ge=0, le=8, description="defensive fire dice (full ROF)")
+    defensive_dice: int = Field(0, ge=0, le=30, description="defensive fire dice (full ROF)")
     defensive_at: int = Field(2, ge=0, le=20, description="defensive fire anti-tank rating")
     defensive_firepower: int = Field(6, ge=1, le=6, description="defensive fire firepower N+")
-    max_rounds: int = Field(2, ge=1, le=4, description="rounds resolved before calling it "
+    max_rounds: int = Field(10, ge=1, le=10, description="rounds resolved before calling it "
                             "undecided")
-
-
-def _pin_threshold(p: AssaultParams) -> int:
-    # Quality of Quantity: a large assaulting Soviet company needs 10 defensive-fire hits
-    return 10 if p.has("quality_of_quantity") else 5
 
 
 def _close_combat_hits(d: Dice, me: Side, foe: Side, teams: int, rule: str
                        ) -> tuple[Any, Any]:
     """One side's to-hit rolls in a round: (hits, own teams lost to Improvised Tank
     Assault). Unarmed teams must re-roll their hits."""
-    t = skill_target(me.skill)
-    reroll: Literal["none", "hits"] = "hits" if "unarmed" in me.rules else "none"
-    if not ("improvised_tank_assault" in me.rules and foe.type == "tank"):
-        return d.pool(teams, t, rule=f"{rule}.to_hit", what=f"{me.name} to hit",
-                      reroll=reroll), 0
+    t = me.to_hit
+    reroll: Literal["none", "hits"] = "hits" if me.unarmed else "none"
+    what = _WHAT[me.name, "to_hit"]
+    if not me.improvised:
+        return d.pool(teams, t, rule=f"{rule}.to_hit", what=what, reroll=reroll), 0
     faces, need = range(1, 7), t.final
     roll = d.split(teams, {"one": [1], "miss": [f for f in faces if 1 < f < need],
                            "hit": [f for f in faces if f >= need]},
-                   rule=f"{rule}.to_hit", what=f"{me.name} to hit", target=t)
+                   rule=f"{rule}.to_hit", what=what, target=t)
     d.note(f"{rule}.improvised_tank_assault", "Improvised Tank Assault: a team that rolls "
            "a 1 is destroyed")
     hits = roll["hit"]
     if reroll == "hits":
-        hits = d.pool(hits, t, rule=f"{rule}.to_hit", what=f"{me.name} hits re-rolled")
+        hits = d.pool(hits, t, rule=f"{rule}.to_hit", what=_WHAT[me.name, "rerolled"])
     return hits, roll["one"]
+
+
+_WHAT = {(side, k): text.format(side=side) for side in ("attacker", "defender")
+         for k, text in (("to_hit", "{side} to hit"), ("rerolled", "{side} hits re-rolled"),
+                         ("tanks", "{side} motivation to fight tanks"),
+                         ("counter", "{side} motivation to counterattack"))}
+"""The names of each side's dice (catalogued messages), made once."""
 
 
 @procedure(
@@ -104,110 +110,204 @@ def _close_combat_hits(d: Dice, me: Side, foe: Side, teams: int, rule: str
                      ("attacker", "defender", "undecided")),
         ("attacker_losses", "int", "assaulting teams destroyed or bailed out"),
         ("defender_losses", "int", "defending teams destroyed or bailed out"),
-        ("repelled", "bool", "defensive fire pinned the assault and it fell back"),
+        ("repelled", "bool", "defensive fire stopped the assault and it fell back"),
         ("rounds", "int", "rounds of close combat fought")),
-    source="seed 000 (reference card: assault step)",
-    note="Defensive fire uses full ROF and hits on the attackers' skill (2+/3+/4+); tanks "
-         "save it with side armour. 5 or more hits pin the assault and it falls back unless "
-         "every attacker is a tank (10 with Quality of Quantity). In close combat every team "
-         "rolls a skill test to hit; tanks save with top armour against the hitter's "
-         "anti-tank (infantry 2) and firepower; infantry and guns hit in close combat are "
-         "destroyed, as the card gives no save for them (our reading of the published "
-         "rules). Infantry fighting tanks must pass a motivation test each round. A side "
-         "that was hit must pass a motivation test to counterattack, otherwise it breaks "
-         "off; a side with no team hit counterattacks without a test unless it would "
-         "assault tanks. British Bulldog re-rolls the counterattack test; Automatic Rifles "
-         "re-roll defensive-fire misses. Bailed-out tanks count as out of the fight. Unarmed "
-         "teams re-roll their hits; Improvised Tank Assault destroys a team that rolls a 1 "
-         "to hit a tank; Tank Assault is the attacker_at/defender_at value (card).")
+    source="FoW reference card, assault steps; FoW article on German special rules "
+           "(Mounted Assault)",
+    note="Infantry charging tanks first pass a motivation test, or the assault does not go "
+         "in (the card: infantry fighting tanks test every round). Defensive fire uses full "
+         "ROF and hits on the attackers' skill (2+/3+/4+); tanks save it with side armour. "
+         "5 or more hits pin the assault and it falls back unless every attacker is a tank "
+         "(10 with Quality of Quantity); a tank assault falls back when defensive fire "
+         "destroys or bails out two of its tanks (FoW article, Mounted Assault, after the "
+         "rulebook). In close combat every team rolls a skill test to hit; tanks save with "
+         "top armour against the hitter's anti-tank (infantry 2) and firepower; infantry and "
+         "guns hit in close combat are destroyed, as the card gives no save for them (our "
+         "reading of the published rules). A side that was hit must pass a motivation test "
+         "to counterattack, otherwise it breaks off; a side with no team hit counterattacks "
+         "without a test unless it would assault tanks. That counterattack test is also "
+         "the every-round test of infantry against tanks: there is no second one. British "
+         "Bulldog re-rolls the counterattack test; Automatic Rifles re-roll defensive-fire "
+         "misses. Bailed-out tanks count as out of the fight. Unarmed teams re-roll their "
+         "hits; Improvised Tank Assault destroys a team that rolls a 1 to hit a tank; Tank "
+         "Assault is the attacker_at/defender_at value (card). Up to 10 rounds: the card "
+         "fights on until one side holds the ground; past max_rounds it is undecided.")
 def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
-    att_left = p.attackers
-    def_left = p.defenders
-    att_lost: Any = 0
-    # defensive fire
-    if p.defensive_dice:
-        t = Target.of(TO_HIT[p.attacker_skill], msg("assaulting teams are {skill}",
-                                                    skill=msg(p.attacker_skill)))
-        rr: Literal["none", "misses"] = "misses" if p.target_has("automatic_rifles") else "none"
-        hits = d.pool(p.defensive_dice, t, rule="fow.assault.defensive_fire",
-                      what="defensive fire", reroll=rr)
-        spec = HitSpec(target="tank" if p.attacker_type == "tank" else "infantry",
-                       armour=p.attacker_armour, at=p.defensive_at,
-                       firepower=p.defensive_firepower, rule="fow.assault.defensive_fire")
-        dead, bailed = resolve_spread(d, hits, p.attackers, spec, flat=False)
-        att_lost = dead + bailed
-        att_left = p.attackers - int(att_lost)
-        if (hits >= _pin_threshold(p) and p.attacker_type != "tank") or att_left == 0:
-            d.note("fow.assault.defensive_fire", "the assault is pinned down and falls back")
-            return {"winner": "defender", "attacker_losses": att_lost, "defender_losses": 0,
-                    "repelled": True, "rounds": 0}
-    # rounds of close combat; side 0 attacks first, then roles swap on a counterattack
-    sides = (
-        Side("attacker", p.attacker_type, p.attacker_skill, p.attacker_motivation,
-             p.attacker_top_armour, p.attacker_at, p.attacker_firepower, p.rules),
-        Side("defender", p.defender_type, p.defender_skill, p.defender_motivation,
-             p.defender_top_armour, p.defender_at, p.defender_firepower, p.target_rules),
-    )
-    start: Fight = (0, att_left, def_left, int(att_lost), 0, "undecided", 0)
-    _, _, _, att_lost, def_lost, winner, rounds = d.iterate(
-        start, lambda s, dice: _round(sides, s, dice), rounds=p.max_rounds, done=_decided)
-    return {"winner": winner, "attacker_losses": att_lost, "defender_losses": def_lost,
-            "repelled": False, "rounds": rounds}
+    fight = _fight(*_Setup.key(p))
+    start: Fight = (0, p.attackers, p.defenders, 0, "", False)
+    end, rounds = d.stages(start, fight.rounds, rounds=p.max_rounds, done=_decided,
+                           opening=fight.opening)
+    _, att_left, def_left, _, winner, repelled = end
+    return {"winner": winner or "undecided", "attacker_losses": p.attackers - att_left,
+            "defender_losses": p.defenders - def_left, "repelled": repelled,
+            "rounds": rounds}
 
 
-Fight = tuple[int, int, int, int, int, str, int]
-"""Between rounds: (side attacking next, teams left and teams lost on each side, the
-winner so far, rounds fought)."""
+Fight = tuple[int, int, int, int, str, bool]
+"""Between stages: (side striking next, teams fighting on each side, hits not yet
+resolved, the winner ("" while undecided), whether defensive fire drove the assault
+back). Losses are the teams no longer fighting; rounds are counted by the driver."""
 
 
 def _decided(s: Fight) -> bool:
-    return s[5] != "undecided"
+    return s[4] != ""
 
 
-def _round(sides: tuple[Side, Side], s: Fight, d: Dice) -> Fight:
-    """One round of close combat: the active side hits, the other counterattacks or
-    breaks off."""
-    active, left_a, left_d, lost_a, lost_d, _, rounds = s
-    left, lost = [left_a, left_d], [lost_a, lost_d]
-    rounds += 1
-    me, foe = sides[active], sides[1 - active]
-    rule = f"fow.assault.round{rounds}"
+@dataclass(frozen=True, slots=True)
+class _Setup:
+    """Everything the stages depend on, as plain values (the key of their cache)."""
 
-    def won(winner: Side) -> Fight:
-        return (0, left[0], left[1], lost[0], lost[1], winner.name, rounds)
+    attackers: int
+    defenders: int
+    sides: tuple[Side, Side]
+    defensive: int
+    defensive_at: Target
+    defensive_reroll: bool
+    defensive_spec: HitSpec
+    pin_at: int
 
-    if me.type == "infantry" and foe.type == "tank" and not d.test(
-            motivation_target(me.motivation, me.rules), rule=f"{rule}.tank_terror",
-            what=f"{me.name} motivation to fight tanks"):
-        d.note(rule, "{side} will not close with the tanks and breaks off", side=msg(me.name))
-        return won(foe)
-    hits, self_lost = _close_combat_hits(d, me, foe, left[active], rule)
-    if self_lost:
-        lost[active] += int(self_lost)
-        left[active] -= int(self_lost)
-    spec = HitSpec(target="tank" if foe.type == "tank" else "infantry",
-                   armour=foe.top, at=me.at, firepower=me.fp,
-                   no_save=True, rule=f"{rule}.saves")
-    dead, bailed = resolve_spread(d, hits, left[1 - active], spec, flat=False)
-    out = int(dead + bailed)
-    lost[1 - active] += out
-    left[1 - active] -= out
-    for beaten in (1 - active, active):
-        if left[beaten] == 0:
-            d.note(rule, "{side} has no fighting teams left: {winner} takes the ground",
-                   side=msg(sides[beaten].name), winner=msg(sides[1 - beaten].name))
-            return won(sides[1 - beaten])
-    was_hit = int(hits) > 0
-    mt = motivation_target(foe.motivation, foe.rules)
-    if not was_hit and me.type != "tank":
-        d.note(rule, "{side} took no hits and counterattacks", side=msg(foe.name))
-    elif not d.test(mt, rule=f"{rule}.counterattack",
-                    what=f"{foe.name} motivation to counterattack",
-                    reroll="british_bulldog" in foe.rules):
-        d.note(rule, "{side} breaks off: {winner} takes the ground", side=msg(foe.name),
-               winner=msg(me.name))
-        return won(me)
-    return (1 - active, left[0], left[1], lost[0], lost[1], "undecided", rounds)
+    @staticmethod
+    def key(p: AssaultParams) -> tuple[Any, ...]:
+        """The parameters the stages depend on, as plain values."""
+        return (p.attackers, p.attacker_type, p.attacker_skill, p.attacker_motivation,
+                p.attacker_armour, p.attacker_top_armour, p.attacker_at,
+                p.attacker_firepower, p.defenders, p.defender_type, p.defender_skill,
+                p.defender_motivation, p.defender_top_armour, p.defender_at,
+                p.defender_firepower, p.defensive_dice, p.defensive_at,
+                p.defensive_firepower, p.rules, p.target_rules)
+
+
+def _setup(attackers: int, a_type: str, a_skill: str, a_motivation: str, a_armour: int,
+           a_top: int, a_at: int, a_fp: int, defenders: int, d_type: str, d_skill: str,
+           d_motivation: str, d_top: int, d_at: int, d_fp: int, dice: int, df_at: int,
+           df_fp: int, rules: tuple[str, ...], target_rules: tuple[str, ...]) -> _Setup:
+    def side(name: str, kind: str, skill: str, motivation: str, at: int, fp: int,
+             own: tuple[str, ...], foe_kind: str, foe_top: int) -> Side:
+        strikes = HitSpec(target="tank" if foe_kind == "tank" else "infantry",
+                          armour=foe_top, at=at, firepower=fp, no_save=True,
+                          rule="fow.assault.saves")
+        return Side(name, kind, msg(name), skill_target(skill),
+                    motivation_target(motivation, own), strikes, "unarmed" in own,
+                    "improvised_tank_assault" in own and foe_kind == "tank",
+                    "british_bulldog" in own)
+
+    sides = (side("attacker", a_type, a_skill, a_motivation, a_at, a_fp, rules, d_type, d_top),
+             side("defender", d_type, d_skill, d_motivation, d_at, d_fp, target_rules,
+                  a_type, a_top))
+    df = Target.of(TO_HIT[a_skill], msg("assaulting teams are {skill}", skill=msg(a_skill)))
+    spec = HitSpec(target="tank" if a_type == "tank" else "infantry", armour=a_armour,
+                   at=df_at, firepower=df_fp, rule="fow.assault.defensive_fire")
+    # Quality of Quantity: a large assaulting Soviet company needs 10 defensive-fire hits
+    pin = 10 if "quality_of_quantity" in rules else 5
+    return _Setup(attackers, defenders, sides, dice, df, "automatic_rifles" in target_rules,
+                  spec, pin)
+
+
+@dataclass(frozen=True, slots=True)
+class _Stages:
+    opening: tuple[Stage[Fight], ...]
+    rounds: tuple[Stage[Fight], ...]
+
+
+@lru_cache(maxsize=256)
+def _fight(*key: Any) -> _Stages:
+    """The assault's stages for one question: the opening (the charge against tanks,
+    defensive fire, its saves, falling back) and a round (hits, saves, counterattack).
+    Made once per question and keyed by the parameters they depend on (``key``), so
+    the exact driver memoises them without hashing what they capture."""
+    setup = _setup(*key)
+    attacker, defender = setup.sides
+    rule = "fow.assault"
+
+    def charge(s: Fight, d: Dice) -> Fight:
+        # infantry fighting tanks test every round; for the assaulting side the first
+        # test comes before it charges
+        if d.test(attacker.morale, rule=f"{rule}.tank_terror",
+                  what=_WHAT["attacker", "tanks"]):
+            return s
+        d.note(rule, "{side} will not charge the tanks: the assault does not go in",
+               side=attacker.label)
+        return (0, s[1], s[2], 0, defender.name, False)
+
+    def defensive_fire(s: Fight, d: Dice) -> Fight:
+        hits = d.pool(setup.defensive, setup.defensive_at, rule=f"{rule}.defensive_fire",
+                      what="defensive fire",
+                      reroll="misses" if setup.defensive_reroll else "none")
+        return (0, s[1], s[2], hits, "", False)
+
+    def defensive_saves(s: Fight, d: Dice) -> Fight:
+        dead, bailed = resolve_spread(d, s[3], s[1], setup.defensive_spec, flat=False)
+        return (0, s[1] - dead - bailed, s[2], s[3], "", False)
+
+    def fall_back(s: Fight, d: Dice) -> Fight:
+        _, left, def_left, hits, _, _ = s
+        if attacker.type == "tank" and setup.attackers - left >= 2:
+            d.note(f"{rule}.defensive_fire", "defensive fire destroyed or bailed out two "
+                   "assaulting tanks: the assault falls back")
+        elif (hits >= setup.pin_at and attacker.type != "tank") or left == 0:
+            d.note(f"{rule}.defensive_fire", "the assault is pinned down and falls back")
+        else:
+            return (0, left, def_left, 0, "", False)
+        return (0, left, def_left, 0, defender.name, True)
+
+    def strike(s: Fight, d: Dice) -> Fight:
+        active, left_a, left_d = s[0], s[1], s[2]
+        me, foe = setup.sides[active], setup.sides[1 - active]
+        hits, self_lost = _close_combat_hits(d, me, foe, left_d if active else left_a,
+                                             f"{rule}.round{d.round}")
+        if active == 0:
+            return (0, left_a - self_lost, left_d, hits, "", False)
+        return (1, left_a, left_d - self_lost, hits, "", False)
+
+    def saves(s: Fight, d: Dice) -> Fight:
+        active, left_a, left_d, hits = s[0], s[1], s[2], s[3]
+        spec = _round_spec(setup.sides[active].strikes, f"{rule}.round{d.round}.saves")
+        dead, bailed = resolve_spread(d, hits, left_a if active else left_d, spec, flat=False)
+        if active == 0:
+            return (0, left_a, left_d - dead - bailed, hits, "", False)
+        return (1, left_a - dead - bailed, left_d, hits, "", False)
+
+    def counterattack(s: Fight, d: Dice) -> Fight:
+        active, left_a, left_d, hits = s[0], s[1], s[2], s[3]
+        me, foe = setup.sides[active], setup.sides[1 - active]
+        here = f"{rule}.round{d.round}"
+        left = (left_a, left_d)
+        for beaten in (1 - active, active):
+            if left[beaten] == 0:
+                d.note(here, "{side} has no fighting teams left: {winner} takes the ground",
+                       side=setup.sides[beaten].label, winner=setup.sides[1 - beaten].label)
+                return (0, left_a, left_d, 0, setup.sides[1 - beaten].name, False)
+        if not hits and me.type != "tank":
+            d.note(here, "{side} took no hits and counterattacks", side=foe.label)
+            return (1 - active, left_a, left_d, 0, "", False)
+        if not hits:
+            # the card: no test when no team was hit, unless assaulting tanks; for
+            # infantry it is also the every-round test against tanks
+            d.note(here, "{side} took no hits but must test to counterattack tanks",
+                   side=foe.label)
+        if d.test(foe.morale, rule=f"{here}.counterattack", what=_WHAT[foe.name, "counter"],
+                  reroll=foe.bulldog):
+            return (1 - active, left_a, left_d, 0, "", False)
+        d.note(here, "{side} breaks off: {winner} takes the ground", side=foe.label,
+               winner=me.label)
+        return (0, left_a, left_d, 0, me.name, False)
+
+    opening: list[Stage[Fight]] = []
+    if attacker.type == "infantry" and defender.type == "tank":
+        opening.append(charge)
+    if setup.defensive:
+        opening += [defensive_fire, defensive_saves, fall_back]
+    def keyed(stage: Stage[Fight]) -> Stage[Fight]:
+        return fixed(stage, ("fow.assault", key, stage.__name__))
+
+    return _Stages(tuple(map(keyed, opening)), (keyed(strike), keyed(saves),
+                                                keyed(counterattack)))
+
+
+@lru_cache(maxsize=1024)
+def _round_spec(spec: HitSpec, rule: str) -> HitSpec:
+    """The hits of a round, named after it in the story."""
+    return replace(spec, rule=rule)
 
 
 PROCEDURES = (assault,)
