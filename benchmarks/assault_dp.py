@@ -16,7 +16,7 @@ probability; every distribution inside a round is built from binomials over coun
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from fractions import Fraction
 from functools import cache
 from math import comb
@@ -258,7 +258,8 @@ def scaled_spread(hits: int, teams: int, fights_on: Fraction) -> tuple[int, ...]
     return tuple(map(scaled, spread_losses(hits, teams, fights_on)))
 
 
-def as_outcomes(dist: Mapping[Any, Fraction]) -> dict[Outcome, Fraction]:
-    """warroom's exact odds (outcome dicts) in the oracle's form."""
+def as_outcomes(dist: Any) -> dict[Outcome, Fraction]:
+    """warroom's exact odds (a Distribution: outcome dicts with Fractions) in the
+    oracle's form."""
     return {(o["winner"], o["attacker_losses"], o["defender_losses"], o["repelled"],
              o["rounds"]): f for o, f in dist.items()}

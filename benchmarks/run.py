@@ -180,6 +180,51 @@ def largest_rows(repeats: int = 3) -> list[list[str]]:
     return rows
 
 
+ITA = {**ASSAULT, "defender_type": "tank", "defender_top_armour": 1, "attacker_at": 6,
+       "attacker_firepower": 3, "rules": ["improvised_tank_assault", "unarmed"],
+       "defensive_dice": 8}
+TABLE = {"attackers": 16, "defenders": 16, "max_rounds": 10, "defensive_dice": 30}
+ASSAULT_CASES: list[tuple[str, dict[str, Any], str]] = [
+    ("Improvised Tank Assault, 8 v 8 teams, 4 rounds, 8 defensive dice", ITA,
+     "≤ 100 ms median, within 10× of the DP"),
+    ("16 v 16 teams, 30 defensive dice, to 10 rounds", TABLE, "≤ 1 s median"),
+]
+"""fow.assault at real table sizes, against a hand-written DP over counts."""
+
+
+def assault_rows(repeats: int = 7) -> list[list[str]]:
+    """fow.assault exact odds (every memo table cleared before each call) against
+    benchmarks/assault_dp.py, a dynamic programme over counts written by hand, timed in
+    alternating calls; identical fractions checked first. Medians."""
+    from benchmarks import assault_dp
+
+    def dp_cold(raw: dict[str, Any]) -> Any:
+        for f in (assault_dp.binomial, assault_dp.spread_losses, assault_dp.scaled_strikes,
+                  assault_dp.scaled_spread):
+            f.cache_clear()
+        return assault_dp.assault_odds(**raw)
+
+    rows = []
+    for label, raw, target in ASSAULT_CASES:
+        ours = assault_dp.as_outcomes(warroom.odds("fow.assault", **raw))
+        if ours != dp_cold(raw):
+            raise SystemExit(f"the assault DP disagrees with warroom: {label}")
+        times: dict[str, list[float]] = {"warroom": [], "dp": []}
+        for _ in range(repeats):
+            clear_memos()
+            start = time.perf_counter()
+            warroom.odds("fow.assault", **raw)
+            times["warroom"].append(time.perf_counter() - start)
+            start = time.perf_counter()
+            dp_cold(raw)
+            times["dp"].append(time.perf_counter() - start)
+        ours_t, dp_t = (statistics.median(times[k]) for k in ("warroom", "dp"))
+        rows.append([f"fow.assault exact, {label}", f"{fmt(ours_t)} median",
+                     f"hand-written DP over counts {fmt(dp_t)} median",
+                     f"{dp_t / ours_t:.2f}× (DP time / warroom time)", target])
+    return rows
+
+
 def monte_carlo_rows() -> list[list[str]]:
     from warroom.engine import drivers
 
@@ -228,13 +273,23 @@ def cli_row() -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="Q1 at N=10 only")
+    parser.add_argument("--assault", action="store_true",
+                        help="only the fow.assault rows against the hand-written DP")
     args = parser.parse_args()
     api.registry().add("bench", bench_system)
+    if args.assault:
+        _print(assault_rows())
+        return
     rows = q1_rows([10] if args.quick else [10, 40])
     rows.append(overhead_row())
     rows.extend(largest_rows())
+    rows.extend(assault_rows())
     rows.extend(monte_carlo_rows())
     rows.append(cli_row())
+    _print(rows)
+
+
+def _print(rows: list[list[str]]) -> None:
     machine = platform.processor() or platform.machine()
     print(f"warroom benchmarks — {datetime.date.today()} — {machine}"
           f", {os.cpu_count()} cores, Python {platform.python_version()}\n")
