@@ -266,13 +266,26 @@ class ExactDice(Dice):
         # answers replayed before it, which fix everything the procedure did so far.
         # Later replays of the procedure, and other paths reaching the same state, reuse
         # the distribution; every stage from a given state is worked out once per query.
-        keys: tuple[Any, ...] | None = tuple(map(_chain_key, (*opening, *stages)))
-        done_key = _chain_key(done)
+        # What the functions compute is worked out once per query for the same function
+        # objects (kept alive by the memo, so they cannot be confused with others).
+        fns = (*opening, *stages)
+        ident = ("stage functions", fns, done, len(opening))
+        known: tuple[tuple[Any, ...] | None, Any] | None = self.shared.get(ident)
+        if known is None:
+            made = tuple(map(_chain_key, fns))
+            done_key = _chain_key(done)
+            if None in made or (done is not None and done_key is None):
+                known = (None, None)
+            else:
+                known = (made, self.shared.setdefault(("stages", made, len(opening), done_key),
+                                                      object()))
+            self.shared[ident] = known
+        keys, token = known
         memo = self.shared
-        if None not in keys and (done is None or done_key is not None):  # type: ignore[operator]
-            key: Any = ("stages", keys, len(opening), done_key, state, rounds, count)
+        if token is not None:
+            key: Any = (token, state, rounds, count)
         else:
-            key, keys, memo = ("stages", i, tuple(self.path[:self.pos])), None, self.memo
+            key, memo = ("stages", i, tuple(self.path[:self.pos])), self.memo
         found = memo.get(key)
         if found is None:
             found = memo[key] = _staged(state, opening, stages, keys, rounds, done, count,
@@ -304,58 +317,56 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
     stage computes) a stage's transitions are kept in ``shared`` for the whole query."""
     width = len(state)
     fields = tuple(map(str, range(width)))
-    local: dict[Any, tuple[list[tuple[Outcome, int]], int]] = {}
+    local: dict[Any, Any] = {}
     plan: list[tuple[int, Stage[Any], int]] = [(j, f, 0) for j, f in enumerate(opening)]
     for _ in range(rounds):
         plan += [(len(opening) + j, f, int(count and j == 0)) for j, f in enumerate(stages)]
-    dist: dict[tuple[Outcome, int], int] = {(state, 0): 1}
+    # what each stage computes, as a small token (its key is hashed once, not per state)
+    tokens = [shared.setdefault(("stage token", k), object()) for k in keys] if keys else []
+    # rounds begun -> state -> weight, all over ``den``
+    dist: dict[int, dict[Outcome, int]] = {0: {state: 1}}
     den = 1
     for index, stage, bump in plan:
-        buckets: dict[int, dict[tuple[Outcome, int], int]] = {}
+        # per denominator of a transition: rounds -> state -> weight over den * that
+        buckets: dict[int, dict[int, dict[Outcome, int]]] = {}
         moved = False
-        for entry, w in dist.items():
-            s = entry[0]
-            if done is not None and done(s):
-                bucket = buckets.setdefault(den, {})
-                bucket[entry] = bucket.get(entry, 0) + w
-                continue
-            moved = True
-            if keys is None:
-                tkey: Any = (index, s)
-                found = local.get(tkey)
-            else:
-                tkey = ("stage", keys[index], s)
-                found = shared.get(tkey)
-            if found is None:
-                found = _transition(stage, s, width, fields, shared)
-                if keys is None:
-                    local[tkey] = found
-                else:
-                    shared[tkey] = found
-            after, sden = found
-            bucket = buckets.setdefault(den * sden, {})
-            r = entry[1] + bump
-            for s2, w2 in after:
-                k = (s2, r)
-                bucket[k] = bucket.get(k, 0) + w * w2
+        token = tokens[index] if keys else index
+        memo = shared if keys else local
+        for r, states in dist.items():
+            for s, w in states.items():
+                if done is not None and done(s):
+                    bucket = buckets.setdefault(1, {}).setdefault(r, {})
+                    bucket[s] = bucket.get(s, 0) + w
+                    continue
+                moved = True
+                found = memo.get((token, s))
+                if found is None:
+                    found = memo[token, s] = _transition(stage, s, width, fields, shared)
+                after, sden = found
+                bucket = buckets.setdefault(sden, {}).setdefault(r + bump, {})
+                for s2, w2 in after:
+                    bucket[s2] = bucket.get(s2, 0) + w * w2
         if not moved:
             break
-        if len(buckets) == 1:
-            ((den, dist),) = buckets.items()
-        else:
-            den = lcm(*buckets)
-            dist = {}
-            for d, bucket in buckets.items():
-                scale = den // d
-                for k, w in bucket.items():
-                    dist[k] = dist.get(k, 0) + w * scale
-        g = gcd(den, *dist.values())
+        common = lcm(*buckets)
+        den *= common
+        dist = {}
+        for d, by_round in buckets.items():
+            scale = common // d
+            for r, bucket in by_round.items():
+                into = dist.setdefault(r, {})
+                if not into and scale == 1:
+                    into.update(bucket)
+                    continue
+                for s2, w in bucket.items():
+                    into[s2] = into.get(s2, 0) + w * scale
+        g = gcd(den, *[w for states in dist.values() for w in states.values()])
         if g > 1:
-            dist = {k: w // g for k, w in dist.items()}
             den //= g
+            dist = {r: {s2: w // g for s2, w in states.items()} for r, states in dist.items()}
     if count:
-        return list(dist.items()), den
-    return [(entry[0], w) for entry, w in dist.items()], den
+        return [((s, r), w) for r, states in dist.items() for s, w in states.items()], den
+    return [(s, w) for states in dist.values() for s, w in states.items()], den
 
 
 def _transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple[str, ...],
