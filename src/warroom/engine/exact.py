@@ -373,13 +373,13 @@ def _transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple
                 shared: dict[Any, Any]) -> tuple[list[tuple[Outcome, int]], int]:
     """Every state one stage can lead to from ``s``, with integer weights."""
 
-    def run(d: Dice) -> dict[str, Any]:
-        after = stage(s, d)
+    def pick(after: Any) -> Outcome:
         if not isinstance(after, tuple) or len(after) != width:
             raise RuleError(f"a round must return a state like {s!r}, got {after!r}")
-        return dict(zip(fields, after, strict=True))
+        return after
 
-    w = exact_run(run, fields, name="one stage", shared=shared)
+    w = exact_run(functools.partial(stage, s), fields, name="one stage", shared=shared,
+                  pick=pick)
     return list(w.weights.items()), w.denominator
 
 
@@ -446,17 +446,20 @@ class _TooLarge(Exception):
     pass
 
 
-def exact_run(run: Run, fields: Sequence[str], all_concrete: bool = False,
+def exact_run(run: Callable[[Dice], Any], fields: Sequence[str], all_concrete: bool = False,
               name: str = "this procedure", max_paths: int = MAX_PATHS,
-              shared: dict[Any, Any] | None = None) -> Weights:
+              shared: dict[Any, Any] | None = None,
+              pick: Callable[[Any], Outcome] | None = None) -> Weights:
     """Enumerate ``run`` exactly. ``fields`` orders the outcome tuple. ``shared`` holds
     what sub-enumerations computed (per-item chains, rounds), keyed by what they compute,
-    for the whole query."""
+    for the whole query. ``pick`` makes the outcome tuple of what ``run`` returns (by
+    default: a mapping's ``fields`` in order)."""
     concrete: set[int] = set()
     shared = {} if shared is None else shared
     while True:
         try:
-            return _enumerate(run, tuple(fields), concrete, all_concrete, max_paths, shared)
+            return _enumerate(run, tuple(fields), concrete, all_concrete, max_paths, shared,
+                              pick)
         except _TooLarge:
             raise ExactTooLargeError(name, max_paths) from None
         except NeedConcrete as need:
@@ -466,10 +469,12 @@ def exact_run(run: Run, fields: Sequence[str], all_concrete: bool = False,
             concrete |= new
 
 
-def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
-               all_concrete: bool, max_paths: int, shared: dict[Any, Any]) -> Weights:
+def _enumerate(run: Callable[[Dice], Any], fields: tuple[str, ...], concrete: set[int],
+               all_concrete: bool, max_paths: int, shared: dict[Any, Any],
+               pick: Callable[[Any], Outcome] | None) -> Weights:
     memo: dict[Any, Any] = {}
-    pick = _outcome_getter(fields)
+    if pick is None:
+        pick = _outcome_getter(fields)
     # the first replay on its own: a procedure that never branches (every request lazy,
     # the usual case) is done after it, without the bookkeeping of the loop below
     try:
@@ -521,7 +526,7 @@ def _enumerate(run: Run, fields: tuple[str, ...], concrete: set[int],
     return _merge(fields, plain)
 
 
-def _key(pick: Callable[[Mapping[str, Any]], Outcome], out: Mapping[str, Any],
+def _key(pick: Callable[[Any], Outcome], out: Any,
          fields: tuple[str, ...]) -> Outcome:
     try:
         return pick(out)
