@@ -125,8 +125,8 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
         if full and system.get("tables"):
             console.print(Text("\n  Tables", style="bold"))
             for name, value in system["tables"].items():
-                console.print(f"  [cyan]{name}[/cyan]")
-                _render_table_value(console, value, indent="    ")
+                console.print(f"  [cyan]{escape(tr(name))}[/cyan]")
+                _render_table_value(console, value, indent="    ", tr=tr)
         console.print()
 
 
@@ -145,23 +145,26 @@ def _n(x: Any) -> str:
     return str(x)
 
 
-def _render_table_value(console: Console, value: Any, indent: str) -> None:
+def _render_table_value(console: Console, value: Any, indent: str,
+                        tr: Tr = i18n.translator("en")) -> None:
+    """A reference table; its names and texts go through ``tr`` (a text without a
+    translation, a number or a code, stays as it is)."""
     if isinstance(value, Mapping):
         for k, v in value.items():
             if isinstance(v, (Mapping, list)) and v and not _flat(v):
-                console.print(f"{indent}{k}:")
-                _render_table_value(console, v, indent + "  ")
+                console.print(f"{indent}{tr(str(k))}:")
+                _render_table_value(console, v, indent + "  ", tr)
             else:
-                console.print(f"{indent}{k}: {_inline(v)}")
+                console.print(f"{indent}{tr(str(k))}: {_inline(v, tr)}")
     elif isinstance(value, list):
         for item in value:
             if isinstance(item, (Mapping, list)) and not _flat(item):
-                _render_table_value(console, item, indent + "  ")
+                _render_table_value(console, item, indent + "  ", tr)
                 console.print()
             else:
-                console.print(f"{indent}- {_inline(item)}")
+                console.print(f"{indent}- {_inline(item, tr)}")
     else:
-        console.print(f"{indent}{value}")
+        console.print(f"{indent}{_inline(value, tr)}")
 
 
 def _flat(v: Any) -> bool:
@@ -172,12 +175,12 @@ def _flat(v: Any) -> bool:
     return True
 
 
-def _inline(v: Any) -> str:
+def _inline(v: Any, tr: Tr = i18n.translator("en")) -> str:
     if isinstance(v, Mapping):
-        return ", ".join(f"{k}={_inline(x)}" for k, x in v.items())
+        return ", ".join(f"{tr(str(k))}={_inline(x, tr)}" for k, x in v.items())
     if isinstance(v, list):
-        return ", ".join(_inline(x) for x in v)
-    return fmt_value(v)
+        return ", ".join(_inline(x, tr) for x in v)
+    return tr(v) if isinstance(v, str) else fmt_value(v)
 
 
 def render_odds(console: Console, dist: Distribution, exact: bool = False,

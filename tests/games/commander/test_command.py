@@ -129,7 +129,7 @@ def test_bkc_artillery_modifiers() -> None:
     assert cv_of(a, cv=8, units=3) == 8                          # first 3 free
     assert cv_of(a, cv=8, units=4) == 7                          # a started further 3
     assert cv_of(a, cv=8, units=7) == 6
-    assert cv_of(a, cv=8, rocket_naval_units=3) == 6             # -1 after the first
+    assert cv_of(a, cv=8, units=3, rocket_naval_units=3) == 6           # -1 after the first
     assert cv_of(a, cv=8, self_propelled=True) == 9
     assert cv_of(a, cv=8, smoke=True) == 7
 
@@ -160,7 +160,8 @@ def test_bkc_deviation_3d6_halved_on_bonus() -> None:
 def test_bkc_deviation_doubled_for_rockets() -> None:
     # 18 cm: a plain success with 3d6 = 9 (25/216), doubled; or a bonus with 6,6,6
     # (doubled to 36, halved back to 18)
-    m = warroom.odds("bkc.artillery_call", cv=12, rockets=True).marginal("deviation_cm")
+    m = warroom.odds("bkc.artillery_call", cv=12, rockets=True,
+                     rocket_naval_units=1).marginal("deviation_cm")
     assert m[18] == F(34 * 25 + 1, 36 * 216)
     assert max(m) == 36
     # bombers double the FAC's deviation the same way
@@ -177,7 +178,7 @@ def test_cwc_deviation_dice_per_started_20cm() -> None:
     assert max(m) == 12
     # rockets add a die: 3 dice, max 18
     m = warroom.odds("cwc.artillery_call", cv=12, target_distance_cm=30,
-                     rockets=True).marginal("deviation_cm")
+                     rockets=True, rocket_naval_units=1).marginal("deviation_cm")
     assert m[18] == F(34, 36 * 216)
     # an FAC higher than a target 10 cm away rolls no dice at all
     m = warroom.odds("cwc.air_call", cv=12, target_distance_cm=10,

@@ -162,8 +162,9 @@ def test_bkc_assault_support_adds_hits() -> None:
 
 def test_bkc_assault_dice_and_rout() -> None:
     # infantry charging armour: 4 + charge 1 + pursuit 1 + 7 cm (2) + anti-armour 1 = 9
+    # (armour in the open cannot be pursued: this armour stands in cover)
     r = warroom.roll("bkc.assault", attacker="infantry", defender="armour", charge=True,
-                     pursuit=True, pursuit_cm=7, seed=1)
+                     pursuit=True, pursuit_cm=7, defender_cover="cover", seed=1)
     att = next(s for s in r.steps if s.rule == "bkc.assault.hit")
     assert len(att.dice) == 9
     # flamethrower: 12 sixes against 2 misses of "other": 12 cm is more than 10
@@ -176,7 +177,7 @@ def test_bkc_assault_dice_and_rout() -> None:
 def test_cwc_assault_double_eliminates() -> None:
     # same small fight: draw 3/8 -> another round; every win here is at least double
     # (1-0, 2-0, 2-1): 5/16 eliminate each way
-    d = warroom.odds("cwc.assault", attacker="other", defender="other")
+    d = warroom.odds("cwc.assault", attacker="other", defender="other", max_rounds=1)
     assert d.marginal("result") == {"another_round": F(3, 8), "loser_eliminated": F(5, 8)}
     # 3 hits against 2 is not double: the loser retreats
     r = warroom.roll("cwc.assault", dice=[4, 5, 6, 1, 4, 5, 1, 1])
@@ -185,14 +186,14 @@ def test_cwc_assault_double_eliminates() -> None:
 
 
 def test_cwc_assault_modifiers() -> None:
-    # infantry vs an AFV in the open: 4 + 1; supporters add dice, not hits: + 2
+    # infantry vs an open-topped AFV: 4 + 1; supporters add dice, not hits: + 2
     r = warroom.roll("cwc.assault", attacker="infantry", defender="afv", attacker_support=2,
-                     seed=3)
+                     defender_open_topped=True, seed=3)
     att = next(s for s in r.steps if s.rule == "cwc.assault.hit")
     assert len(att.dice) == 7
-    # the AFV in light cover: no anti-armour bonus
+    # the AFV in light cover, read as "in the open": no anti-armour bonus
     r = warroom.roll("cwc.assault", attacker="infantry", defender="afv",
-                     defender_cover="light", seed=3)
+                     defender_cover="light", open_afv_reading="in_open", seed=3)
     assert len(next(s for s in r.steps if s.rule == "cwc.assault.hit").dice) == 4
     with pytest.raises(UsageError):
         warroom.odds("cwc.assault", pursuit=True)

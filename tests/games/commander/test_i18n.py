@@ -26,6 +26,10 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("fire", {"attacks": 2, "armoured": True, "indirect": True, "attack_marker": "*"}),
     ("assault", {"attacker": "engineers", "charge": True, "attacker_support": 1,
                  "defender_flanked": 1, "defender_suppressed": True, "defender_save": 5}),
+    ("assault", {"attacker": "other", "defender": "other", "defender_dug_in": True}),
+    ("fire", {"attackers": "2,1,1", "half_range": True}),
+    ("air_strike", {"cv": 6, "aa_attacks": 3, "one_target": True, "hits_value": 2}),
+    ("crossfire", {"targets": "open,open,open", "hits_value": 2}),
 ]
 
 
@@ -71,3 +75,42 @@ def test_procedure_texts_are_translated(lang: str) -> None:
         for proc in api.registry().system(game).procedures:
             for text in (proc.title, proc.summary, proc.note):
                 assert not text or text in table, text
+
+
+@pytest.mark.parametrize(("lang", "words"), [
+    ("pl", ("modyfikatory testu dowodzenia", "Ogień krzyżowy!", "fortyfikacje: 6+",
+            "porażki dowodzenia")),
+    ("zh", ("指挥检定修正", "交叉火力！", "指挥失误")),
+])
+def test_rules_tables_read_in_the_language(lang: str, words: tuple[str, ...],
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from warroom.cli import main
+
+    assert main(["--lang", lang, "rules", "bkc"]) == 0
+    out = capsys.readouterr().out
+    for word in words:
+        assert word in out, word
+    # the table names and texts are translated, not shown as English ids
+    assert "command_modifiers" not in out and "hit_scores" not in out
+
+
+def test_every_table_text_is_translated() -> None:
+    # every key and text of the BKC/CWC tables with words in it has pl and zh
+    def texts(v: Any) -> Iterator[str]:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                yield str(k)
+                yield from texts(x)
+        elif isinstance(v, list):
+            for x in v:
+                yield from texts(x)
+        elif isinstance(v, str):
+            yield v
+
+    for lang in ("pl", "zh"):
+        table = catalog(lang)
+        for game in ("bkc", "cwc"):
+            for name, value in api.registry().system(game).tables.items():
+                missing = [t for t in (name, *texts(value))
+                           if re.search(r"[a-z]{2}", t) and t not in table]
+                assert not missing, (lang, game, missing)

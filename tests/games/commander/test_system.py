@@ -9,7 +9,8 @@ from warroom.engine.params import describe
 from warroom.games.commander import bkc_system, cwc_system
 from warroom.games.commander.data import Rules, load
 
-PROCS = ("command", "orders", "artillery_call", "air_call", "aa_fire", "fire", "assault")
+PROCS = ("command", "orders", "artillery_call", "air_call", "aa_fire", "fire", "assault",
+         "air_strike", "crossfire")
 
 
 def names(game: str, proc: str) -> set[str]:

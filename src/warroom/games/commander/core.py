@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
@@ -50,10 +50,22 @@ def classify(pair: tuple[int, int], cv: int) -> Result:
     return "success" if pair[0] + pair[1] <= cv else "failure"
 
 
-def command_roll(rules: Rules, call: Call, d: Dice, t: Target, rule: str) -> tuple[Result, int]:
-    """Roll 2d6 against the modified CV; on a blunder roll its table. -> (result, d6)."""
-    pair = d.dice(2, view="sorted", rule=rule, what="2d6 command test", target=t)
-    result = classify(pair, t.final)
+def command_roll(rules: Rules, call: Call, d: Dice, t: Target, rule: str,
+                 compact: bool = False) -> tuple[Result, int]:
+    """Roll 2d6 against the modified CV; on a blunder roll its table. -> (result, d6).
+    ``compact``: exact odds follow only the result, not each of the 21 rolls (for a
+    chain that goes on after the test)."""
+    if compact:
+        def test(dd: Dice) -> str:
+            pair = dd.dice(2, view="sorted", rule=rule, what="2d6 command test", target=t)
+            return classify(pair, t.final)
+
+        result: Result = d.one(test, RESULTS, rule=rule,  # type: ignore[assignment]
+                               what="the call")
+        pair = (0, 0)
+    else:
+        pair = d.dice(2, view="sorted", rule=rule, what="2d6 command test", target=t)
+        result = classify(pair, t.final)
     blunder = 0
     if result == "bonus":
         d.note(rule + ".bonus", "double 1: command bonus, {effect}", effect=Msg(call.bonus))
@@ -63,6 +75,8 @@ def command_roll(rules: Rules, call: Call, d: Dice, t: Target, rule: str) -> tup
         entry = rules.blunder(table, blunder)
         d.note(f"{rules.id}.blunder.{table}", "double 6: blunder, table entry {face}: {title} "
                "{effect}", face=blunder, title=Msg(entry.title), effect=Msg(entry.text))
+    elif compact:
+        d.note(rule, "against command value {cv}: {outcome}", cv=t.final, outcome=Msg(result))
     else:
         d.note(rule, "{total} against command value {cv}: {outcome}", total=sum(pair),
                cv=t.final, outcome=Msg(result))
@@ -156,25 +170,9 @@ def support_call(rules: Rules, kind: Literal["artillery", "air"]) -> Procedure:
     who = "FAO" if kind == "artillery" else "FAC"
     params = P.build(f"{rules.id.upper()}{kind.title()}CallParams", P.CallBase,
                      P.spec_fields(call.modifiers))
-    rule = f"{rules.id}.{kind}_call"
 
     def run(p: P.CallBase, d: Dice) -> dict[str, Any]:
-        values = _values(p)
-        t = modified(Target.of(p.cv, msg("{who} command value", who=who), "at_most"),
-                     call.modifiers, values)
-        result, blunder = command_roll(rules, call, d, t, rule)
-        deviation = 0
-        direction = 0
-        if result in PASSED and call.deviation is not None:
-            deviation = _deviate(call, values, result, d, rule + ".deviation")
-            if deviation > 0:
-                direction = d.die(rule=rule + ".direction", what="direction die")
-                d.note(rule + ".direction", "the strike drifts {cm} cm the way the direction "
-                       "die points (face {face})", cm=deviation, face=direction)
-        if result in PASSED:
-            d.note(rule + ".area", "target area: {area}", area=Msg(call.area))
-        return {"result": result, "blunder": blunder, "modified_cv": t.final,
-                "deviation_cm": deviation, "direction": direction}
+        return call_test(rules, kind, _values(p), d)
 
     title = "artillery call (FAO)" if kind == "artillery" else "air support call (FAC)"
     summary = (f"The {who} calls for {'fire' if kind == 'artillery' else 'an air strike'}: "
@@ -190,6 +188,39 @@ def support_call(rules: Rules, kind: Literal["artillery", "air"]) -> Procedure:
                           "drifts (0 = no drift)")),
                  run, "The direction die is rolled as a plain d6 whose face the players "
                       "read off their direction (scatter) die.")
+
+
+def call_test(rules: Rules, kind: Literal["artillery", "air"], values: Mapping[str, Any],
+              d: Dice, compact: bool = False) -> dict[str, Any]:
+    """The FAO's or FAC's command test, then the deviation of a strike that comes.
+    ``compact`` (a chain going on after the call): exact odds follow the test's result
+    and the deviation's distance only, not each roll and direction."""
+    call = rules.artillery if kind == "artillery" else rules.air
+    who = "FAO" if kind == "artillery" else "FAC"
+    rule = f"{rules.id}.{kind}_call"
+    t = modified(Target.of(values["cv"], msg("{who} command value", who=who), "at_most"),
+                 call.modifiers, values)
+    result, blunder = command_roll(rules, call, d, t, rule, compact)
+
+    def drift(s: tuple[int, int], dd: Dice) -> tuple[int, int]:
+        cm = _deviate(call, values, result, dd, rule + ".deviation")
+        face = 0
+        if cm > 0:
+            face = dd.die(rule=rule + ".direction", what="direction die")
+            dd.note(rule + ".direction", "the strike drifts {cm} cm the way the direction "
+                    "die points (face {face})", cm=cm, face=face)
+        return (cm, 0 if compact else face)
+
+    deviation = direction = 0
+    if result in PASSED and call.deviation is not None:
+        if compact:  # one round: its distribution is worked out once, directions merged
+            deviation, _ = d.iterate((0, 0), drift, rounds=1)
+        else:
+            deviation, direction = drift((0, 0), d)
+    if result in PASSED:
+        d.note(rule + ".area", "target area: {area}", area=Msg(call.area))
+    return {"result": result, "blunder": blunder, "modified_cv": t.final,
+            "deviation_cm": deviation, "direction": direction}
 
 
 def _deviate(call: Call, values: Mapping[str, Any], result: str, d: Dice, rule: str) -> int:
@@ -222,28 +253,9 @@ def _deviate(call: Call, values: Mapping[str, Any], result: str, d: Dice, rule: 
 # ---------------------------------------------------------------- anti-aircraft fire
 def aa_fire(rules: Rules) -> Procedure:
     aa = rules.aa
-    rule = f"{rules.id}.aa_fire"
 
     def run(p: P.AABase, d: Dice) -> dict[str, Any]:
-        d.note(rule, "who fires: {who}", who=Msg(aa.who))
-        hits = int(d.pool(p.attacks, Target.of(aa.hit_score, "AA fire hits"), rule=rule,
-                          what="AA dice"))
-        shot_down = hits >= p.hits_value
-        aborted = False
-        if shot_down:
-            d.note(rule, "one hit against hits value {value}: shot down" if hits == 1
-                   else "{hits} hits against hits value {value}: shot down", hits=hits,
-                   value=p.hits_value)
-        elif hits:
-            aborts = d.pool(hits, Target.of(aa.abort_score, "abort roll"),
-                            rule=rule + ".abort", what="abort rolls")
-            aborted = bool(aborts)
-            if aborted:
-                d.note(rule + ".abort", "the aircraft aborts its mission")
-        left = 0 if shot_down or aborted else max(0, p.aircraft_attack - hits)
-        if not (shot_down or aborted):
-            d.note(rule, "the aircraft attacks with {left}", left=left)
-        return {"hits": hits, "shot_down": shot_down, "aborted": aborted, "attack_left": left}
+        return aa_attack(rules, p.attacks, p.hits_value, p.aircraft_attack, d)
 
     return _proc(rules, "aa_fire", "anti-aircraft fire",
                  f"AA fire at one aircraft: hits on {aa.hit_score}+, shot down at its hits "
@@ -257,6 +269,32 @@ def aa_fire(rules: Rules) -> Procedure:
                  run)
 
 
+def aa_attack(rules: Rules, attacks: int, hits_value: int, aircraft_attack: int, d: Dice
+              ) -> dict[str, Any]:
+    """AA fire at one aircraft: hits, shot down, abort rolls, the attack it keeps."""
+    aa = rules.aa
+    rule = f"{rules.id}.aa_fire"
+    d.note(rule, "who fires: {who}", who=Msg(aa.who))
+    hits = int(d.pool(attacks, Target.of(aa.hit_score, "AA fire hits"), rule=rule,
+                      what="AA dice"))
+    shot_down = hits >= hits_value
+    aborted = False
+    if shot_down:
+        d.note(rule, "one hit against hits value {value}: shot down" if hits == 1
+               else "{hits} hits against hits value {value}: shot down", hits=hits,
+               value=hits_value)
+    elif hits:
+        aborts = d.pool(hits, Target.of(aa.abort_score, "abort roll"),
+                        rule=rule + ".abort", what="abort rolls")
+        aborted = bool(aborts)
+        if aborted:
+            d.note(rule + ".abort", "the aircraft aborts its mission")
+    left = 0 if shot_down or aborted else max(0, aircraft_attack - hits)
+    if not (shot_down or aborted):
+        d.note(rule, "the aircraft attacks with {left}", left=left)
+    return {"hits": hits, "shot_down": shot_down, "aborted": aborted, "attack_left": left}
+
+
 # ---------------------------------------------------------------- fire
 def fire(rules: Rules) -> Procedure:
     f = rules.fire
@@ -268,38 +306,13 @@ def fire(rules: Rules) -> Procedure:
     damage_keys = tuple(dict.fromkeys(["none", *(e.key for e in f.damage)]))
 
     def run(p: P.FireBase, d: Dice) -> dict[str, Any]:
-        values = _values(p)
-        score = hit_score(rules, values)
-        base = p.attacks
+        units = p.units()
         if p.attacks_roll == "d6":
-            base = d.die(rule=f"{g}.fire.attacks", what="attack value d6")
+            units = (d.die(rule=f"{g}.fire.attacks", what="attack value d6"),)
         elif p.attacks_roll == "2d6":
-            base = int(d.dice(2, view="sum", rule=f"{g}.fire.attacks", what="attack value 2d6"))
-        attacks = modified(Target.of(base, "attack value"), f.modifiers, values)
-        n = max(0, attacks.final)
-        if attacks.modifiers:
-            d.note(f"{g}.fire.attacks", "attack dice: {n} ({mods})", n=n, mods=_mods(attacks))
-        blocked = ((p.attack_marker == "*" and p.armoured)
-                   or (p.attack_marker == "#" and not p.armoured))
-        raw: Any = 0
-        if blocked:
-            d.note(f"{g}.fire.marker", "an attack marked {mark} cannot hit this target",
-                   mark=p.attack_marker)
-        else:
-            raw = d.pool(n, score, rule=f"{g}.fire.hit", what="attack dice")
-        hits = raw
-        if p.save and raw:
-            save = Target.of(p.save, "save")
-            worse = [name for name in f.armoured_save_worse if values.get(name)]
-            if p.armoured and worse:
-                save = save.plus(1, "armour hit in the flank or rear, or by ground-attack "
-                                    "aircraft or dive bombers")
-            hits = raw - d.pool(raw, save, rule=f"{g}.fire.save", what="saves")
-        h = int(hits)
-        out = resolve_hits(rules, values, h, score, d)
-        if damage_keys != ("none",):
-            out["damage"] = _damage(rules, values, h, out["destroyed"], d)
-        return out
+            units = (int(d.dice(2, view="sum", rule=f"{g}.fire.attacks",
+                                what="attack value 2d6")),)
+        return attack(rules, _values(p), units, d)
 
     out_fields = outcome(
         ("hits", "int", "unsaved hits from this attack"),
@@ -318,6 +331,53 @@ def fire(rules: Rules) -> Procedure:
                  "One attack on one unit by the card's eight steps: to hit, saves, hits "
                  "value, suppression, and retreat of an already suppressed unit.", params,
                  out_fields, run, note)
+
+
+def attack_dice(rules: Rules, values: Mapping[str, Any], units: tuple[int, ...],
+                d: Dice) -> int:
+    """Steps 1 and 2: each attacking unit's attack value with the fire modifiers
+    applied to it (the card applies them per attacking unit); the dice are their sum."""
+    g = rules.id
+    each = [modified(Target.of(a, "attack value"), rules.fire.modifiers, values)
+            for a in units]
+    n = sum(max(0, t.final) for t in each)
+    if len(units) > 1:
+        d.note(f"{g}.fire.attacks", "{k} units fire together, the modifiers applied to each "
+               "unit: {dice} = {n} attack dice", k=len(units),
+               dice=" + ".join(str(max(0, t.final)) for t in each), n=n)
+    if each[0].modifiers:
+        d.note(f"{g}.fire.attacks", "modifiers for each unit: {mods}" if len(units) > 1
+               else "attack dice: {n} ({mods})", n=n, mods=_mods(each[0]))
+    return n
+
+
+def attack(rules: Rules, values: Mapping[str, Any], units: tuple[int, ...], d: Dice
+           ) -> dict[str, Any]:
+    """The card's eight steps of one attack on one unit by the given attacking units."""
+    f = rules.fire
+    g = rules.id
+    score = hit_score(rules, values)
+    n = attack_dice(rules, values, units, d)
+    marker = values["attack_marker"]
+    blocked = (marker == "*" and values["armoured"]) or (marker == "#" and not values["armoured"])
+    raw: Any = 0
+    if blocked:
+        d.note(f"{g}.fire.marker", "an attack marked {mark} cannot hit this target", mark=marker)
+    else:
+        raw = d.pool(n, score, rule=f"{g}.fire.hit", what="attack dice")
+    hits = raw
+    if values["save"] and raw:
+        save = Target.of(values["save"], "save")
+        worse = [name for name in f.armoured_save_worse if values.get(name)]
+        if values["armoured"] and worse:
+            save = save.plus(1, "armour hit in the flank or rear, or by ground-attack "
+                                "aircraft or dive bombers")
+        hits = raw - d.pool(raw, save, rule=f"{g}.fire.save", what="saves")
+    h = int(hits)
+    out = resolve_hits(rules, values, h, score, d)
+    if f.damage:
+        out["damage"] = _damage(rules, values, h, out["destroyed"], d)
+    return out
 
 
 def hit_score(rules: Rules, values: Mapping[str, Any]) -> Target:
@@ -362,6 +422,9 @@ def resolve_hits(rules: Rules, values: Mapping[str, Any], h: int, score: Target,
     if h == 0:
         d.note(f"{g}.fire.suppression", "no hits: nothing changes")
         return out
+    if not already and values.get("skip_suppression"):
+        d.note(f"{g}.fire.suppression", "the unit has already acted: no suppression test")
+        return out
     if not already:
         top = d.dice(h, view="max", rule=f"{g}.fire.suppression", what="suppression dice",
                      target=score)
@@ -401,38 +464,96 @@ def _damage(rules: Rules, values: Mapping[str, Any], h: int, destroyed: bool, d:
 
 
 # ---------------------------------------------------------------- assault
+OPEN_AFV_READINGS = ("open_topped", "in_open")
+
+
 def assault(rules: Rules) -> Procedure:
     a = rules.assault
     g = rules.id
     types = list(a.values)
-    fields = {
+    fields: dict[str, Any] = {
         **P.spec_fields(a.modifiers),
         "attacker": P.type_field(types, a.default_attacker, "the attacking unit's type"),
         "defender": P.type_field(types, a.default_defender, "the defending unit's type"),
         "attacker_cover": P.cover_field(rules.fire.cover, "cover the attacker stands in"),
         "defender_cover": P.cover_field(rules.fire.cover, "cover the defender stands in"),
     }
-    params = P.build(f"{g.upper()}AssaultParams", P.AssaultBase, fields)
+    rounds = a.draw == "another_round"
+    if rounds:
+        fields["max_rounds"] = (int, Field(10, ge=1, le=20, description=(
+            "rounds to fight at most while the hits stay equal (the card: another round)")))
+    if a.anti_armour_needs == "open_afv":
+        fields["attacker_open_topped"] = (bool, Field(False, description=(
+            "the attacker is an open-topped AFV")))
+        fields["defender_open_topped"] = (bool, Field(False, description=(
+            "the defender is an open-topped AFV")))
+        fields["open_afv_reading"] = (P.choice(OPEN_AFV_READINGS), Field(
+            "open_topped", description=(
+                "how the card's 'open AFV' is read for the infantry bonus: open_topped (the "
+                "card's own use of the word) or in_open (an AFV standing in open terrain, "
+                "the old reading)")))
+    params = P.build(f"{g.upper()}AssaultParams", P.AssaultBase, fields,
+                     lambda p: _assault_check(rules, _values(p)))
     draw = "both_fall_back" if a.draw == "fall_back_3d6" else "another_round"
 
     def run(p: P.AssaultBase, d: Dice) -> dict[str, Any]:
         values = _values(p)
-        att = _side_hits(rules, values, "attacker", "defender", d)
-        dfn = _side_hits(rules, values, "defender", "attacker", d)
-        return _assault_result(rules, draw, att, dfn, d)
+        if not rounds:
+            att = _side_hits(rules, values, "attacker", "defender", d)
+            dfn = _side_hits(rules, values, "defender", "attacker", d)
+            return _assault_result(rules, draw, values, att, dfn, d)
 
-    return _proc(rules, "assault", "close combat",
-                 "Both sides roll their close-combat attacks; the side scoring more hits "
-                 "wins, with the card's result for a draw, a win and a heavy defeat.", params,
-                 outcome(OutcomeField("winner", "str", "who scored more hits",
+        def fight(s: tuple[str, int, int, int], dd: Dice) -> tuple[str, int, int, int]:
+            att = _side_hits(rules, values, "attacker", "defender", dd)
+            dfn = _side_hits(rules, values, "defender", "attacker", dd)
+            if att == dfn:
+                dd.note(f"{g}.assault.draw", "round {n}: equal hits, fight another round"
+                        if s[3] + 1 < values["max_rounds"] else "round {n}: equal hits, and "
+                        "that was the last round asked for", n=s[3] + 1)
+            return ("draw" if att == dfn else "decided", att, dfn, s[3] + 1)
+
+        _, att, dfn, n = d.iterate(("draw", 0, 0, 0), fight, rounds=values["max_rounds"],
+                                   done=lambda s: s[0] != "draw")
+        out = _assault_result(rules, draw, values, att, dfn, d)
+        out["rounds"] = n
+        return out
+
+    fields_out = outcome(OutcomeField("winner", "str", "who scored more hits",
                                       ("attacker", "defender", "draw")),
-                         ("attacker_hits", "int", "hits the attacker scored on the defender"),
-                         ("defender_hits", "int", "hits the defender scored on the attacker"),
+                         ("attacker_hits", "int", "hits the attacker scored on the defender"
+                          + (" in the deciding round" if rounds else "")),
+                         ("defender_hits", "int", "hits the defender scored on the attacker"
+                          + (" in the deciding round" if rounds else "")),
                          ("retreat_cm", "int", "how far the loser retreats (or both fall "
                           "back on a draw)"),
                          OutcomeField("result", "str", "the card's result",
-                                      (draw, "loser_retreats", "loser_eliminated"))),
-                 run, _assault_note(rules))
+                                      (draw, "loser_retreats", "loser_eliminated")))
+    if rounds:
+        fields_out = (*fields_out, OutcomeField("rounds", "int", "rounds fought"))
+    return _proc(rules, "assault", "close combat",
+                 "Both sides roll their close-combat attacks; the side scoring more hits "
+                 "wins, with the card's result for a draw, a win and a heavy defeat.", params,
+                 fields_out, run, _assault_note(rules))
+
+
+def _assault_check(rules: Rules, v: Mapping[str, Any]) -> None:
+    """The card's restrictions on who may assault and pursue whom, as usage errors."""
+    a = rules.assault
+    att, dfn = v["attacker"], v["defender"]
+    if att in a.armour_types:
+        if v["defender_cover"] != a.open_cover and not v["attacker_carries_infantry"]:
+            raise ValueError("armour may assault only in open terrain unless it carries "
+                             "infantry or engineers (attacker_carries_infantry=true)")
+    elif v["attacker_carries_infantry"]:
+        raise ValueError("attacker_carries_infantry is for an attacking armoured unit")
+    if "pursuit" in v:
+        if v["pursuit_cm"] and not v["pursuit"]:
+            raise ValueError("pursuit_cm needs pursuit=true")
+        if v["pursuit"] and dfn in a.armour_types and v["defender_cover"] == a.open_cover:
+            raise ValueError("armour in open terrain cannot be pursued")
+    for side in ("attacker", "defender"):
+        if v.get(f"{side}_open_topped") and v[side] not in a.armour_types:
+            raise ValueError("open_topped describes an AFV: the unit must be an afv")
 
 
 def _assault_note(rules: Rules) -> str:
@@ -445,9 +566,28 @@ def _assault_note(rules: Rules) -> str:
     else:
         parts.append("The loser retreats the hit difference in cm and is eliminated beyond "
                      "the rout limit; a draw falls back one 3d6 roll.")
+    parts.append("An unlimbered gun, dug-in armour or a unit in fortifications that loses "
+                 "cannot rout and is eliminated (the card's rout rules).")
     if a.double_eliminates:
         parts.append("Twice the loser's hits (including 1 or more against 0) eliminates it.")
+    if a.draw == "another_round":
+        parts.append("Equal hits fight another round, with the same modifiers, up to "
+                     "max_rounds; the hits shown are the deciding round's.")
+    if a.anti_armour_needs == "open_afv":
+        parts.append("The card's 'open AFV' is read as an open-topped AFV (the card uses the "
+                     "word so for indirect fire; open terrain it calls by another name); "
+                     "open_afv_reading=in_open gives the other reading.")
     return " ".join(parts)
+
+
+def _anti_armour(rules: Rules, values: Mapping[str, Any], them: str) -> bool:
+    """Whether the infantry bonus against armour applies to the unit ``them``."""
+    a = rules.assault
+    if a.anti_armour_needs == "none":
+        return True
+    if values["open_afv_reading"] == "in_open":
+        return bool(values[f"{them}_cover"] == a.open_cover)
+    return bool(values[f"{them}_open_topped"])
 
 
 def _side_hits(rules: Rules, values: Mapping[str, Any], me: str, them: str, d: Dice) -> int:
@@ -458,8 +598,9 @@ def _side_hits(rules: Rules, values: Mapping[str, Any], me: str, them: str, d: D
     if me == "attacker":
         t = modified(t, a.modifiers, values)
     if (mine in a.anti_armour_types and theirs in a.armour_types
-            and (not a.anti_armour_needs_open or values[f"{them}_cover"] == "open")):
-        t = t.plus(1, "against armour")
+            and _anti_armour(rules, values, them)):
+        t = t.plus(1, "against armour" if a.anti_armour_needs == "none"
+                   else "against an open AFV")
     t = t.plus(-1 if values[f"{me}_suppressed"] else 0, "suppressed")
     t = t.plus(-int(values[f"{me}_flanked"]), "enemies on the flank or rear")
     support = int(values[f"{me}_support"])
@@ -485,7 +626,8 @@ def _side_hits(rules: Rules, values: Mapping[str, Any], me: str, them: str, d: D
     return h
 
 
-def _assault_result(rules: Rules, draw: str, att: int, dfn: int, d: Dice) -> dict[str, Any]:
+def _assault_result(rules: Rules, draw: str, values: Mapping[str, Any], att: int, dfn: int,
+                    d: Dice) -> dict[str, Any]:
     a = rules.assault
     g = rules.id
     out: dict[str, Any] = {"attacker_hits": att, "defender_hits": dfn, "retreat_cm": 0}
@@ -495,10 +637,9 @@ def _assault_result(rules: Rules, draw: str, att: int, dfn: int, d: Dice) -> dic
             cm = int(d.dice(3, view="sum", rule=f"{g}.assault.draw", what="fall-back dice"))
             out["retreat_cm"] = cm
             d.note(f"{g}.assault.draw", "equal hits: both sides fall back {cm} cm", cm=cm)
-        else:
-            d.note(f"{g}.assault.draw", "equal hits: fight another round")
         return out
     win, lose = (att, dfn) if att > dfn else (dfn, att)
+    loser = "defender" if att > dfn else "attacker"
     out["winner"] = "attacker" if att > dfn else "defender"
     if a.double_eliminates and win >= 2 * lose:
         out["result"] = "loser_eliminated"
@@ -507,8 +648,14 @@ def _assault_result(rules: Rules, draw: str, att: int, dfn: int, d: Dice) -> dic
                "{lose}: at least double, the loser is eliminated and the winner consolidates",
                win=win, lose=lose)
         return out
+    cm = win - lose if a.loser_retreat == "difference" else 0
+    if (loser == "defender" and values["defender_dug_in"]) or \
+            values[f"{loser}_cover"] in a.rout_cover:
+        out["result"] = "loser_eliminated"
+        d.note(f"{g}.assault.result", "the loser is an unlimbered gun, dug-in armour or in "
+               "fortifications: it cannot rout and is eliminated")
+        return out
     if a.loser_retreat == "difference":
-        cm = win - lose
         out["retreat_cm"] = cm
         if cm > a.rout_limit_cm:
             out["result"] = "loser_eliminated"
@@ -521,3 +668,182 @@ def _assault_result(rules: Rules, draw: str, att: int, dfn: int, d: Dice) -> dic
         d.note(f"{g}.assault.result", "the loser retreats and the winner consolidates")
     out["result"] = "loser_retreats"
     return out
+
+
+# ---------------------------------------------------------------- chains
+STRIKE_TARGET = ("cover", "armoured", "save", "hits_value", "existing_hits", "suppressed",
+                 "dug_in", "target_recce", "target_hq")
+
+
+def air_strike(rules: Rules, fire_params: type[Params]) -> Procedure:
+    """The FAC's call, the AA fire at the aircraft, then its strike on one unit with the
+    attack it has left: one answer for the whole chain."""
+    g = rules.id
+    air = rules.air
+    fields: dict[str, Any] = {
+        **P.spec_fields(air.modifiers),
+        "aa_attacks": (int, Field(0, ge=0, le=30, description=(
+            "AA dice fired at the aircraft (0: no AA in range)"))),
+        "aircraft_hits_value": (int, Field(2, ge=1, le=8, description=(
+            "the aircraft's hits value"))),
+        "aircraft_attack": (int, Field(4, ge=0, le=20, description=(
+            "the aircraft's attack value"))),
+        "one_target": (bool, Field(False, description=rules.strike.one_target_help)),
+        **{k: (fire_params.model_fields[k].annotation, fire_params.model_fields[k])
+           for k in STRIKE_TARGET},
+    }
+    bombers = "bombers" in fields
+
+    def check(p: Any) -> None:
+        if p.existing_hits >= p.hits_value:
+            raise ValueError("existing_hits must be below hits_value: with that many hits "
+                             "the unit is already destroyed")
+        if bombers and p.one_target and p.bombers:
+            raise ValueError("bombers cannot roll twice at one target")
+
+    params = P.build(f"{g.upper()}AirStrikeParams", P.CallBase, fields, check)
+    damage = bool(rules.fire.damage)
+
+    def run(p: Any, d: Dice) -> dict[str, Any]:
+        values = _values(p)
+        call = call_test(rules, "air", values, d, compact=True)
+        state = strike_start(p.suppressed)
+        if call["result"] in PASSED:
+            # the AA fire and the strike as one round: its distribution is worked out once
+            # and shared by every result of the call and its deviation dice
+            state = d.iterate(state, _strike_round(rules, p, fire_params), rounds=1)
+        else:
+            d.note(f"{g}.air_strike", "the call fails: no air strike")
+        out = {"result": call["result"], "deviation_cm": call["deviation_cm"],
+               **dict(zip(STRIKE_FIELDS, state, strict=True))}
+        if not damage:
+            del out["damage"]
+        return out
+
+    fields_out = outcome(
+        OutcomeField("result", "str", "how the FAC's call went", RESULTS),
+        ("deviation_cm", "int", "how far the strike drifts, in cm (0 = on target or no "
+         "strike)"),
+        ("shot_down", "bool", "AA fire shot the aircraft down"),
+        ("aborted", "bool", "the aircraft aborted its mission"),
+        ("attack_left", "int", "its attack value after AA hits (0 if no strike)"),
+        ("hits", "int", "unsaved hits on the target"),
+        ("destroyed", "bool", "the target is removed"),
+        ("suppressed", "bool", "the target is suppressed afterwards"),
+        ("retreat_cm", "int", "how far an already suppressed target retreats"))
+    if damage:
+        fields_out = (*fields_out, OutcomeField(
+            "damage", "str", "damage to armour or an anti-tank gun with 4+ hits this turn",
+            tuple(dict.fromkeys(["none", *(e.key for e in rules.fire.damage)]))))
+    return _proc(rules, "air_strike", "air strike: call, AA fire, attack",
+                 "The FAC's call, AA fire at the aircraft that comes, and its attack on one "
+                 "unit with the attack value it has left, in one answer.", params,
+                 fields_out, run, rules.strike.note)
+
+
+STRIKE_FIELDS = ("shot_down", "aborted", "attack_left", "hits", "destroyed", "suppressed",
+                 "retreat_cm", "damage")
+
+
+def strike_start(suppressed: bool) -> tuple[Any, ...]:
+    """The strike's state before the AA fire: nothing happened yet."""
+    return (False, False, 0, 0, False, suppressed, 0, "none")
+
+
+def _strike_round(rules: Rules, p: Any, fire_params: type[Params]
+                  ) -> Callable[[tuple[Any, ...], Dice], tuple[Any, ...]]:
+    """AA fire at the aircraft, then its attack on the target with what it has left."""
+    g = rules.id
+
+    def strike(s: tuple[Any, ...], d: Dice) -> tuple[Any, ...]:
+        aa = aa_attack(rules, p.aa_attacks, p.aircraft_hits_value, p.aircraft_attack, d)
+        if aa["shot_down"] or aa["aborted"]:
+            return (aa["shot_down"], aa["aborted"], *s[2:])
+        n = aa["attack_left"] * (2 if p.one_target else 1)
+        if p.one_target:
+            d.note(f"{g}.air_strike", "one chosen target: the attack counts twice, {n} dice",
+                   n=n)
+        target = {k: getattr(p, k) for k in STRIKE_TARGET}
+        if "ground_attack_aircraft" in fire_params.model_fields:
+            target["ground_attack_aircraft"] = not p.bombers
+        out = attack(rules, fire_params(**target).model_dump(), (n,), d)
+        return (False, False, aa["attack_left"], out["hits"], out["destroyed"],
+                out["suppressed"], out["retreat_cm"], out.get("damage", "none"))
+
+    return strike
+
+
+CROSSFIRE_FLAGS = ("suppressed", "acted")
+
+
+def parse_targets(text: str, covers: tuple[str, ...], acted: bool) -> tuple[
+        tuple[str, bool, bool], ...]:
+    """'open,light:suppressed,heavy:acted' -> three (cover, suppressed, acted) units."""
+    parts = [x.strip() for x in text.split(",")]
+    if len(parts) != 3:
+        raise ValueError("targets names the three units nearest the HQ, comma-separated")
+    out = []
+    for part in parts:
+        cover, *flags = part.split(":")
+        if cover not in covers or any(f not in CROSSFIRE_FLAGS for f in flags):
+            raise ValueError("targets: each unit is its cover, then :suppressed or :acted")
+        if "acted" in flags and not acted:
+            raise ValueError("targets: :acted means nothing in this game's crossfire")
+        out.append((cover, "suppressed" in flags, "acted" in flags))
+    return tuple(out)
+
+
+def crossfire(rules: Rules, fire_params: type[Params]) -> Procedure:
+    """The command blunder 'Crossfire!': the three units nearest the HQ are attacked,
+    all with the same attack value (CWC: one 2d6 roll for all three)."""
+    g = rules.id
+    c = rules.crossfire
+    covers = tuple(rules.fire.cover)
+
+    class CrossfireParams(Params):
+        targets: str = Field(",".join([covers[0]] * 3), description=c.targets_help,
+                             examples=[",".join([covers[0]] * 3),
+                                       f"{covers[0]},{covers[1]}:suppressed,{covers[2]}",
+                                       f"{covers[1]},{covers[1]},{covers[0]}:suppressed"])
+        save: int = Field(0, ge=0, le=6, description="the units' save N (of N+); 0 = none")
+        hits_value: int = Field(3, ge=1, le=10, description="the units' hits value")
+
+        @model_validator(mode="after")
+        def _targets(self) -> Any:
+            parse_targets(self.targets, covers, c.acted_skips_suppression)
+            return self
+
+    def run(p: Any, d: Dice) -> dict[str, Any]:
+        units = parse_targets(p.targets, covers, c.acted_skips_suppression)
+        if c.attacks_roll == "2d6":
+            n = int(d.dice(2, view="sum", rule=f"{g}.crossfire.attacks",
+                           what="attack value 2d6"))
+            d.note(f"{g}.crossfire.attacks", "one roll for all three units: {n} attack dice "
+                   "each", n=n)
+        else:
+            n = c.attacks
+
+        def one(s: tuple[int, int, int], dd: Dice) -> tuple[int, int, int]:
+            cover, suppressed, acted = units[s[0]]
+            dd.note(f"{g}.crossfire.unit", "unit {i} in {cover}", i=s[0] + 1,
+                    cover=Msg(cover))
+            values = fire_params.model_validate(
+                {"cover": cover, "suppressed": suppressed, "save": p.save,
+                 "hits_value": p.hits_value}).model_dump()
+            values["skip_suppression"] = acted
+            out = attack(rules, values, (n,), dd)
+            return (s[0] + 1, s[1] + int(out["destroyed"]),
+                    s[2] + int(out["suppressed"] and not out["destroyed"]))
+
+        _, destroyed, suppressed = d.iterate((0, 0, 0), one, rounds=3)
+        return {"attacks": n, "destroyed": destroyed, "suppressed": suppressed}
+
+    summary = ("Crossfire! blunder: the three units nearest the HQ are each attacked with "
+               + ("one 2d6 roll of attack dice." if c.attacks_roll == "2d6"
+                  else f"{c.attacks} attack dice."))
+    return _proc(rules, "crossfire", "Crossfire! (command blunder)", summary,
+                 CrossfireParams,
+                 outcome(("attacks", "int", "attack dice each unit took"),
+                         ("destroyed", "int", "units destroyed (by hits or a long retreat)"),
+                         ("suppressed", "int", "units suppressed afterwards")),
+                 run, c.note)

@@ -126,13 +126,33 @@ class Assault(_Model):
     default_defender: str
     armour_types: tuple[str, ...]
     anti_armour_types: tuple[str, ...]
-    anti_armour_needs_open: bool
+    # "open_afv": only against an open AFV, a reading the player can switch
+    anti_armour_needs: Literal["none", "open_afv"] = "none"
+    open_cover: str = "open"
+    rout_cover: tuple[str, ...] = ()
     support: Literal["extra_hit", "attack_die"]
     draw: Literal["fall_back_3d6", "another_round"]
     double_eliminates: bool
     loser_retreat: Literal["difference", "unstated"]
     rout_limit_cm: int = 10
     modifiers: tuple[ModSpec, ...] = ()
+
+
+class Crossfire(_Model):
+    """The command blunder that attacks the three units nearest the HQ."""
+
+    attacks_roll: Literal["none", "2d6"] = "none"
+    attacks: int = 0
+    acted_skips_suppression: bool = False
+    targets_help: str
+    note: str
+
+
+class Strike(_Model):
+    """The air strike chain: what the card says of an attack on one chosen target."""
+
+    one_target_help: str
+    note: str
 
 
 class Rules(_Model):
@@ -146,6 +166,8 @@ class Rules(_Model):
     aa: AA
     fire: Fire
     assault: Assault
+    crossfire: Crossfire
+    strike: Strike
     blunders: dict[str, tuple[BlunderEntry, ...]]
     tables: dict[str, Any]
 
@@ -157,6 +179,9 @@ class Rules(_Model):
             if call.blunder_table not in self.blunders:
                 raise ValueError(f"no blunder table {call.blunder_table!r}")
         return self
+
+    def __hash__(self) -> int:  # one rule set per game id: procedures memoise on it
+        return hash(self.id)
 
     def blunder(self, table: str, face: int) -> BlunderEntry:
         return next(e for e in self.blunders[table] if face in e.faces)
