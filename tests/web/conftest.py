@@ -33,6 +33,24 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+SLOW = 60.0
+"""The deadline of the test apps: pages wait for exact odds (tests of the deadline make
+their own app with a short one)."""
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Any]:
+    """An in-process HTTP client of a fresh app whose pages wait for exact odds."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from fastapi.testclient import TestClient
+
+    from warroom.web.app import create_app
+
+    with TestClient(create_app(tmp_path / "battles.sqlite3", deadline=SLOW)) as c:
+        yield c
+
+
 @pytest.fixture(scope="session")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real uvicorn server on 127.0.0.1 (a free port) in a background thread."""
@@ -42,8 +60,8 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     db = tmp_path_factory.mktemp("web") / "battles.sqlite3"
     port = free_port()
-    config = uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning",
-                            lifespan="on")
+    config = uvicorn.Config(create_app(db, deadline=SLOW), host="127.0.0.1", port=port,
+                            log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
