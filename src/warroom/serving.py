@@ -188,6 +188,9 @@ def _run_task(kind: str, proc_id: str, raw: Mapping[str, Any], *args: Any) -> An
     from warroom import api
     from warroom.engine import drivers
 
+    if kind == "sleep":  # for tests of cancellation: a job that only takes time
+        time.sleep(float(args[0]))
+        return os.getpid()
     proc, p = api.prepare(proc_id, raw)
     if kind == "exact":
         dist = drivers.exact(proc, p)
@@ -196,9 +199,6 @@ def _run_task(kind: str, proc_id: str, raw: Mapping[str, Any], *args: Any) -> An
         samples, seed, seconds = args
         est = drivers.simulate(proc, p, samples, seed=seed, seconds=seconds)
         return dict(est.counts), est.samples, est.seconds, dict(est.extra)
-    if kind == "sleep":  # for tests of cancellation: a job that only takes time
-        time.sleep(float(args[0]))
-        return os.getpid()
     raise RuleError(f"unknown task {kind!r}")
 
 

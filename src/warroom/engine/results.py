@@ -114,9 +114,7 @@ class Distribution:
             if split is None:
                 out.append((name, marg))
                 continue
-            for unit, chances in split.items():
-                out.append((f"{name}: {unit}", {v: Fraction(w, self.denominator)
-                                                for v, w in chances.items()}))
+            out.extend((f"{name}: {unit}", dict(chances)) for unit, chances in split.items())
         return out
 
     def to_json(self, exact: bool = False, full: bool = True) -> dict[str, Any]:

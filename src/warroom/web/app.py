@@ -62,27 +62,30 @@ class BodyLimit:
             await self._refuse(send)
             return
         seen = 0
-        started = False
+        refused = False
 
         async def counted() -> Message:
-            nonlocal seen
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge
+                if seen > self.limit:  # answer now; the app sees a client that went away
+                    refused = True
+                    await self._refuse(send)
+                    return {"type": "http.disconnect"}
             return message
 
         async def watched(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
+            if not refused:
+                await send(message)
 
         try:
             await self.app(scope, counted, watched)
-        except _TooLarge:
-            if not started:
-                await self._refuse(send)
+        except Exception:
+            if not refused:
+                raise
 
     async def _refuse(self, send: Send) -> None:
         body = JSONResponse({"detail": f"the request body is larger than {self.limit:,} bytes",
@@ -90,10 +93,6 @@ class BodyLimit:
         await send({"type": "http.response.start", "status": 413,
                     "headers": body.raw_headers})
         await send({"type": "http.response.body", "body": body.body})
-
-
-class _TooLarge(Exception):
-    pass
 
 
 def clip(value: Any, most: int = SHOWN) -> Any:
@@ -105,6 +104,15 @@ def clip(value: Any, most: int = SHOWN) -> Any:
     if isinstance(value, (list, tuple, dict, set)) and len(repr(value)) > most:
         return repr(value)[:most] + "…"
     return value
+
+
+def error_message(exc: UsageError, tr: Any = None) -> str:
+    """A usage error in ``tr``'s language (English without it), every value it echoes
+    cut to a short prefix."""
+    text = getattr(exc, "text", None)
+    if not isinstance(text, ErrorText):
+        return str(clip(str(exc), 300))
+    return clipped(text).render(tr)
 
 
 def clipped(text: ErrorText) -> ErrorText:
@@ -200,14 +208,12 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
             parameter = exc.parameter or None
         elif isinstance(exc, UnknownParameterError):
             parameter = exc.name
-        text = clipped(exc.text) if isinstance(getattr(exc, "text", None), ErrorText) else (
-            ErrorText("{text}", text=clip(str(exc), 300)))
-        message = str(text)  # the JSON API's detail stays English
+        message = error_message(exc)  # the JSON API's detail stays English
         if _wants_html(request):
             from warroom.web.lang import translator
             from warroom.web.templating import page_lang
 
-            message = text.render(translator(page_lang(request)))
+            message = error_message(exc, translator(page_lang(request)))
         return _error(request, exc.http_status, message, clip(parameter))
 
     @app.exception_handler(RequestValidationError)

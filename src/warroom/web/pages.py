@@ -21,6 +21,7 @@ from warroom.engine.procedure import Procedure
 from warroom.engine.results import Distribution, Resolution
 from warroom.errors import UsageError
 from warroom.serving import Answer, Serving, unless_gone
+from warroom.web.app import error_message
 from warroom.web.charts import JOINT_ROWS, FieldView, fmt_pct, joint_rows, views
 from warroom.web.lang import translator
 from warroom.web.templating import page_lang, render
@@ -167,6 +168,23 @@ def odds_view(answer: Answer, everything: bool = False) -> OddsView:
                     joint_total=len(dist.weights) if len(dist.fields) > 1 else 0)
 
 
+async def shared_view(srv: Serving, answer: Answer, everything: bool = False) -> OddsView:
+    """:func:`odds_view`, worked out in a thread (a big distribution takes a while) and
+    kept in the cache beside the odds; each page gets its own copy."""
+    from dataclasses import replace
+
+    from starlette.concurrency import run_in_threadpool
+
+    kind = f"view:{'estimate' if answer.exact is None else 'exact'}:{int(everything)}"
+    found = srv.cache.get(kind, answer.key)
+    if found is None or found[0] is not (answer.exact or answer.estimate):
+        view = await run_in_threadpool(odds_view, answer, everything)
+        found = (answer.exact or answer.estimate, view)
+        srv.cache.put(kind, answer.key, found)
+    shown: OddsView = replace(found[1], pending=answer.pending)
+    return shown
+
+
 def _serving(request: Request) -> Serving:
     return request.app.state.serving  # type: ignore[no-any-return]
 
@@ -194,8 +212,8 @@ async def compute_odds(request: Request, proc: Procedure, raw: Mapping[str, Any]
         answer = await unless_gone(request.is_disconnected, srv.odds(
             proc.id, raw, deadline=POLL_WAIT if wait else srv.deadline))
     except UsageError as exc:
-        return OddsView(error=exc.translated(tr)), dict(raw)
-    view = odds_view(answer, everything)
+        return OddsView(error=error_message(exc, tr)), dict(raw)
+    view = await shared_view(srv, answer, everything)
     if answer.pending:
         view.refresh = refresh
     return view, normalized(params)
@@ -244,7 +262,7 @@ def _cached_view(request: Request, proc: Procedure, raw: Mapping[str, Any], tr: 
         _, params = api.prepare(proc.id, raw)
         dist = _serving(request).peek(proc.id, raw)
     except UsageError as exc:
-        return OddsView(error=exc.translated(tr)), dict(raw)
+        return OddsView(error=error_message(exc, tr)), dict(raw)
     if dist is None:
         return OddsView(pending=True, refresh=refresh), normalized(params)
     return odds_view(Answer("", exact=dist)), normalized(params)
@@ -282,7 +300,7 @@ def do_roll(proc: Procedure, raw: Mapping[str, Any], dice_text: str, seed_text: 
                                  seed=seed_text.strip()) from None
         return api.roll(proc.id, raw, seed=seed, entered=dice), ""
     except UsageError as exc:
-        return None, exc.translated(tr)
+        return None, error_message(exc, tr)
 
 
 @router.post("/p/{proc_id}/roll", response_class=HTMLResponse)
