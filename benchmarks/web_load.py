@@ -99,8 +99,8 @@ def stress(url: str, clients: int, seconds: float) -> int:
                     heavy_times.append(time.perf_counter() - t)
 
     threads = [threading.Thread(target=heavy, args=(i,), daemon=True) for i in range(clients)]
-    for t in threads:
-        t.start()
+    for th in threads:
+        th.start()
     time.sleep(2.0)  # let the heavy work start
     end = time.monotonic() + seconds
     with httpx.Client(base_url=url, timeout=10) as client:
@@ -115,8 +115,8 @@ def stress(url: str, clients: int, seconds: float) -> int:
             light.append(time.perf_counter() - t)
             time.sleep(0.02)
     stop.set()
-    for t in threads:
-        t.join(200)
+    for th in threads:
+        th.join(200)
     light.sort()
     p99 = light[max(0, int(len(light) * 0.99) - 1)]
     print(f"stress: {clients} clients sending heavy questions and Rolls for {seconds:.0f}s; "
