@@ -1,26 +1,39 @@
-"""Load on /api/odds from a second process, on loopback only: `python benchmarks/web_load.py`.
+"""Load on the web app from a second process, on loopback only: `python benchmarks/web_load.py`.
 
-Starts `warroom serve` (one uvicorn worker, so one core) on 127.0.0.1 and a free port,
-then sends a bounded number of requests from this process with a few keep-alive
-clients, and prints requests per second and the error count (target: >= 200/s, 0).
+Starts `warroom serve` (one uvicorn process; its worker processes do the odds) on
+127.0.0.1 and a free port, then:
+
+* default: a bounded number of light `/api/odds` requests from a few keep-alive
+  clients; prints requests per second and the error count (target: >= 200/s, 0);
+* `--stress`: the heaviest questions and Rolls sent continuously by `--clients`
+  clients (a stack of six units on the page, its Roll, a compare page of four heavy
+  sets, exact odds too large to work out, a 200,000-sample simulation, each with
+  changing numbers so the cache cannot answer them), while one more client measures
+  light `/api/odds` requests; prints their latency and every error (target: p99 <= 50 ms,
+  no errors, no heavy answer slower than its time cap).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 BODY = {"procedure": "asl.ift", "params": {"fp": 8, "drm": 1}, "exact": True}
+STACK = "squad:{m}:3,squad:7:3,squad:6:2,hs:6:2,leader:8:-1,leader:9:-2"
+MIXED = "12:10:3,12:2:6,12:{f}:4"
 
 
 def free_port() -> int:
@@ -40,11 +53,126 @@ def wait_up(url: str, seconds: float = 30.0) -> None:
     raise SystemExit("the server did not start")
 
 
+def heavy_requests(rng: random.Random) -> list[Callable[[httpx.Client], httpx.Response]]:
+    """One of each heavy kind, with numbers drawn afresh (so the cache cannot help)."""
+    m = rng.randint(5, 9)
+    drm = rng.randint(-3, 4)
+    stack = {"units": STACK.format(m=m), "result": rng.choice(["1MC", "2MC", "NMC"]),
+             "drm": str(drm), "_sent": "1"}
+    mixed = {"weapons": MIXED.format(f=rng.randint(2, 6)), "teams": "tank:6:gt,tank:5/3,soft"}
+    compare = {"n": "4"}
+    for i in range(4):
+        compare.update({f"s{i}._sent": "1", f"s{i}.units": STACK.format(m=rng.randint(5, 9)),
+                        f"s{i}.result": "1MC", f"s{i}.drm": str(rng.randint(-3, 4))})
+    return [
+        lambda c: c.get("/p/asl.ift_on_stack", params=stack),
+        lambda c: c.post("/p/asl.ift_on_stack/roll", data=stack,
+                         headers={"hx-request": "true"}),
+        lambda c: c.get("/compare/asl.ift_on_stack/results", params=compare),
+        lambda c: c.post("/api/odds", json={"procedure": "fow.shoot_mixed", "params": mixed}),
+        lambda c: c.post("/api/simulate", json={"procedure": "fow.shoot_mixed",
+                                                "params": mixed, "samples": 200_000}),
+    ]
+
+
+def stress(url: str, clients: int, seconds: float) -> int:
+    """Heavy clients against one light client; prints the figures, returns errors."""
+    stop = threading.Event()
+    errors: list[str] = []
+    heavy_times: list[float] = []
+    light: list[float] = []
+
+    def heavy(i: int) -> None:
+        rng = random.Random(i)
+        with httpx.Client(base_url=url, timeout=180) as client:
+            while not stop.is_set():
+                for ask in heavy_requests(rng):
+                    if stop.is_set():
+                        return
+                    t = time.perf_counter()
+                    try:
+                        r = ask(client)
+                        if r.status_code != 200:
+                            errors.append(f"heavy {r.request.url.path}: {r.status_code}")
+                    except httpx.HTTPError as exc:
+                        errors.append(f"heavy: {type(exc).__name__}")
+                    heavy_times.append(time.perf_counter() - t)
+
+    threads = [threading.Thread(target=heavy, args=(i,), daemon=True) for i in range(clients)]
+    for th in threads:
+        th.start()
+    time.sleep(2.0)  # let the heavy work start
+    end = time.monotonic() + seconds
+    with httpx.Client(base_url=url, timeout=10) as client:
+        while time.monotonic() < end:
+            t = time.perf_counter()
+            try:
+                r = client.post("/api/odds", json=BODY)
+                if r.status_code != 200:
+                    errors.append(f"light: {r.status_code}")
+            except httpx.HTTPError as exc:
+                errors.append(f"light: {type(exc).__name__}")
+            light.append(time.perf_counter() - t)
+            time.sleep(0.02)
+    stop.set()
+    for th in threads:
+        th.join(200)
+    light.sort()
+    p99 = light[max(0, int(len(light) * 0.99) - 1)]
+    print(f"stress: {clients} clients sending heavy questions and Rolls for {seconds:.0f}s; "
+          f"light /api/odds (asl.ift fp=8 drm=1, exact): {len(light)} requests, "
+          f"p50 {statistics.median(light) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+          f"max {light[-1] * 1000:.1f} ms")
+    if heavy_times:
+        print(f"heavy: {len(heavy_times)} answered, p50 {statistics.median(heavy_times):.2f}s, "
+              f"max {max(heavy_times):.2f}s")
+    print(f"errors: {len(errors)}" + (f" ({', '.join(sorted(set(errors))[:5])})"
+                                      if errors else ""))
+    return len(errors) + (1 if p99 > 0.05 else 0)
+
+
+def throughput(url: str, requests: int, clients: int, seconds: float) -> int:
+    per_client = requests // clients
+    ok = [0] * clients
+    errors = [0] * clients
+    deadline = time.monotonic() + seconds
+
+    def run(i: int) -> None:
+        with httpx.Client(base_url=url, timeout=10) as client:
+            for _ in range(per_client):
+                if time.monotonic() > deadline:
+                    return
+                try:
+                    r = client.post("/api/odds", json=BODY)
+                    if r.status_code == 200:
+                        ok[i] += 1
+                    else:
+                        errors[i] += 1
+                except httpx.HTTPError:
+                    errors[i] += 1
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(clients)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - start
+    done = sum(ok)
+    print(f"/api/odds (asl.ift fp=8 drm=1, exact): {done} ok, {sum(errors)} errors in "
+          f"{elapsed:.1f}s -> {done / elapsed:,.0f} requests/s "
+          f"(one uvicorn process, {clients} clients on loopback)")
+    return sum(errors)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=3000, help="requests in all")
     parser.add_argument("--clients", type=int, default=4, help="concurrent clients")
     parser.add_argument("--seconds", type=float, default=30.0, help="time limit")
+    parser.add_argument("--stress", action="store_true",
+                        help="heavy questions and Rolls while light odds are measured")
     args = parser.parse_args()
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -57,42 +185,16 @@ def main() -> None:
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:
             wait_up(url)
-            with httpx.Client(base_url=url) as warm:
+            with httpx.Client(base_url=url, timeout=30) as warm:
                 assert warm.post("/api/odds", json=BODY).status_code == 200
-            per_client = args.requests // args.clients
-            ok = [0] * args.clients
-            errors = [0] * args.clients
-            deadline = time.monotonic() + args.seconds
-
-            def run(i: int) -> None:
-                with httpx.Client(base_url=url, timeout=10) as client:
-                    for _ in range(per_client):
-                        if time.monotonic() > deadline:
-                            return
-                        try:
-                            r = client.post("/api/odds", json=BODY)
-                            if r.status_code == 200:
-                                ok[i] += 1
-                            else:
-                                errors[i] += 1
-                        except httpx.HTTPError:
-                            errors[i] += 1
-
-            threads = [threading.Thread(target=run, args=(i,)) for i in range(args.clients)]
-            start = time.perf_counter()
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            elapsed = time.perf_counter() - start
+            if args.stress:
+                bad = stress(url, args.clients, args.seconds)
+            else:
+                bad = throughput(url, args.requests, args.clients, args.seconds)
         finally:
             server.terminate()
             server.wait(timeout=10)
-    done = sum(ok)
-    print(f"/api/odds (asl.ift fp=8 drm=1, exact): {done} ok, {sum(errors)} errors in "
-          f"{elapsed:.1f}s -> {done / elapsed:,.0f} requests/s "
-          f"(one uvicorn worker, {args.clients} clients on loopback)")
-    sys.exit(1 if sum(errors) else 0)
+    sys.exit(1 if bad else 0)
 
 
 if __name__ == "__main__":

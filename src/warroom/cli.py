@@ -33,6 +33,8 @@ app = typer.Typer(
 )
 
 _STATE: dict[str, str] = {"lang": "en"}
+ESTIMATE_SECONDS = 30.0
+"""Time cap of the estimate 'warroom odds' prints where exact odds would take too long."""
 
 ParamsArg = Annotated[
     Optional[list[str]],  # noqa: UP045 - typer needs Optional here
@@ -120,10 +122,18 @@ def odds(
     as_json: JsonOpt = False,
     exact: Annotated[bool, typer.Option("--exact", help="Also give each probability as an "
                                         "exact fraction.")] = False,
+    show_all: Annotated[bool, typer.Option("--all", help="Every whole outcome, even when "
+                                           "there are thousands (else each field's and "
+                                           "unit's chances).")] = False,
     lang: LangOpt = None,
 ) -> None:
-    """Exact odds of every outcome, before you commit."""
+    """Exact odds of every outcome, before you commit.
+
+    Where exact odds would take too long, a Monte Carlo estimate, marked as one, with
+    how far off each chance may be."""
     from warroom import api
+    from warroom.engine import drivers
+    from warroom.errors import ExactTooLargeError
 
     _set_lang(lang)
     working: AbstractContextManager[Any] = nullcontext()
@@ -132,14 +142,27 @@ def odds(
         from rich.console import Console
 
         working = Console(stderr=True).status(_tr()("Working out the exact odds..."))
+    proc, p = api.prepare(procedure, _parse(params))
     with working:
-        dist = api.odds(procedure, _parse(params))
+        try:
+            dist = drivers.exact(proc, p)
+        except ExactTooLargeError:
+            dist = None
+    if dist is None:
+        est = drivers.estimate(proc, p, seconds=ESTIMATE_SECONDS)
+        if as_json:
+            _print_json(est.to_json(full=show_all))
+            return
+        from warroom.cli_render import render_estimate
+
+        render_estimate(_console(), est, tr=_tr(), standing_in=True, full=show_all)
+        return
     if as_json:
-        _print_json(dist.to_json(exact=exact))
+        _print_json(dist.to_json(exact=exact, full=show_all))
         return
     from warroom.cli_render import render_odds
 
-    render_odds(_console(), dist, exact=exact, tr=_tr())
+    render_odds(_console(), dist, exact=exact, tr=_tr(), full=show_all)
 
 
 # --------------------------------------------------------------------------- roll

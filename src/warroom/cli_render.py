@@ -183,17 +183,38 @@ def _inline(v: Any, tr: Tr = i18n.translator("en")) -> str:
     return tr(v) if isinstance(v, str) else fmt_value(v)
 
 
+def render_parts(console: Console, dist: Distribution, tr: Tr) -> None:
+    """Each field's (and each unit's) chances instead of thousands of whole outcomes."""
+    console.print(tr("{n} whole outcomes: each field's chances below (--all lists them "
+                     "all).").format(n=f"{len(dist.weights):,}"))
+    for part, chances in dist.parts():
+        field, _, unit = part.partition(": ")
+        title = field_label(tr, field, dist.procedure) + (f": {unit}" if unit else "")
+        table = Table(show_edge=False, show_header=False, box=None, title=title,
+                      title_justify="left", title_style="bold")
+        table.add_column()
+        table.add_column(justify="right")
+        table.add_column()
+        for v, p in chances.items():
+            table.add_row(_cell(v, tr), fmt_pct(float(p)), Text(bar(float(p)), style="green"))
+        console.print(table)
+
+
 def render_odds(console: Console, dist: Distribution, exact: bool = False,
-                tr: Tr | None = None) -> None:
+                tr: Tr | None = None, full: bool = False) -> None:
     """The odds table, then "at least N" for numeric fields and shares of the others.
     Outcome fields are shown by their labels in the active language (``tr``, else the
-    CLI's)."""
+    CLI's). More than :data:`MAX_ROWS` whole outcomes are summarised per field and unit
+    unless ``full``."""
     tr = tr or _active_tr()
 
     def name(field: str) -> str:
         return field_label(tr, field, dist.procedure)
 
     console.print(Text(dist.procedure, style="bold"), Text(_params_line(dist.params), style="dim"))
+    if len(dist.weights) > MAX_ROWS and not full:
+        render_parts(console, dist, tr)
+        return
     rows = list(dist.items())
     table = Table(show_edge=False, header_style="bold")
     for f in dist.fields:
@@ -202,11 +223,7 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
     if exact:
         table.add_column("exact", justify="right")
     table.add_column("")
-    shown = rows
-    if len(rows) > MAX_ROWS:
-        shown = sorted(rows, key=lambda r: -r[1])[:MAX_ROWS]
-        shown.sort(key=lambda r: rows.index(r))
-    for outcome, p in shown:
+    for outcome, p in rows:
         cells: list[str | Text] = [_cell(outcome[f], tr) for f in dist.fields]
         cells.append(fmt_pct(float(p)))
         if exact:
@@ -214,9 +231,6 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
         cells.append(Text(bar(float(p)), style="green"))
         table.add_row(*cells)
     console.print(table)
-    if len(rows) > MAX_ROWS:
-        console.print(f"[dim]{len(rows) - MAX_ROWS} rarer outcomes not shown "
-                      "(use --json for all)[/dim]")
     for field in dist.numeric_fields():
         marg = dist.at_least(field)
         if len(marg) <= 1:
@@ -281,14 +295,25 @@ def render_roll(console: Console, res: Resolution, tr: Tr) -> None:
                       f"{' or --dice ' + dice if dice else ''}[/dim]")
 
 
-def render_estimate(console: Console, est: Estimate, tr: Tr | None = None) -> None:
+def render_estimate(console: Console, est: Estimate, tr: Tr | None = None,
+                    standing_in: bool = False, full: bool = True) -> None:
     """The Monte Carlo table and averages, outcome fields by their labels (``tr``, else
-    the CLI's language)."""
+    the CLI's language). ``standing_in``: the estimate answers a question too large for
+    exact odds, and says so. Without ``full``, more than :data:`MAX_ROWS` outcomes are
+    summarised per field and unit."""
     tr = tr or _active_tr()
     data = est.to_json()
     console.print(Text(est.procedure, style="bold"), Text(_params_line(est.params), style="dim"))
+    if standing_in:
+        console.print(Text(tr("Estimated odds: exact odds would take too long for these "
+                              "numbers. Counted from {n} simulated rolls, each chance may be "
+                              "off by up to about {m} percentage points.").format(
+            n=f"{est.samples:,}", m=f"{est.margin * 100:.1f}"), style="yellow"))
     console.print(f"[dim]{est.samples:,} samples, seed {est.seed}, {est.seconds:.2f}s "
                   f"({est.samples / max(est.seconds, 1e-9):,.0f}/s)[/dim]")
+    if len(est.counts) > MAX_ROWS and not full:
+        render_parts(console, est.as_distribution(), tr)
+        return
     table = Table(show_edge=False, header_style="bold")
     for f in est.fields:
         table.add_column(field_label(tr, f, est.procedure))

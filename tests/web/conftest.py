@@ -13,6 +13,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,16 +34,32 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real uvicorn server on 127.0.0.1 (a free port) in a background thread."""
-    import uvicorn
+SLOW = 60.0
+"""The deadline of the test apps: pages wait for exact odds (tests of the deadline make
+their own app with a short one)."""
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Any]:
+    """An in-process HTTP client of a fresh app whose pages wait for exact odds."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from fastapi.testclient import TestClient
 
     from warroom.web.app import create_app
 
-    db = tmp_path_factory.mktemp("web") / "battles.sqlite3"
+    with TestClient(create_app(tmp_path / "battles.sqlite3", deadline=SLOW)) as c:
+        yield c
+
+
+@contextmanager
+def serve(app: Any) -> Iterator[str]:
+    """Run ``app`` on a real uvicorn server on 127.0.0.1 (a free port) in a background
+    thread; yields its address."""
+    import uvicorn
+
     port = free_port()
-    config = uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning",
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                             lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -52,9 +69,21 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         if time.monotonic() > deadline or not thread.is_alive():
             pytest.fail("the uvicorn test server did not start")
         time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real uvicorn server on 127.0.0.1 (a free port) in a background thread."""
+    from warroom.web.app import create_app
+
+    db = tmp_path_factory.mktemp("web") / "battles.sqlite3"
+    with serve(create_app(db, deadline=SLOW)) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

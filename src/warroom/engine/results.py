@@ -12,6 +12,10 @@ from warroom.engine.messages import Translator
 from warroom.engine.steps import Step
 
 Outcome = tuple[Any, ...]
+Z95 = 1.959963984540054
+SUMMARY_OVER = 100
+"""A joint outcome list longer than this is summarised per field (and per unit of a
+field listing units, ``squad1=ok,leader1=broken``) unless the whole list is asked for."""
 Orders = tuple[Mapping[Any, int] | None, ...]
 """Per outcome field, the rank of each value a text field declares (None: no order):
 an ASL IFT result lists KIA before K/, MC, NMC, PTC and '-', as the table does."""
@@ -99,14 +103,64 @@ class Distribution:
                 out.append(name)
         return out
 
-    def to_json(self, exact: bool = False) -> dict[str, Any]:
+    def parts(self) -> list[tuple[str, dict[Any, Fraction]]]:
+        """Each field's chances, a field listing units (``squad1=ok,leader1=broken``)
+        split into one part per unit (``units: squad1``): readable where the joint
+        outcomes run to thousands."""
+        out: list[tuple[str, dict[Any, Fraction]]] = []
+        for name in self.fields:
+            marg = self.marginal(name)
+            split = split_units(marg)
+            if split is None:
+                out.append((name, marg))
+                continue
+            out.extend((f"{name}: {unit}", dict(chances)) for unit, chances in split.items())
+        return out
+
+    def to_json(self, exact: bool = False, full: bool = True) -> dict[str, Any]:
+        """Every outcome; with ``full=False`` a list longer than :data:`SUMMARY_OVER`
+        gives way to a summary per field (each unit's chance of each of its values)."""
+        head: dict[str, Any] = {"procedure": self.procedure, "params": dict(self.params),
+                                "estimate": False}
+        if not full and len(self.weights) > SUMMARY_OVER:
+            head["joint_outcomes"] = len(self.weights)
+            head["summary"] = {
+                name: [_chance_row(v, p, exact) for v, p in chances.items()]
+                for name, chances in self.parts()}
+            return head
         outcomes = []
         for outcome, p in self.items():
             row: dict[str, Any] = {"outcome": outcome, "p": float(p)}
             if exact:
                 row["exact"] = f"{p.numerator}/{p.denominator}"
             outcomes.append(row)
-        return {"procedure": self.procedure, "params": dict(self.params), "outcomes": outcomes}
+        head["outcomes"] = outcomes
+        return head
+
+
+def _chance_row(value: Any, p: Fraction, exact: bool) -> dict[str, Any]:
+    row: dict[str, Any] = {"value": value, "p": float(p)}
+    if exact:
+        row["exact"] = f"{p.numerator}/{p.denominator}"
+    return row
+
+
+def split_units(marginal: Mapping[Any, Any]) -> dict[str, dict[str, Any]] | None:
+    """A text field whose every value lists the same units (``squad1=ok,hs1=broken``),
+    as each unit's total weight per state (in the order states first appear); None for
+    any other field. Weights may be ints, Fractions or counts."""
+    units: dict[str, dict[str, Any]] | None = None
+    for value, w in marginal.items():
+        if not isinstance(value, str) or "=" not in value:
+            return None
+        pairs = [item.partition("=") for item in value.split(",")]
+        if units is None:
+            units = {unit: {} for unit, _, _ in pairs}
+        if [unit for unit, _, _ in pairs] != list(units) or any(not s for _, _, s in pairs):
+            return None
+        for unit, _, state in pairs:
+            units[unit][state] = units[unit].get(state, 0) + w
+    return units if units and len(marginal) > 1 else None
 
 
 @dataclass(frozen=True)
@@ -132,7 +186,7 @@ class Resolution:
         }
 
 
-def wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     """95% Wilson score interval for a proportion."""
     if n == 0:
         return 0.0, 1.0
@@ -175,21 +229,51 @@ class Estimate:
         s2 = sum(float(k[i]) ** 2 * c for k, c in self.counts.items())
         mean = s1 / n
         var = max(0.0, s2 / n - mean * mean)
-        half = 1.959963984540054 * math.sqrt(var / n) if n > 1 else float("inf")
+        half = Z95 * math.sqrt(var / n) if n > 1 else float("inf")
         return mean, mean - half, mean + half
 
-    def to_json(self) -> dict[str, Any]:
+    @property
+    def margin(self) -> float:
+        """How far any chance may be off, at worst (95%, normal bound at p = 1/2)."""
+        return Z95 * math.sqrt(0.25 / self.samples) if self.samples else 1.0
+
+    def as_distribution(self) -> Distribution:
+        """The counts as a distribution over the samples, for views shared with exact
+        odds; whoever shows it must mark it as an estimate (it is not exact)."""
+        return Distribution(self.procedure, self.params, self.fields, dict(self.counts),
+                            self.samples, self.orders)
+
+    def to_json(self, full: bool = True) -> dict[str, Any]:
+        """Counts with 95% intervals, flagged ``"estimate": true`` with the worst
+        ``margin``; with ``full=False`` a long list is summarised as exact odds are."""
+        head: dict[str, Any] = {"procedure": self.procedure, "params": dict(self.params),
+                                "estimate": True, "samples": self.samples, "seed": self.seed,
+                                "margin": self.margin}
+        if self.extra.get("stopped_early"):
+            head["stopped_early"] = True
+            head["samples_asked"] = self.extra.get("samples_asked")
+        if not full and len(self.counts) > SUMMARY_OVER:
+            head["joint_outcomes"] = len(self.counts)
+            head["summary"] = {
+                name: [{"value": v, "p": float(p), "ci95": list(wilson(
+                    int(p * self.samples), self.samples))} for v, p in chances.items()]
+                for name, chances in self.as_distribution().parts()}
+            head["means"] = self._means()
+            head["seconds"] = self.seconds
+            return head
         rows = []
         for key in sorted(self.counts, key=lambda o: _sort_key(o, self.orders)):
             c = self.counts[key]
             lo, hi = wilson(c, self.samples)
             rows.append({"outcome": dict(zip(self.fields, key, strict=True)),
                          "p": c / self.samples, "ci95": [lo, hi], "count": c})
+        head.update(outcomes=rows, means=self._means(), seconds=self.seconds)
+        return head
+
+    def _means(self) -> dict[str, dict[str, Any]]:
         means = {}
         for i, name in enumerate(self.fields):
             if all(isinstance(k[i], int) and not isinstance(k[i], bool) for k in self.counts):
                 m, lo, hi = self.mean(name)
                 means[name] = {"mean": m, "ci95": [lo, hi]}
-        return {"procedure": self.procedure, "params": dict(self.params),
-                "samples": self.samples, "seed": self.seed, "outcomes": rows,
-                "means": means, "seconds": self.seconds}
+        return means

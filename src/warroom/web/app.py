@@ -3,12 +3,18 @@
 Routes: the JSON API under ``/api`` (:mod:`warroom.web.jsonapi`), the pages
 (:mod:`warroom.web.pages`), the battle pages and API when :mod:`warroom.web.battles`
 exists, and the vendored static files under ``/static`` (no CDN: works offline).
+
+Exact odds and Monte Carlo run in worker processes with deadlines
+(:class:`warroom.serving.Serving`, started with the app, stopped with it); responses are
+gzip-compressed; request bodies over :data:`MAX_BODY` bytes get a 413.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +22,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from warroom.errors import (
     ErrorText,
@@ -26,6 +34,93 @@ from warroom.errors import (
 )
 
 log = logging.getLogger("warroom.web")
+
+MAX_BODY = 1_000_000
+"""Largest request body accepted, in bytes (1 MB)."""
+SHOWN = 40
+"""At most this many characters of a value someone sent are echoed in an error."""
+
+
+class BodyLimit:
+    """ASGI middleware: a body over ``limit`` bytes (by Content-Length, or counted as it
+    arrives) is answered with 413 and ``{"code": "body_too_large"}``."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or ())
+        try:
+            length = int(headers.get(b"content-length", b"0"))
+        except ValueError:
+            length = 0
+        if length > self.limit:
+            await self._refuse(send)
+            return
+        seen = 0
+        refused = False
+
+        async def counted() -> Message:
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:  # answer now; the app sees a client that went away
+                    refused = True
+                    await self._refuse(send)
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def watched(message: Message) -> None:
+            if not refused:
+                await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except Exception:
+            if not refused:
+                raise
+
+    async def _refuse(self, send: Send) -> None:
+        body = JSONResponse({"detail": f"the request body is larger than {self.limit:,} bytes",
+                             "code": "body_too_large", "parameter": None}, status_code=413)
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": body.raw_headers})
+        await send({"type": "http.response.body", "body": body.body})
+
+
+def clip(value: Any, most: int = SHOWN) -> Any:
+    """A value someone sent, cut to a short prefix when it is long (errors echo it)."""
+    if isinstance(value, str):
+        return value if len(value) <= most else value[:most] + "…"
+    if isinstance(value, bytes):
+        return value if len(value) <= most else value[:most] + b"..."
+    if isinstance(value, (list, tuple, dict, set)) and len(repr(value)) > most:
+        return repr(value)[:most] + "…"
+    return value
+
+
+def error_message(exc: UsageError, tr: Any = None) -> str:
+    """A usage error in ``tr``'s language (English without it), every value it echoes
+    cut to a short prefix."""
+    text = getattr(exc, "text", None)
+    if not isinstance(text, ErrorText):
+        return str(clip(str(exc), 300))
+    return clipped(text).render(tr)
+
+
+def clipped(text: ErrorText) -> ErrorText:
+    """``text`` with every long value it echoes cut short (nested messages too; the
+    list of valid names is kept)."""
+    args = {k: (clipped(v) if isinstance(v, ErrorText) else v if k == "valid" else clip(v))
+            for k, v in text.args.items()}
+    return ErrorText(text.template, **args)
 
 
 def _wants_html(request: Request) -> bool:
@@ -60,22 +155,41 @@ def validation_message(errors: list[Any]) -> tuple[ErrorText, str | None]:
     where = name + "".join(f"[{x}]" for x in loc[1:] if isinstance(x, int))
     text = str(err.get("msg", "invalid value"))
     if kind == "extra_forbidden":
-        return ErrorText("unknown field {where!r}", where=where), name
+        return ErrorText("unknown field {where!r}", where=clip(where)), clip(name)
     if kind == "missing":
-        return ErrorText("{where!r} is required", where=where), name
+        return ErrorText("{where!r} is required", where=clip(where)), clip(name)
     if "input" in err and kind != "missing":
-        return ErrorText("{where!r}: {value!r} is not valid: {reason}", where=where,
-                         value=err["input"], reason=text), name
-    return ErrorText("{where!r}: {reason}", where=where, reason=text), name
+        return ErrorText("{where!r}: {value!r} is not valid: {reason}", where=clip(where),
+                         value=clip(err["input"]), reason=text), clip(name)
+    return ErrorText("{where!r}: {reason}", where=clip(where), reason=text), clip(name)
 
 
-def create_app(database: str | Path | None = None) -> FastAPI:
+def create_app(database: str | Path | None = None, *, deadline: float | None = None,
+               workers: int | None = None, serving: Any = None) -> FastAPI:
     """The web app. ``database`` is the battle store's SQLite file (or URL), used by the
-    battle routes when they are installed; ``None`` lets them pick their default."""
+    battle routes when they are installed; ``None`` lets them pick their default.
+
+    ``deadline``: seconds a page waits for exact odds before it shows the Monte Carlo
+    estimate (default :data:`warroom.serving.DEADLINE`); ``workers``: worker processes
+    for exact odds (default: one per core). ``serving`` replaces the whole
+    :class:`warroom.serving.Serving` (tests)."""
+    from warroom import serving as srv
     from warroom.web import jsonapi, pages
     from warroom.web.templating import STATIC
 
+    front = serving if serving is not None else srv.Serving(
+        workers=workers, deadline=srv.DEADLINE if deadline is None else deadline)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await front.start()
+        try:
+            yield
+        finally:
+            await front.stop()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="warroom",
         summary="An umpire for tabletop wargames: exact odds, explained resolutions.",
         description="The same answers as the `warroom` command line with `--json`. Invalid "
@@ -83,6 +197,9 @@ def create_app(database: str | Path | None = None) -> FastAPI:
         version="0.1.0",
     )
     app.state.database = database
+    app.state.serving = front
+    app.add_middleware(GZipMiddleware, minimum_size=1000)
+    app.add_middleware(BodyLimit, limit=MAX_BODY)
 
     @app.exception_handler(UsageError)
     async def _usage(request: Request, exc: UsageError) -> Response:
@@ -91,13 +208,13 @@ def create_app(database: str | Path | None = None) -> FastAPI:
             parameter = exc.parameter or None
         elif isinstance(exc, UnknownParameterError):
             parameter = exc.name
-        message = str(exc)  # the JSON API's detail stays English
+        message = error_message(exc)  # the JSON API's detail stays English
         if _wants_html(request):
             from warroom.web.lang import translator
             from warroom.web.templating import page_lang
 
-            message = exc.translated(translator(page_lang(request)))
-        return _error(request, exc.http_status, message, parameter)
+            message = error_message(exc, translator(page_lang(request)))
+        return _error(request, exc.http_status, message, clip(parameter))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
@@ -113,7 +230,11 @@ def create_app(database: str | Path | None = None) -> FastAPI:
     @app.exception_handler(WarroomError)
     async def _internal(request: Request, exc: WarroomError) -> Response:
         log.error("warroom error on %s: %s", request.url.path, exc)
-        return _error(request, 500, f"internal error in a rule: {exc}", None)
+        return _error(request, 500, f"internal error in a rule: {clip(str(exc), 300)}", None)
+
+    @app.exception_handler(srv.ClientGone)
+    async def _gone(request: Request, exc: srv.ClientGone) -> Response:
+        return Response(status_code=499)  # nobody is listening any more
 
     app.include_router(jsonapi.router)
     app.include_router(pages.router)

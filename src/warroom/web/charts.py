@@ -13,6 +13,8 @@ from markupsafe import Markup
 from warroom.engine.results import Distribution
 
 MAX_BARS = 60
+JOINT_ROWS = 40
+"""Whole outcomes a page lists (the most likely) unless all are asked for."""
 
 
 @dataclass(frozen=True)
@@ -66,21 +68,26 @@ def fmt_value(v: Any, tr: Callable[[str], str] | None = None) -> str:
 
 
 def views(dist: Distribution) -> list[FieldView]:
-    """One view per outcome field: its marginal, and "at least N" for numbers."""
-    numeric = set(dist.numeric_fields())
+    """One view per outcome field, or per unit of a field listing units (see
+    :meth:`Distribution.parts`): its chances, and "at least N" and the mean for numbers."""
     out = []
-    for name in dist.fields:
-        marg = dist.marginal(name)
-        if name in numeric:
-            at_least = dist.at_least(name)
-            rows = tuple(Row(v, p, at_least[v]) for v, p in marg.items())
-            out.append(FieldView(name, True, rows, dist.mean(name)))
+    for name, chances in dist.parts():
+        if chances and all(isinstance(v, int) and not isinstance(v, bool) for v in chances):
+            running = Fraction(1)
+            rows = []
+            for v, p in chances.items():
+                rows.append(Row(v, p, running))
+                running -= p
+            mean = sum((Fraction(v) * p for v, p in chances.items()), Fraction(0))
+            out.append(FieldView(name, True, tuple(rows), mean))
         else:
-            out.append(FieldView(name, False, tuple(Row(v, p) for v, p in marg.items()), None))
+            out.append(FieldView(name, False, tuple(Row(v, p) for v, p in chances.items()),
+                                 None))
     return out
 
 
-def joint_rows(dist: Distribution, limit: int = 40) -> list[tuple[dict[str, Any], Fraction]]:
+def joint_rows(dist: Distribution, limit: int = JOINT_ROWS
+               ) -> list[tuple[dict[str, Any], Fraction]]:
     """The most likely whole outcomes (when there is more than one field), in order."""
     rows = list(dist.items())
     if len(rows) <= limit:

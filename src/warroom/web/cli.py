@@ -20,6 +20,13 @@ def register(app: typer.Typer) -> None:
             "--db", help="Database file or SQLAlchemy URL for battles, the same as 'warroom "
             "battle --db' (default: WARROOM_DB, else the user data folder).",
             show_default=False)] = None,
+        deadline: Annotated[float, typer.Option(
+            "--deadline", min=0.0, help="Seconds a page waits for exact odds before it "
+            "shows a Monte Carlo estimate (the exact odds replace it when they come).")
+            ] = 0.5,
+        workers: Annotated[Optional[int], typer.Option(  # noqa: UP045
+            "--workers", min=1, help="Worker processes for exact odds (default: one per "
+            "core).", show_default=False)] = None,
     ) -> None:
         """Start the web app: odds, rolls and battles in a browser (phone or laptop)."""
         import uvicorn
@@ -35,4 +42,7 @@ def register(app: typer.Typer) -> None:
             typer.echo("Other devices on your network can use this computer's address "
                        f"with port {port}.")
         typer.echo("Press Ctrl+C to stop.")
-        uvicorn.run(create_app(db), host=host, port=port, log_level="warning")
+        from warroom.serving import Serving
+
+        front = Serving(workers=workers, deadline=deadline, prestart=True)
+        uvicorn.run(create_app(db, serving=front), host=host, port=port, log_level="warning")

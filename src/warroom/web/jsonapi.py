@@ -2,17 +2,25 @@
 
 Every mistake in the input is a 422 whose ``detail`` names the parameter (and whose
 ``parameter`` field holds it when there is one); nothing a caller sends gives a 500.
+
+Odds and Monte Carlo run in the app's worker processes (:mod:`warroom.serving`); the
+event loop only routes. Every answer comes within a time cap: exact odds that do not
+come within :data:`warroom.serving.API_DEADLINE` seconds, or that are too large to work
+out, give way to a Monte Carlo estimate (``"estimate": true`` with its 95% ``margin``);
+``/api/simulate`` stops after :data:`warroom.serving.SIMULATE_SECONDS` with the samples
+done (``"stopped_early": true``). A request whose client goes away is cancelled.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from warroom import api, i18n
-from warroom.errors import UsageError
+from warroom.errors import ParameterError, UsageError
+from warroom.serving import Serving, unless_gone
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -31,6 +39,8 @@ class OddsRequest(_Body):
                                    description="the procedure's parameters",
                                    examples=[{"dice": 8, "at": 4}])
     exact: StrictBool = Field(False, description="also give each chance as an exact fraction")
+    all: StrictBool = Field(False, description="every whole outcome even when there are "
+                            "thousands (else a long list is summarised per field and unit)")
 
 
 class RollRequest(_Body):
@@ -73,9 +83,18 @@ def rules(game: Annotated[str | None, Query(description="fow, asl, bkc, cwc or d
     return api.rules(game or None)
 
 
-@router.post("/odds", summary="Exact odds of every outcome (warroom odds --json)")
-def odds(body: OddsRequest) -> dict[str, Any]:
-    return api.odds(body.procedure, body.params).to_json(exact=body.exact)
+def _serving(request: Request) -> Serving:
+    return request.app.state.serving  # type: ignore[no-any-return]
+
+
+@router.post("/odds", summary="Exact odds of every outcome (warroom odds --json), or an "
+             "estimate when they would take too long")
+async def odds(body: OddsRequest, request: Request) -> dict[str, Any]:
+    srv = _serving(request)
+    answer = await unless_gone(request.is_disconnected, srv.odds(
+        body.procedure, body.params, deadline=srv.api_deadline,
+        estimate_seconds=srv.api_estimate_seconds))
+    return answer.to_json(exact=body.exact, full=body.all)
 
 
 @router.post("/roll", summary="One resolution with virtual or typed dice, step by step")
@@ -88,6 +107,15 @@ def roll(body: RollRequest) -> dict[str, Any]:
 
 
 @router.post("/simulate", summary="Monte Carlo estimate with 95% intervals")
-def simulate(body: SimulateRequest) -> dict[str, Any]:
-    return api.simulate(body.procedure, body.params, samples=body.samples,
-                        seed=body.seed).to_json()
+async def simulate(body: SimulateRequest, request: Request) -> dict[str, Any]:
+    from warroom.dice.sources import new_seed
+    from warroom.engine.params import normalized
+
+    proc, p = api.prepare(body.procedure, body.params)
+    if body.samples > MAX_WEB_SAMPLES:  # pragma: no cover - the model refuses it first
+        raise ParameterError("samples", "too many", f"1 to {MAX_WEB_SAMPLES}")
+    srv = _serving(request)
+    seed = new_seed() if body.seed is None else body.seed
+    est = await unless_gone(request.is_disconnected, srv.simulate(
+        proc, body.params, normalized(p), body.samples, seed, srv.simulate_seconds))
+    return est.to_json()

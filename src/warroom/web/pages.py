@@ -19,8 +19,10 @@ from warroom import api, i18n
 from warroom.engine.params import ParamSpec, normalized
 from warroom.engine.procedure import Procedure
 from warroom.engine.results import Distribution, Resolution
-from warroom.errors import ExactTooLargeError, UsageError
-from warroom.web.charts import FieldView, fmt_pct, joint_rows, views
+from warroom.errors import UsageError
+from warroom.serving import Answer, Serving, unless_gone
+from warroom.web.app import error_message
+from warroom.web.charts import JOINT_ROWS, FieldView, fmt_pct, joint_rows, views
 from warroom.web.lang import translator
 from warroom.web.templating import page_lang, render
 
@@ -126,82 +128,123 @@ def form_fields(specs: Sequence[ParamSpec], values: Mapping[str, Any], tr: Tr,
 @dataclass
 class OddsView:
     """What a page shows of one exact distribution (or the error that stopped it); with
-    ``samples``, of a Monte Carlo estimate standing in for odds too large to work out."""
+    ``samples``, of a Monte Carlo estimate standing in for exact odds: too large to work
+    out (``pending`` False), or still being worked out (``pending``: the panel asks
+    ``refresh`` for them and swaps them in)."""
 
     dist: Distribution | None = None
     error: str = ""
     fields: list[FieldView] = field(default_factory=list)
     joint: list[tuple[dict[str, Any], Any]] = field(default_factory=list)
     samples: int = 0
+    estimate_margin: float = 0.0
+    pending: bool = False
+    refresh: str = ""
+    joint_total: int = 0
+    all_url: str = ""
 
     @property
     def margin(self) -> str:
         """Percentage points a chance of an estimate may be off by (95%, at worst)."""
-        return f"{98 / self.samples ** 0.5:.1f}" if self.samples else ""
+        return f"{self.estimate_margin * 100:.1f}" if self.samples else ""
 
 
-ESTIMATE_SAMPLES = 10_000
-"""Simulated rolls behind the odds a page shows when exact odds would take too long
-(a 95% interval of about ±1 percentage point), fewer if they would take more than
-:data:`ESTIMATE_SECONDS`, never fewer than :data:`ESTIMATE_CHUNK`."""
-ESTIMATE_CHUNK = 1_000
-ESTIMATE_SECONDS = 1.5
+PAGE_JOINT_ROWS = 1000
+"""Whole outcomes a page lists with ``?all=1`` (most likely first); the JSON API with
+``"all": true`` gives every one (pages stay under 300 KB)."""
+POLL_WAIT = 3.0
+"""Seconds a follow-up request for pending exact odds waits for them (a long poll)."""
 
 
-def estimate(proc: Procedure, raw: Mapping[str, Any]) -> Distribution:
-    """A Monte Carlo stand-in for exact odds, as counts over the samples: chunks of
-    seeded samples (seeds 1, 2, ...) until :data:`ESTIMATE_SAMPLES` or the time is up.
-    How many chunks fit depends on the machine; the same number of chunks always gives
-    the same counts."""
-    import time
-
-    counts: dict[tuple[Any, ...], int] = {}
-    start, samples, seed = time.perf_counter(), 0, 0
-    est = None
-    while samples < ESTIMATE_SAMPLES and (
-            not samples or time.perf_counter() - start < ESTIMATE_SECONDS):
-        seed += 1
-        est = api.simulate(proc.id, raw, samples=ESTIMATE_CHUNK, seed=seed)
-        for key, n in est.counts.items():
-            counts[key] = counts.get(key, 0) + n
-        samples += est.samples
-    assert est is not None
-    return Distribution(proc.id, est.params, est.fields, counts, samples, proc.orders)
+def odds_view(answer: Answer, everything: bool = False) -> OddsView:
+    """The view of exact odds or of the estimate standing in for them."""
+    dist = answer.dist
+    est = answer.estimate
+    joint: list[tuple[dict[str, Any], Any]] = []
+    if len(dist.fields) > 1:
+        joint = joint_rows(dist, PAGE_JOINT_ROWS if everything else JOINT_ROWS)
+    return OddsView(dist, "", views(dist), joint, est.samples if est else 0,
+                    est.margin if est else 0.0, answer.pending,
+                    joint_total=len(dist.weights) if len(dist.fields) > 1 else 0)
 
 
-def compute_odds(proc: Procedure, raw: Mapping[str, Any], tr: Tr | None = None
-                 ) -> tuple[OddsView, dict[str, Any]]:
-    """Exact odds for a form's values, and the values to show back in the form (an error
-    in ``tr``'s language, English without it). Where exact odds would take too long, a
-    Monte Carlo estimate, marked as one."""
+async def shared_view(srv: Serving, answer: Answer, everything: bool = False) -> OddsView:
+    """:func:`odds_view`, worked out in a thread (a big distribution takes a while) and
+    kept in the cache beside the odds; each page gets its own copy."""
+    from dataclasses import replace
+
+    from starlette.concurrency import run_in_threadpool
+
+    kind = f"view:{'estimate' if answer.exact is None else 'exact'}:{int(everything)}"
+    found = srv.cache.get(kind, answer.key)
+    if found is None or found[0] is not (answer.exact or answer.estimate):
+        view = await run_in_threadpool(odds_view, answer, everything)
+        found = (answer.exact or answer.estimate, view)
+        srv.cache.put(kind, answer.key, found)
+    shown: OddsView = replace(found[1], pending=answer.pending)
+    return shown
+
+
+def _serving(request: Request) -> Serving:
+    return request.app.state.serving  # type: ignore[no-any-return]
+
+
+def _query(form: Form, **extra: str) -> str:
+    """The form's values as a query string (without ``_wait``/``all``), plus ``extra``."""
+    from urllib.parse import urlencode
+
+    items = [(k, str(v)) for k, v in form.multi_items()
+             if k not in ("_wait", "all") and isinstance(v, str)]
+    return urlencode(items + list(extra.items()))
+
+
+async def compute_odds(request: Request, proc: Procedure, raw: Mapping[str, Any],
+                       tr: Tr | None = None, *, refresh: str = "", wait: bool = False,
+                       everything: bool = False) -> tuple[OddsView, dict[str, Any]]:
+    """Odds for a form's values within the page's deadline, and the values to show back
+    in the form (an error in ``tr``'s language, English without it). Past the deadline,
+    or where exact odds would take too long, the Monte Carlo estimate, marked as one;
+    while exact odds are still coming, the view asks ``refresh`` for them. A follow-up
+    (``wait``) waits up to :data:`POLL_WAIT`. The work stops if the client goes away."""
+    srv = _serving(request)
     try:
         _, params = api.prepare(proc.id, raw)
-        samples = 0
-        try:
-            dist = api.odds(proc.id, raw)
-        except ExactTooLargeError:
-            dist = estimate(proc, raw)
-            samples = dist.denominator
+        answer = await unless_gone(request.is_disconnected, srv.odds(
+            proc.id, raw, deadline=POLL_WAIT if wait else srv.deadline))
     except UsageError as exc:
-        return OddsView(error=exc.translated(tr)), dict(raw)
-    joint = joint_rows(dist) if len(dist.fields) > 1 else []
-    return OddsView(dist, "", views(dist), joint, samples), normalized(params)
+        return OddsView(error=error_message(exc, tr)), dict(raw)
+    view = await shared_view(srv, answer, everything)
+    if answer.pending:
+        view.refresh = refresh
+    return view, normalized(params)
 
 
 def _procedure(proc_id: str) -> Procedure:
     return api.registry().procedure(proc_id)
 
 
-def _proc_context(request: Request, proc: Procedure, form: Form) -> dict[str, Any]:
+async def _proc_context(request: Request, proc: Procedure, form: Form,
+                        odds: bool = True) -> dict[str, Any]:
+    """The procedure page's context; without ``odds`` (a roll), the odds only if they
+    are in the cache, else an odds panel that asks for them."""
     tr = translator(page_lang(request))
     specs = api.param_specs(proc)
     raw = raw_params(specs, form)
-    odds, shown = compute_odds(proc, raw, tr)
+    everything = form.get("all") == "1"
+    refresh = f"/p/{proc.id}/odds?" + _query(form, _wait="1", **(
+        {"all": "1"} if everything else {}))
+    if odds:
+        view, shown = await compute_odds(request, proc, raw, tr, refresh=refresh,
+                                         wait=form.get("_wait") == "1", everything=everything)
+    else:
+        view, shown = _cached_view(request, proc, raw, tr, refresh)
+    if view.joint_total > len(view.joint) and not everything:
+        view.all_url = f"/p/{proc.id}?" + _query(form, all="1")
     return {
         "proc": proc,
         "system": api.registry().system(proc.game),
         "fields": form_fields(specs, shown, tr, scope=proc.id),
-        "odds": odds,
+        "odds": view,
         "dice_text": str(form.get("_dice") or ""),
         "seed_text": str(form.get("_seed") or ""),
     }
@@ -212,16 +255,31 @@ def index(request: Request) -> HTMLResponse:
     return render(request, "index.html", {"systems": list(api.registry().systems())})
 
 
+def _cached_view(request: Request, proc: Procedure, raw: Mapping[str, Any], tr: Tr,
+                 refresh: str) -> tuple[OddsView, dict[str, Any]]:
+    """The odds from the cache, never computed: else an empty panel asking for them."""
+    try:
+        _, params = api.prepare(proc.id, raw)
+        dist = _serving(request).peek(proc.id, raw)
+    except UsageError as exc:
+        return OddsView(error=error_message(exc, tr)), dict(raw)
+    if dist is None:
+        return OddsView(pending=True, refresh=refresh), normalized(params)
+    return odds_view(Answer("", exact=dist)), normalized(params)
+
+
 @router.get("/p/{proc_id}", response_class=HTMLResponse)
-def procedure_page(request: Request, proc_id: str) -> HTMLResponse:
+async def procedure_page(request: Request, proc_id: str) -> HTMLResponse:
     proc = _procedure(proc_id)
-    return render(request, "procedure.html", _proc_context(request, proc, request.query_params))
+    return render(request, "procedure.html",
+                  await _proc_context(request, proc, request.query_params))
 
 
 @router.get("/p/{proc_id}/odds", response_class=HTMLResponse)
-def odds_panel(request: Request, proc_id: str) -> HTMLResponse:
+async def odds_panel(request: Request, proc_id: str) -> HTMLResponse:
+    """The odds panel (htmx); ``_wait=1`` is a follow-up for pending exact odds."""
     proc = _procedure(proc_id)
-    ctx = _proc_context(request, proc, request.query_params)
+    ctx = await _proc_context(request, proc, request.query_params)
     return render(request, "_odds.html", ctx)
 
 
@@ -242,18 +300,22 @@ def do_roll(proc: Procedure, raw: Mapping[str, Any], dice_text: str, seed_text: 
                                  seed=seed_text.strip()) from None
         return api.roll(proc.id, raw, seed=seed, entered=dice), ""
     except UsageError as exc:
-        return None, exc.translated(tr)
+        return None, error_message(exc, tr)
 
 
 @router.post("/p/{proc_id}/roll", response_class=HTMLResponse)
 async def roll_page(request: Request, proc_id: str) -> HTMLResponse:
+    """Roll only rolls: it never works out odds (the whole page shows them if they are in
+    the cache, else its odds panel asks for them). One resolution runs in a thread."""
+    from starlette.concurrency import run_in_threadpool
+
     proc = _procedure(proc_id)
     form = await request.form()
-    ctx = _proc_context(request, proc, form)
+    ctx = await _proc_context(request, proc, form, odds=False)
     specs = api.param_specs(proc)
     tr = translator(page_lang(request))
-    result, error = do_roll(proc, raw_params(specs, form), ctx["dice_text"], ctx["seed_text"],
-                            tr)
+    result, error = await run_in_threadpool(do_roll, proc, raw_params(specs, form),
+                                            ctx["dice_text"], ctx["seed_text"], tr)
     ctx.update(roll=result.to_json(tr) if result else None, roll_error=error)
     if request.headers.get("hx-request"):
         return render(request, "_roll.html", ctx)
@@ -268,7 +330,9 @@ class CompareSet:
     odds: OddsView
 
 
-def _compare_context(request: Request, proc: Procedure) -> dict[str, Any]:
+async def _compare_context(request: Request, proc: Procedure) -> dict[str, Any]:
+    import asyncio
+
     tr = translator(page_lang(request))
     form = request.query_params
     try:
@@ -277,29 +341,37 @@ def _compare_context(request: Request, proc: Procedure) -> dict[str, Any]:
         n = 2
     n = min(max(n, 2), MAX_SETS)
     specs = api.param_specs(proc)
+    wait = form.get("_wait") == "1"
+    raws = [raw_params(specs, form, f"s{i}.") for i in range(n)]
+    answers = await asyncio.gather(*(compute_odds(request, proc, raw, tr, wait=wait)
+                                     for raw in raws))
     sets = []
-    for i in range(n):
+    for i, (odds, shown) in enumerate(answers):
         prefix = f"s{i}."
-        raw = raw_params(specs, form, prefix)
-        odds, shown = compute_odds(proc, raw, tr)
         name = str(form.get(f"{prefix}_name") or "").strip() or f"{tr('Option')} {i + 1}"
         sets.append(CompareSet(i, name, form_fields(specs, shown, tr, prefix, proc.id), odds))
+    pending = any(s.odds.pending for s in sets)
+    refresh = f"/compare/{proc.id}/results?" + _query(form, n=str(n), _wait="1")
     return {"proc": proc, "system": api.registry().system(proc.game), "sets": sets, "n": n,
-            "max_sets": MAX_SETS, "table": compare_table(sets)}
+            "max_sets": MAX_SETS, "table": compare_table(sets),
+            "refresh": refresh if pending else ""}
 
 
 def compare_table(sets: Sequence[CompareSet]) -> list[dict[str, Any]]:
-    """For every outcome field: one row per value, one cell per set (the chance of at
-    least that value for numbers, of exactly it otherwise)."""
+    """For every outcome field (or unit): one row per value, one cell per set (the
+    chance of at least that value for numbers, of exactly it otherwise)."""
     good = [s for s in sets if s.odds.dist is not None]
     if not good:
         return []
     out = []
-    for fi, name in enumerate(good[0].odds.dist.fields if good[0].odds.dist else ()):
-        numeric = all(s.odds.fields[fi].numeric for s in good)
+    for first in good[0].odds.fields:
+        per_set = {s.index: next((f for f in s.odds.fields if f.name == first.name), None)
+                   for s in good}
+        present = [f for f in per_set.values() if f is not None]
+        numeric = all(f.numeric for f in present)
         values: list[Any] = []
-        for s in good:
-            for row in s.odds.fields[fi].rows:
+        for f in present:
+            for row in f.rows:
                 if row.value not in values:
                     values.append(row.value)
         if numeric:
@@ -308,39 +380,41 @@ def compare_table(sets: Sequence[CompareSet]) -> list[dict[str, Any]]:
         for v in values:
             cells: list[Fraction | None] = []
             for s in sets:
-                if s.odds.dist is None:
+                fv = per_set.get(s.index)
+                if fv is None:
                     cells.append(None)
                     continue
-                rows_f = s.odds.fields[fi].rows
                 if numeric:
-                    p: Any = sum((r.p for r in rows_f if r.value >= v), Fraction(0))
+                    p: Any = sum((r.p for r in fv.rows if r.value >= v), Fraction(0))
                 else:
-                    p = next((r.p for r in rows_f if r.value == v), Fraction(0))
+                    p = next((r.p for r in fv.rows if r.value == v), Fraction(0))
                 cells.append(p)
             rows.append({"value": v, "cells": cells})
         if numeric:
             rows = [r for r in rows if any(c is not None and c != 1 for c in r["cells"])]
-        means = [s.odds.fields[fi].mean if s.odds.dist is not None else None for s in sets]
-        out.append({"name": name, "numeric": numeric, "rows": rows[:40], "means": means})
+        means = [per_set[s.index].mean if per_set.get(s.index) is not None else None  # type: ignore[union-attr]
+                 for s in sets]
+        out.append({"name": first.name, "numeric": numeric, "rows": rows[:40],
+                    "means": means})
     return out
 
 
 @router.get("/compare/{proc_id}", response_class=HTMLResponse)
-def compare_page(request: Request, proc_id: str) -> HTMLResponse:
+async def compare_page(request: Request, proc_id: str) -> HTMLResponse:
     proc = _procedure(proc_id)
-    return render(request, "compare.html", _compare_context(request, proc))
+    return render(request, "compare.html", await _compare_context(request, proc))
 
 
 @router.get("/compare/{proc_id}/results", response_class=HTMLResponse)
-def compare_results(request: Request, proc_id: str) -> HTMLResponse:
+async def compare_results(request: Request, proc_id: str) -> HTMLResponse:
     proc = _procedure(proc_id)
-    return render(request, "_compare.html", _compare_context(request, proc))
+    return render(request, "_compare.html", await _compare_context(request, proc))
 
 
 __all__ = ["fmt_pct", "router"]
 
 
 @router.get("/p/{proc_id}/roll", response_class=HTMLResponse)
-def roll_page_get(request: Request, proc_id: str) -> HTMLResponse:
+async def roll_page_get(request: Request, proc_id: str) -> HTMLResponse:
     """The language switch on a roll result leads here: show the procedure page."""
-    return procedure_page(request, proc_id)
+    return await procedure_page(request, proc_id)
