@@ -72,6 +72,7 @@ def validation_message(errors: list[Any]) -> tuple[ErrorText, str | None]:
 def create_app(database: str | Path | None = None) -> FastAPI:
     """The web app. ``database`` is the battle store's SQLite file (or URL), used by the
     battle routes when they are installed; ``None`` lets them pick their default."""
+    from warroom import __version__
     from warroom.web import jsonapi, pages
     from warroom.web.templating import STATIC
 
@@ -80,7 +81,7 @@ def create_app(database: str | Path | None = None) -> FastAPI:
         summary="An umpire for tabletop wargames: exact odds, explained resolutions.",
         description="The same answers as the `warroom` command line with `--json`. Invalid "
         "input gets a 422 whose `detail` names the parameter.",
-        version="0.1.0",
+        version=__version__,
     )
     app.state.database = database
 
