@@ -26,6 +26,17 @@ def normalize(lang: str | None) -> str:
     return code if code in LANGUAGES else "en"
 
 
+def language(value: str) -> str:
+    """A language asked for by name (``--lang``): ``pl``, ``pl_PL``, ``zh-CN``... -> its
+    code; one warroom has no catalog for is a usage error naming the ones it has."""
+    code = value.strip().replace("-", "_").split("_")[0].lower()
+    if code in LANGUAGES:
+        return code
+    from warroom.errors import UnknownNameError
+
+    raise UnknownNameError("language", value, LANGUAGES)
+
+
 def from_env() -> str:
     return normalize(os.environ.get("WARROOM_LANG"))
 
