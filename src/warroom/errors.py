@@ -27,6 +27,7 @@ class ErrorText(Msg):
     def __init__(self, template: str, /, **args: object) -> None:
         object.__setattr__(self, "template", template)
         object.__setattr__(self, "args", args)
+        object.__setattr__(self, "plural", "")
 
     def _arg(self, value: Any, tr: Translator) -> Any:
         return value.render(tr) if isinstance(value, Msg) else value
