@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck pytest bench install dev clean help
+.PHONY: run test lint typecheck pytest bench install dev clean help messages screenshots
 
 help:
 	@echo "make run    - install and start warroom"
@@ -51,6 +51,14 @@ test: dev
 bench: dev
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/web_load.py
+
+# every translatable message, as pybabel finds it (babel.cfg; keywords in pyproject.toml)
+messages: dev
+	mkdir -p build
+	$(BIN)/pybabel extract -F babel.cfg --no-location -o build/warroom.pot \
+	  $$($(BIN)/python -c 'import tomllib; t = tomllib.load(open("pyproject.toml", "rb")); \
+	  print(" ".join("-k " + k for k in t["tool"]["warroom"]["babel"]["keywords"]))') src
+	@echo "build/warroom.pot: compare with src/warroom/i18n/*/LC_MESSAGES/*.po"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

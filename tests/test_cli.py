@@ -268,3 +268,102 @@ def test_one_die_reads_in_the_singular(capsys: pytest.CaptureFixture[str]) -> No
     assert "one die needing 4+, a miss re-rolled" in out and "1 dice" not in out
     code, out, _ = run(capsys, "--lang", "pl", "roll", "demo.pool", "dice=1", "--dice", "5")
     assert code == 0 and "jedna kość, wymagany rzut 4+" in out
+
+
+# --------------------------------------------------------------- CLI conventions (#23)
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import warroom
+
+    code, out, _ = run(capsys, "--version")
+    assert (code, out) == (0, f"warroom {warroom.__version__}\n")
+
+
+def test_python_dash_m_warroom() -> None:
+    done = subprocess.run([sys.executable, "-m", "warroom", "odds", "demo.pool", "dice=1",
+                           "--json"], capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["procedure"] == "demo.pool"
+
+
+def test_rules_of_one_procedure(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "rules", "fow.shoot", "--json")
+    assert code == 0
+    [system] = json.loads(out)
+    assert system["id"] == "fow" and system["tables"] == {}
+    assert [p["id"] for p in system["procedures"]] == ["fow.shoot"]
+    code, text, _ = run(capsys, "rules", "demo.pool")
+    assert code == 0 and "demo.pool" in text and "reroll" in text
+    code, _, err = run(capsys, "rules", "fow.shot")
+    assert code == 2 and "did you mean 'fow.shoot'" in err
+
+
+@pytest.mark.parametrize("where", ["root", "command"])
+def test_an_unknown_language_is_a_usage_error(capsys: pytest.CaptureFixture[str],
+                                              where: str) -> None:
+    args = (["--lang", "de", "odds", "demo.pool"] if where == "root"
+            else ["odds", "demo.pool", "--lang", "de"])
+    code, out, err = run(capsys, *args)
+    assert code == 2 and out == ""
+    assert err == "error: unknown language 'de'; did you mean 'en'? Valid: en, pl, zh.\n"
+    code, _, _ = run(capsys, "--lang", "pl_PL", "odds", "demo.pool", "dice=1")
+    assert code == 0
+
+
+def test_errors_under_json_are_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "odds", "demo.pool", "dice=x", "--json")
+    assert code == 2 and err == ""
+    error = json.loads(out)["error"]
+    assert error["code"] == "invalid_parameter" and error["parameter"] == "dice"
+    assert error["message"].startswith("parameter 'dice': 'x' is not valid")
+    code, out, _ = run(capsys, "roll", "demo.pool", "dcie=3", "--json", "--lang", "pl")
+    assert code == 2
+    error = json.loads(out)["error"]
+    assert (error["code"], error["parameter"]) == ("unknown_parameter", "dcie")
+    assert "dice" in error["message"] and "unknown parameter" not in error["message"]
+    code, out, _ = run(capsys, "odds", "fow.nope", "--json")
+    assert json.loads(out)["error"]["code"] == "unknown_procedure"
+
+
+def test_every_error_class_has_a_stable_code() -> None:
+    from warroom import errors
+    from warroom.battle import errors as battle_errors
+
+    codes = {cls: cls.code for mod in (errors, battle_errors) for cls in vars(mod).values()
+             if isinstance(cls, type) and issubclass(cls, errors.WarroomError)}
+    assert codes[errors.UnknownProcedureError] == "unknown_procedure"
+    assert codes[errors.TooFewDiceError] == "too_few_dice"
+    assert codes[battle_errors.StaleStateError] == "stale_state"
+    assert len(set(codes.values())) == len(codes)  # one class, one code
+
+
+def test_read_only_battle_commands_create_nothing(capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: pytest.TempPathFactory) -> None:
+    from pathlib import Path
+
+    folder = Path(str(tmp_path)) / "nonexistent" / "dir"
+    for words in (["list"], ["show", "abc"], ["log", "abc"], ["luck", "abc"]):
+        code, _, err = run(capsys, "battle", "--db", str(folder / "b.db"), *words)
+        assert code == 2 and err.startswith("error: no battles at "), err
+    assert not folder.parent.exists()
+    code, _, _ = run(capsys, "battle", "--db", str(folder / "b.db"), "new", "demo")
+    assert code == 0 and (folder / "b.db").is_file()
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    ("warroom odds fow.sh", ["fow.shoot", "fow.shoot_mixed"]),
+    ("warroom rules bk", ["bkc", *[f"bkc.{p}" for p in ("command", "orders", "artillery_call",
+                                                         "air_call", "aa_fire", "fire",
+                                                         "assault")]]),
+    ("warroom roll demo.pool re", ["reroll="]),
+    ("warroom odds demo.pool reroll=", ["reroll=none", "reroll=misses", "reroll=hits"]),
+    ("warroom si", ["simulate"]),
+])
+def test_shell_completion(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                          words: str, expected: list[str]) -> None:
+    monkeypatch.setenv("_WARROOM_COMPLETE", "complete_bash")
+    monkeypatch.setenv("COMP_WORDS", words)
+    monkeypatch.setenv("COMP_CWORD", str(len(words.split()) - 1))  # the last word
+    code, out, _ = run(capsys)
+    assert code == 0
+    assert out.split() == expected

@@ -1,7 +1,8 @@
 """The command line: thin words over :mod:`warroom.api`.
 
 Usage errors (unknown names, bad values, wrong dice) print one clear message and exit
-with code 2; nothing prints a traceback unless WARROOM_DEBUG is set.
+with code 2 (under ``--json``, a JSON object ``{"error": {"code", "message",
+"parameter"}}`` on stdout); nothing prints a traceback unless WARROOM_DEBUG is set.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import sys
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
-import click
 import typer
 
 from warroom.errors import UsageError, WarroomError
@@ -27,7 +27,7 @@ app = typer.Typer(
     "Games: Flames of War (fow), Advanced Squad Leader (asl), Blitzkrieg Commander (bkc),"
     " Cold War Commander (cwc). Parameters are given as key=value.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -36,11 +36,46 @@ _STATE: dict[str, str] = {"lang": "en"}
 ESTIMATE_SECONDS = 30.0
 """Time cap of the estimate 'warroom odds' prints where exact odds would take too long."""
 
+def _complete_procedure(incomplete: str) -> list[str]:
+    """Shell completion: procedure ids (``fow.sh`` -> ``fow.shoot``, ``fow.shoot_mixed``)."""
+    from warroom import api
+
+    return [p.id for p in api.registry().procedures() if p.id.startswith(incomplete)]
+
+
+def _complete_game(incomplete: str) -> list[str]:
+    """Shell completion for ``rules``: game systems, then procedure ids."""
+    from warroom import api
+
+    names = [*api.registry().games, *(p.id for p in api.registry().procedures())]
+    return [n for n in names if n.startswith(incomplete)]
+
+
+def _complete_params(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion: ``name=`` for the procedure's parameters, then a choice's values."""
+    from warroom import api
+    from warroom.errors import UsageError
+
+    try:
+        proc = api.registry().procedure(str(ctx.params.get("procedure") or ""))
+    except UsageError:
+        return []
+    specs = api.param_specs(proc)
+    name, eq, value = incomplete.partition("=")
+    if eq:
+        spec = next((s for s in specs if s.name == name), None)
+        choices = list(spec.choices) if spec is not None and spec.choices else []
+        return [f"{name}={c}" for c in choices if str(c).startswith(value)]
+    return [f"{s.name}=" for s in specs if s.name.startswith(name)]
+
+
 ParamsArg = Annotated[
     Optional[list[str]],  # noqa: UP045 - typer needs Optional here
     typer.Argument(help="Parameters as key=value, e.g. dice=8 at=4. See 'warroom rules GAME'.",
-                   show_default=False),
+                   show_default=False, autocompletion=_complete_params),
 ]
+ProcArg = Annotated[str, typer.Argument(help="game.procedure, e.g. fow.shoot",
+                                        autocompletion=_complete_procedure)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 LangOpt = Annotated[
     Optional[str],  # noqa: UP045
@@ -50,10 +85,20 @@ LangOpt = Annotated[
 
 
 def _set_lang(lang: str | None) -> None:
+    """``--lang``: en, pl or zh (``pl_PL``, ``zh-CN`` too); anything else is a usage
+    error (exit 2), never a silent fall-back to English."""
     if lang:
         from warroom import i18n
 
-        _STATE["lang"] = i18n.normalize(lang)
+        _STATE["lang"] = i18n.language(lang)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from warroom import __version__
+
+        sys.stdout.write(f"warroom {__version__}\n")
+        raise typer.Exit()
 
 
 @app.callback()
@@ -63,10 +108,15 @@ def _root(
         typer.Option("--lang", help="Language of explanations: en, pl or zh "
                      "(default: WARROOM_LANG or en).", show_default=False),
     ] = None,
+    version: Annotated[bool, typer.Option(
+        "--version", help="Print warroom's version and exit.", callback=_version,
+        is_eager=True)] = False,
 ) -> None:
     from warroom import i18n
 
-    _STATE["lang"] = i18n.normalize(lang) if lang else i18n.from_env()
+    del version
+    _STATE["lang"] = i18n.from_env()
+    _set_lang(lang)
 
 
 def _tr() -> Any:
@@ -94,18 +144,25 @@ def _parse(words: list[str] | None) -> dict[str, str]:
 # --------------------------------------------------------------------------- rules
 @app.command()
 def rules(
-    game: Annotated[Optional[str], typer.Argument(help="fow, asl, bkc, cwc or demo.",  # noqa: UP045
-                                                  show_default=False)] = None,
+    game: Annotated[Optional[str], typer.Argument(  # noqa: UP045
+        help="fow, asl, bkc, cwc or demo; or one rule, e.g. fow.shoot.", show_default=False,
+        autocompletion=_complete_game)] = None,
     as_json: JsonOpt = False,
     lang: LangOpt = None,
 ) -> None:
     """List game systems and their procedures, parameters, outcomes and data tables.
 
-    Each parameter shows its type, default and allowed values."""
+    Each parameter shows its type, default and allowed values. GAME.PROC shows one rule."""
     from warroom import api
 
     _set_lang(lang)
-    data = api.rules(game)
+    if game and "." in game:
+        proc = api.registry().procedure(game)  # an unknown id is a usage error
+        system = api.rules(proc.id.partition(".")[0])[0]
+        data = [{**system, "procedures": [p for p in system["procedures"]
+                                          if p["id"] == proc.id], "tables": {}}]
+    else:
+        data = api.rules(game)
     if as_json:
         _print_json(data)
         return
@@ -117,7 +174,7 @@ def rules(
 # --------------------------------------------------------------------------- odds
 @app.command()
 def odds(
-    procedure: Annotated[str, typer.Argument(help="game.procedure, e.g. fow.shoot")],
+    procedure: ProcArg,
     params: ParamsArg = None,
     as_json: JsonOpt = False,
     exact: Annotated[bool, typer.Option("--exact", help="Also give each probability as an "
@@ -168,7 +225,7 @@ def odds(
 # --------------------------------------------------------------------------- roll
 @app.command()
 def roll(
-    procedure: Annotated[str, typer.Argument(help="game.procedure, e.g. asl.ift")],
+    procedure: ProcArg,
     params: ParamsArg = None,
     dice: Annotated[Optional[str], typer.Option(  # noqa: UP045
         "--dice", help="Your own dice, in the order the steps roll them: 3,5,6.",
@@ -201,7 +258,7 @@ def roll(
 # --------------------------------------------------------------------------- simulate
 @app.command()
 def simulate(
-    procedure: Annotated[str, typer.Argument(help="game.procedure")],
+    procedure: ProcArg,
     params: ParamsArg = None,
     samples: Annotated[int, typer.Option("--samples", "-n", help="How many resolutions.")
                        ] = 100_000,
@@ -278,28 +335,23 @@ def _register_subcommands() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
-    if _needs_subcommands(argv):
+    args = sys.argv[1:] if argv is None else list(argv)
+    if _needs_subcommands(args):
         _register_subcommands()
     debug = bool(os.environ.get("WARROOM_DEBUG"))
     try:
-        rv = app(args=argv, prog_name="warroom", standalone_mode=False)
-        if isinstance(rv, int) and not isinstance(rv, bool):
-            return rv  # a command's typer.Exit(code)
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        return int(exc.exit_code)
-    except click.exceptions.Abort:
-        sys.stderr.write("Aborted.\n")
-        return 1
+        # standalone: Typer prints its own usage errors (exit 2), help and --version
+        app(args=args, prog_name="warroom", standalone_mode=True)
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
     except UsageError as exc:
-        sys.stderr.write(f"error: {exc.translated(_tr())}\n")  # in --lang / WARROOM_LANG
+        _error(exc, "--json" in args)  # in --lang / WARROOM_LANG
         return 2
     except WarroomError as exc:
         if debug:
             raise
-        sys.stderr.write(f"error: {exc}\n")
+        _error(exc, False)  # not the caller's mistake (verify's verdict, a broken rule)
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("Interrupted.\n")
@@ -311,6 +363,18 @@ def main(argv: list[str] | None = None) -> int:
                          "Set WARROOM_DEBUG=1 for details and please report it.\n")
         return 1
     return 0
+
+
+def _error(exc: WarroomError, as_json: bool) -> None:
+    """One line on stderr, or under ``--json`` the error as JSON on stdout."""
+    from warroom.errors import error_json
+
+    tr = _tr()
+    if as_json:
+        _print_json(error_json(exc, tr))
+        return
+    text = exc.translated(tr) if isinstance(exc, UsageError) else str(exc)
+    sys.stderr.write(f"error: {text}\n")
 
 
 def run() -> None:

@@ -14,6 +14,7 @@ from rich.text import Text
 from warroom import i18n
 from warroom.engine.results import Distribution, Estimate, Resolution
 from warroom.engine.steps import says_target, target_label
+from warroom.i18n.formats import fmt_number, fmt_pct, fmt_value
 
 Tr = Callable[[str], str]
 MAX_ROWS = 40
@@ -26,22 +27,6 @@ def bar(p: float, width: int = BAR_WIDTH) -> str:
     full = int(cells)
     rest = int((cells - full) * 8)
     return "█" * full + ("" if rest == 0 else " ▏▎▍▌▋▊▉"[rest])
-
-
-def fmt_pct(p: float) -> str:
-    if p == 0:
-        return "0%"
-    if p < 0.0001:
-        return "<0.01%"
-    return f"{p * 100:.2f}%"
-
-
-def fmt_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))  # a fraction parameter's default 8.0 reads 8
-    return str(v)
 
 
 def field_label(tr: Tr, name: str, scope: str) -> str:
@@ -62,7 +47,7 @@ def _named(tr: Tr, name: str, scope: str) -> str:
 def _cell(v: Any, tr: Tr) -> str:
     """An outcome value in the active language, as the web page shows it: yes/no and
     named results translated, numbers as they are."""
-    return tr(fmt_value(v)) if isinstance(v, (bool, str)) else fmt_value(v)
+    return fmt_value(v, tr)
 
 
 def _active_tr() -> Tr:
@@ -225,7 +210,7 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
     table.add_column("")
     for outcome, p in rows:
         cells: list[str | Text] = [_cell(outcome[f], tr) for f in dist.fields]
-        cells.append(fmt_pct(float(p)))
+        cells.append(fmt_pct(p, tr))
         if exact:
             cells.append(f"{p.numerator}/{p.denominator}")
         cells.append(Text(bar(float(p)), style="green"))
@@ -236,7 +221,8 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
         if len(marg) <= 1:
             continue
         console.print(Text(f"\n{name(field)}: {tr('at least')} N", style="bold"),
-                      Text(f"  ({tr('average')} {float(dist.mean(field)):.2f})", style="dim"))
+                      Text(f"  ({tr('average')} {fmt_number(float(dist.mean(field)), tr)})",
+                           style="dim"))
         t = Table(show_edge=False, show_header=False, box=None)
         t.add_column(justify="right")
         t.add_column(justify="right")
@@ -244,7 +230,7 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
         for v, p in marg.items():
             if v == min(marg):
                 continue
-            t.add_row(f"≥ {v}", fmt_pct(float(p)), Text(bar(float(p)), style="cyan"))
+            t.add_row(f"≥ {v}", fmt_pct(p, tr), Text(bar(float(p)), style="cyan"))
         console.print(t)
     for i, field in enumerate(dist.fields):
         if dist.numeric_fields().count(field):
@@ -252,7 +238,7 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
         if len(dist.fields) > 1:
             marg = dist.marginal(field)
             if len(marg) > 1:
-                parts = ", ".join(f"{_cell(v, tr)} {fmt_pct(float(p))}" for v, p in marg.items())
+                parts = ", ".join(f"{_cell(v, tr)} {fmt_pct(p, tr)}" for v, p in marg.items())
                 console.print(f"[bold]{escape(name(field))}[/bold]: {escape(parts)}")
         del i
 
@@ -325,10 +311,11 @@ def render_estimate(console: Console, est: Estimate, tr: Tr | None = None,
         rows = sorted(rows, key=lambda r: -r["p"])[:MAX_ROWS]
     for row in rows:
         lo, hi = row["ci95"]
-        table.add_row(*[_cell(row["outcome"][f], tr) for f in est.fields], fmt_pct(row["p"]),
-                      f"{fmt_pct(lo)}–{fmt_pct(hi)}", Text(bar(row["p"]), style="green"))
+        table.add_row(*[_cell(row["outcome"][f], tr) for f in est.fields], fmt_pct(row["p"], tr),
+                      f"{fmt_pct(lo, tr)}–{fmt_pct(hi, tr)}", Text(bar(row["p"]), style="green"))
     console.print(table)
     for name, m in data["means"].items():
         console.print(f"[bold]{escape(field_label(tr, name, est.procedure))}[/bold] "
-                      f"{tr('average')} {m['mean']:.3f} "
-                      f"(95%: {m['ci95'][0]:.3f}–{m['ci95'][1]:.3f})")
+                      f"{tr('average')} {fmt_number(m['mean'], tr, 3)} "
+                      f"(95%: {fmt_number(m['ci95'][0], tr, 3)}–"
+                      f"{fmt_number(m['ci95'][1], tr, 3)})")

@@ -6,8 +6,9 @@ API turns it into a 422. Anything else escaping is a bug in warroom.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from warroom.engine.messages import Msg, Translator
 
@@ -26,6 +27,7 @@ class ErrorText(Msg):
     def __init__(self, template: str, /, **args: object) -> None:
         object.__setattr__(self, "template", template)
         object.__setattr__(self, "args", args)
+        object.__setattr__(self, "plural", "")
 
     def _arg(self, value: Any, tr: Translator) -> Any:
         return value.render(tr) if isinstance(value, Msg) else value
@@ -48,7 +50,28 @@ def as_text(message: str | ErrorText) -> ErrorText:
 
 
 class WarroomError(Exception):
-    """Base class of every error warroom raises on purpose."""
+    """Base class of every error warroom raises on purpose.
+
+    Every class has a stable machine-readable :attr:`code` (scripts match it instead of
+    English text): its name in snake case without ``Error`` (``UnknownProcedureError``
+    -> ``unknown_procedure``), unless the class sets ``code`` itself."""
+
+    code: ClassVar[str] = "warroom"
+    parameter: str | None = None
+    """The parameter the error is about, where there is one."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" not in cls.__dict__:
+            name = cls.__name__.removesuffix("Error") or cls.__name__
+            cls.code = re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def error_json(exc: WarroomError, tr: Translator | None = None) -> dict[str, Any]:
+    """``{"error": {"code", "message", "parameter"}}``: what the CLI prints under
+    ``--json`` (the message in ``tr``'s language, English without one)."""
+    message = exc.translated(tr) if isinstance(exc, UsageError) else str(exc)
+    return {"error": {"code": exc.code, "message": message, "parameter": exc.parameter}}
 
 
 class UsageError(WarroomError, ValueError):
@@ -138,6 +161,7 @@ class UnknownProcedureError(UnknownNameError):
 class UnknownParameterError(UnknownNameError):
     def __init__(self, procedure: str, name: str, valid: Sequence[str]) -> None:
         self.procedure = procedure
+        self.parameter = name
         super().__init__(f"parameter of {procedure}", name, valid)
 
     def _head(self, kind: ErrorText) -> ErrorText:
@@ -157,9 +181,11 @@ class ParameterError(UsageError):
     English phrase such as "given twice"), or an :class:`ErrorText` with arguments.
     """
 
+    code = "invalid_parameter"
+
     def __init__(self, parameter: str, message: str | ErrorText,
                  allowed: str | ErrorText = "") -> None:
-        self.parameter = parameter
+        self.parameter = parameter or None
         self.reason = as_text(message)
         self.allowed = str(allowed)
         text = (ErrorText("parameter {parameter!r}: {message}", parameter=parameter,

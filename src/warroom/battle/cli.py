@@ -41,16 +41,21 @@ Words = Annotated[Optional[list[str]], typer.Argument(  # noqa: UP045
     help="key=value pairs.", show_default=False)]
 
 
+READ_ONLY = frozenset({"list", "show", "log", "export", "verify", "luck", "links"})
+"""Commands that only read: they never create a database."""
+
+
 @battle_app.callback()
-def _group(db: DbOpt = None) -> None:
+def _group(ctx: typer.Context, db: DbOpt = None) -> None:
     _DB["db"] = db
+    _DB["read_only"] = "yes" if ctx.invoked_subcommand in READ_ONLY else None
 
 
 def _battles(db: str | None) -> Battles:
     from warroom.battle.core import Battles
     from warroom.battle.store import open_store
 
-    return Battles(open_store(db or _DB["db"]))
+    return Battles(open_store(db or _DB["db"], create=not _DB.get("read_only")))
 
 
 def _tr() -> Any:

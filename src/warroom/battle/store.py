@@ -59,15 +59,19 @@ def default_path() -> Path:
     return Path(user_data_dir("warroom", appauthor=False)) / "battles.db"
 
 
-def resolve_url(db: str | None = None) -> str:
+def resolve_url(db: str | None = None, *, create: bool = True) -> str:
     """``--db`` (a path or an SQLAlchemy URL), else ``WARROOM_DB``, else the default file
-    under the user's data directory."""
+    under the user's data directory. Without ``create`` (read-only commands) an SQLite
+    file that does not exist is an error, and nothing is created."""
     target = db or os.environ.get("WARROOM_DB") or str(default_path())
     if "://" in target:
         return target
     path = Path(target).expanduser().resolve()
     if path.is_dir():
         raise BattleError("--db {target!r} is a folder; give a file name", target=target)
+    if not create and not path.is_file():
+        raise BattleError("no battles at {path} yet (nothing was created); "
+                          "'warroom battle new' starts one", path=str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{path}"
 
@@ -222,5 +226,6 @@ class Store:
             body=json.dumps(event, ensure_ascii=False, sort_keys=True)))
 
 
-def open_store(db: str | None = None) -> Store:
-    return Store(resolve_url(db))
+def open_store(db: str | None = None, *, create: bool = True) -> Store:
+    """The store at ``db``; ``create=False`` for read-only use (see :func:`resolve_url`)."""
+    return Store(resolve_url(db, create=create))

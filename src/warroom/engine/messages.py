@@ -20,16 +20,31 @@ def _identity(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Msg:
-    """An English template such as ``"{n} dice needing {at}+"`` and its arguments."""
+    """An English template such as ``"{n} dice needing {at}+"`` and its arguments;
+    with ``plural`` (see :func:`nmsg`), the singular and plural English forms of a
+    message counted by its argument ``n``."""
 
     template: str
     args: Mapping[str, Any] = field(default_factory=dict)
+    plural: str = ""
+
+    def english(self) -> str:
+        """The English template for these arguments (the plural form unless n == 1)."""
+        if self.plural and self.args.get("n") != 1:
+            return self.plural
+        return self.template
 
     def render(self, translate: Translator | None = None) -> str:
         """The text in ``translate``'s language (English without one). A template
         without arguments is shown as it is (never formatted: braces are safe)."""
         tr = translate or _identity
-        text = tr(self.template)
+        if self.plural:
+            ngettext = getattr(tr, "ngettext", None)
+            n = self.args.get("n")
+            text = (ngettext(self.template, self.plural, n)
+                    if ngettext is not None and isinstance(n, int) else self.english())
+        else:
+            text = tr(self.template)
         if not self.args:
             return text
         args = {k: self._arg(v, tr) for k, v in self.args.items()}
@@ -37,7 +52,7 @@ class Msg:
             return text.format(**args)
         except (KeyError, IndexError, ValueError, AttributeError):
             # A broken translation must never hide the result: fall back to English.
-            return self.template.format(**args)
+            return self.english().format(**args)
 
     def _arg(self, value: Any, tr: Translator) -> Any:
         return _render_arg(value, tr)
@@ -66,6 +81,13 @@ def _render_arg(value: Any, tr: Translator) -> Any:
 def msg(template: str, **args: Any) -> Msg:
     """Build a message; the template is also the catalog key (extracted by Babel)."""
     return Msg(template, args)
+
+
+def nmsg(singular: str, plural: str, /, n: int, **args: Any) -> Msg:
+    """A counted message: ``nmsg("{n} hit", "{n} hits", n=k)``. Each language picks
+    its form for ``n`` by its catalog's Plural-Forms (Polish: 1 trafienie, 2 trafienia,
+    5 trafień); the catalog entry has ``msgid``, ``msgid_plural`` and ``msgstr[i]``."""
+    return Msg(singular, {"n": n, **args}, plural)
 
 
 Text = str | Msg

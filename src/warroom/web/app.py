@@ -174,6 +174,7 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
     for exact odds (default: one per core). ``serving`` replaces the whole
     :class:`warroom.serving.Serving` (tests)."""
     from warroom import serving as srv
+    from warroom import __version__
     from warroom.web import jsonapi, pages
     from warroom.web.templating import STATIC
 
@@ -194,7 +195,7 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
         summary="An umpire for tabletop wargames: exact odds, explained resolutions.",
         description="The same answers as the `warroom` command line with `--json`. Invalid "
         "input gets a 422 whose `detail` names the parameter.",
-        version="0.1.0",
+        version=__version__,
     )
     app.state.database = database
     app.state.serving = front

@@ -11,6 +11,9 @@ from typing import Any
 from markupsafe import Markup
 
 from warroom.engine.results import Distribution
+from warroom.i18n.formats import fmt_pct, fmt_value
+
+__all__ = ["bar_chart", "fmt_pct", "fmt_value", "joint_rows", "views"]
 
 MAX_BARS = 60
 JOINT_ROWS = 40
@@ -47,24 +50,6 @@ class FieldView:
     @property
     def chart_rows(self) -> tuple[Row, ...]:
         return trim(self.rows)
-
-
-def fmt_pct(p: Fraction | float) -> str:
-    x = float(p)
-    if x == 0:
-        return "0%"
-    if x < 0.0001:
-        return "<0.01%"
-    return f"{x * 100:.2f}%"
-
-
-def fmt_value(v: Any, tr: Callable[[str], str] | None = None) -> str:
-    if isinstance(v, bool):
-        word = "yes" if v else "no"
-        return tr(word) if tr else word
-    if isinstance(v, str) and tr is not None:
-        return tr(v)
-    return str(v)
 
 
 def views(dist: Distribution) -> list[FieldView]:
@@ -125,7 +110,7 @@ def bar_chart(rows: Sequence[Row], label: str = "", tr: Callable[[str], str] | N
         h = float(row.p) / top * plot
         x = i * slot
         value = escape(fmt_value(row.value, tr))
-        tip = f"{value}: {fmt_pct(row.p)}" + (f" = {row.exact}" if exact else "")
+        tip = f"{value}: {fmt_pct(row.p, tr)}" + (f" = {row.exact}" if exact else "")
         fraction = f' data-exact="{row.exact}"' if exact else ""
         parts.append(
             f'<g class="bar"><title>{tip}</title>'

@@ -1,10 +1,10 @@
-"""Choosing the page language: ``?lang=``, then the cookie, then Accept-Language."""
+"""Choosing the page language: ``?lang=``, then the cookie, then Accept-Language, all
+negotiated by :func:`warroom.i18n.negotiate` (Babel), as the command line's ``--lang``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from warroom import i18n
+from warroom.i18n import Translator
 
 COOKIE = "warroom_lang"
 LANGUAGE_NAMES: dict[str, str] = {"en": "English", "pl": "Polski", "zh": "中文"}
@@ -12,35 +12,17 @@ LANGUAGE_NAMES: dict[str, str] = {"en": "English", "pl": "Polski", "zh": "中文
 
 def from_accept_language(header: str | None) -> str:
     """The best of en/pl/zh in an Accept-Language header (``pl-PL,pl;q=0.9,en;q=0.8``)."""
-    if not header:
-        return "en"
-    ranked: list[tuple[float, int, str]] = []
-    for index, part in enumerate(header.split(",")):
-        piece = part.strip()
-        if not piece:
-            continue
-        tag, _, rest = piece.partition(";")
-        quality = 1.0
-        rest = rest.strip()
-        if rest.startswith("q="):
-            try:
-                quality = float(rest[2:])
-            except ValueError:
-                quality = 0.0
-        code = tag.strip().replace("-", "_").split("_")[0].lower()
-        if code in i18n.LANGUAGES and quality > 0:
-            ranked.append((-quality, index, code))
-    return sorted(ranked)[0][2] if ranked else "en"
+    return i18n.negotiate(i18n.accept_language(header)) or "en"
 
 
 def choose(query: str | None, cookie: str | None, accept: str | None) -> str:
     """The page language; an explicit choice wins over the browser's preference."""
     for value in (query, cookie):
-        code = (value or "").strip().replace("-", "_").split("_")[0].lower()
-        if code in i18n.LANGUAGES:
+        code = i18n.negotiate([value])
+        if code is not None:
             return code
     return from_accept_language(accept)
 
 
-def translator(lang: str) -> Callable[[str], str]:
+def translator(lang: str) -> Translator:
     return i18n.translator(lang)

@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
 
 from warroom import i18n
 from warroom.web import lang as langs
@@ -25,6 +26,7 @@ STATIC = Path(__file__).parent / "static"
 @cache
 def templates() -> Jinja2Templates:
     tpl = Jinja2Templates(directory=str(TEMPLATES))
+    tpl.env.add_extension("jinja2.ext.i18n")
     tpl.env.globals["LANGUAGES"] = langs.LANGUAGE_NAMES
     from warroom.engine.steps import says_target, target_label
     from warroom.web.charts import bar_chart, fmt_pct, fmt_value
@@ -32,7 +34,8 @@ def templates() -> Jinja2Templates:
     tpl.env.globals["bar_chart"] = bar_chart
     tpl.env.globals["target_label"] = target_label
     tpl.env.globals["says_target"] = says_target
-    tpl.env.filters["pct"] = fmt_pct
+    # in the page's language: the filters take the request's translator from the context
+    tpl.env.filters["pct"] = pass_context(lambda ctx, p: fmt_pct(p, ctx.get("_")))
     tpl.env.filters["value"] = fmt_value
     return tpl
 
@@ -48,13 +51,15 @@ def render(request: Request, name: str, context: Mapping[str, Any] | None = None
     """Render a template in the request's language."""
     lang = page_lang(request)
     tr = langs.translator(lang)
-    ctx: dict[str, Any] = {"lang": lang, "_": tr, "request": request}
+    # jinja2.ext.i18n: {% trans %} and _() use the request's gettext and ngettext
+    ctx: dict[str, Any] = {"lang": lang, "_": tr, "gettext": tr, "ngettext": tr.ngettext,
+                           "request": request}
     ctx.update(context or {})
     proc = ctx.get("proc")
     scope = str(getattr(proc, "id", "") or "")
     ctx.setdefault("label", lambda name, where=scope: i18n.label(tr, str(name), where))
     response = templates().TemplateResponse(request, name, ctx, status_code=status_code)
     asked = request.query_params.get("lang")
-    if asked and lang == asked.strip().lower()[:2]:
+    if asked and lang == i18n.negotiate([asked]):
         response.set_cookie(langs.COOKIE, lang, max_age=365 * 24 * 3600, samesite="lax")
     return response

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from warroom.engine.context import Dice
-from warroom.engine.messages import Msg, msg
+from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.procedure import OutcomeField, Params, Procedure, outcome
 from warroom.engine.steps import Target
 from warroom.games.commander import params as P
@@ -280,9 +280,9 @@ def aa_attack(rules: Rules, attacks: int, hits_value: int, aircraft_attack: int,
     shot_down = hits >= hits_value
     aborted = False
     if shot_down:
-        d.note(rule, "one hit against hits value {value}: shot down" if hits == 1
-               else "{hits} hits against hits value {value}: shot down", hits=hits,
-               value=hits_value)
+        d.note(rule, nmsg("one hit against hits value {value}: shot down",
+                          "{n} hits against hits value {value}: shot down", n=hits,
+                          value=hits_value))
     elif hits:
         aborts = d.pool(hits, Target.of(aa.abort_score, "abort roll"),
                         rule=rule + ".abort", what="abort rolls")

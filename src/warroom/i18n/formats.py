@@ -1,0 +1,50 @@
+"""How values are shown to people, one definition for the command line and the pages:
+probabilities as percentages and outcome values, in the reader's language (numbers by
+Babel: ``12.50%`` in English, ``12,50%`` in Polish)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from warroom.i18n import format_decimal
+
+Tr = Callable[[str], str]
+
+
+def lang_of(tr: Tr | None) -> str:
+    """The language of a translator (:class:`warroom.i18n.Translator`), else English."""
+    lang = getattr(tr, "lang", None)
+    return lang if isinstance(lang, str) else "en"
+
+
+def fmt_number(x: float, tr: Tr | None = None, digits: int = 2) -> str:
+    """``x`` with ``digits`` decimals in ``tr``'s language (``4.00``, ``4,00``)."""
+    lang = lang_of(tr)
+    if lang == "en":  # the common case needs no locale data
+        return f"{x:.{digits}f}"
+    return format_decimal(x, lang, digits)
+
+
+def fmt_pct(p: Fraction | float, tr: Tr | None = None) -> str:
+    """A probability as a percentage with two decimals; below 0.01% says so."""
+    x = float(p)
+    if x == 0:
+        return "0%"
+    if x < 0.0001:
+        return f"<{fmt_number(0.01, tr)}%"
+    return f"{fmt_number(x * 100, tr)}%"
+
+
+def fmt_value(v: Any, tr: Tr | None = None) -> str:
+    """An outcome or parameter value: yes/no and named values translated by ``tr``
+    (as they are without one), a whole float as an integer (8.0 reads 8)."""
+    if isinstance(v, bool):
+        word = "yes" if v else "no"
+        return tr(word) if tr else word
+    if isinstance(v, str):
+        return tr(v) if tr is not None else v
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
