@@ -200,8 +200,9 @@ RULES: tuple[SpecialRule, ...] = (
        "When British platoons test motivation to counterattack, one re-roll may be made and "
        "its result applies to every platoon that failed.",
        ("fow.british_bulldog", "fow.assault"), "implemented",
-       "fow.british_bulldog resolves several platoons' counterattack tests with one shared "
-       "re-roll (a die per motivation group, as the article applies one result to all)."),
+       "fow.british_bulldog: one die is the original roll of every platoon testing to "
+       "counterattack, and one re-roll counts for every platoon that failed it (the "
+       "article re-rolls 'the result' of 'the original roll')."),
     _r("carry_on_sergeant", "Carry on, Sergeant!", "british",
        "A platoon without its commander may still charge and consolidate, and its assaulting "
        "teams need not stay in command.",
