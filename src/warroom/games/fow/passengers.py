@@ -152,6 +152,10 @@ def passengers(p: PassengerParams, d: Dice) -> dict[str, Any]:
 
 
 class TransportShotParams(ShootParams):
+    target: Literal["tank", "soft"] = Field(
+        "tank", description="tank (an armoured transport, or a tank with riders) or soft "
+        "(an unarmoured transport)")
+    teams: int = Field(1, ge=1, le=1, description="the one transport shot at")
     passengers: int = Field(2, ge=1, le=8, description="passenger teams riding in (or on) "
                             "the vehicle shot at")
     riders: bool = Field(False, description="target=tank: the passengers ride on a tank "
@@ -164,11 +168,6 @@ class TransportShotParams(ShootParams):
 
     @model_validator(mode="after")
     def _transport(self) -> TransportShotParams:
-        if self.target not in ("tank", "soft"):
-            raise ValueError("the vehicle shot at is a tank (armoured transport, or a tank "
-                             "with riders) or soft (unarmoured transport)")
-        if self.teams != 1:
-            raise ValueError("shoot at the one transport: teams=1")
         if self.riders and self.target != "tank":
             raise ValueError("riders ride on tanks: target=tank")
         return self
