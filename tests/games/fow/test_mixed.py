@@ -287,9 +287,9 @@ def test_same_dice_same_result() -> None:
     (["teams=soft:dug"], "only infantry and guns can be dug in"),
     (["teams=tank:6,soft:gt"], "only tanks can be of the gun-tank type"),
     (["weapons=6:10"], "give dice:AT:firepower"),
-    (["weapons=6:10:3:fast"], "then if need be bb and one priority type"),
-    (["weapons=6:10:3:tank:gun"], "then if need be bb and one priority type"),
-    (["weapons=6:10:3:bb:bb"], "then if need be bb and one priority type"),
+    (["weapons=6:10:3:fast"], "then if need be bb, one priority type"),
+    (["weapons=6:10:3:tank:gun"], "then if need be bb, one priority type"),
+    (["weapons=6:10:3:bb:bb"], "then if need be bb, one priority type"),
     (["weapons=6:10:3:gun", "teams=tank:6,infantry"], "'gun' is not among the teams"),
     (["weapons=13:10:3"], "dice must be from 0 to 12"),
     (["weapons=1:2:6,1:2:6,1:2:6,1:2:6"], "at most 3"),
@@ -419,3 +419,46 @@ def test_exact_odds_are_every_typed_roll_counted(params: dict[str, str]) -> None
     d = warroom.odds("fow.shoot_mixed", **params)
     assert replay_oracle("fow.shoot_mixed", params) == {
         k: F(w, d.denominator) for k, w in d.weights.items()}
+
+
+# ------------------------------------------- issue 20: each shooter its own to-hit number
+def test_each_weapon_rolls_to_hit_with_its_own_modifiers() -> None:
+    # Six trained infantry teams; two weapons of 4 dice, the second firing over 40 cm
+    # (:far, +1 to hit). First weapon 3+ (2/3): hits X ~ Bin(4, 2/3) = 1, 8, 24, 32, 16
+    # over 81 for 0..4; second 4+ (1/2): Y ~ Bin(4, 1/2) = 1, 4, 6, 4, 1 over 16.
+    # Pinned on X + Y >= 5: sum over x of P(X = x) P(Y >= 5 - x)
+    # = (8 * 1 + 24 * 5 + 32 * 11 + 16 * 15) / (81 * 16) = 720 / 1296 = 5/9
+    six = ",".join(["infantry"] * 6)
+    assert prob("fow.shoot_mixed", {"pinned": True}, weapons="4:2:6,4:2:6:far",
+                teams=six) == F(5, 9)
+    # both at 3+ it is P(Bin(8, 2/3) >= 5) = (56*32 + 28*64 + 8*128 + 256) / 6561
+    # = 4864/6561
+    assert prob("fow.shoot_mixed", {"pinned": True}, weapons="4:2:6,4:2:6",
+                teams=six) == F(4864, 6561)
+
+
+def test_a_weapons_own_flags_and_rules() -> None:
+    one = "infantry"
+    # :rof1 (moved with ROF 1) and :pinned (ROF 1, pinned): +1 each way, once: 4+ (1/2)
+    for flags in (":rof1", ":pinned", ":rof1:pinned"):
+        assert prob("fow.shoot_mixed", {"hits": 1}, weapons="1:2:6" + flags,
+                    teams=one) == F(1, 2)
+    # its own Automatic Rifles: no +1 (3+, 2/3), the other weapon still 4+ (1/2):
+    # both hit with 2/3 * 1/2 = 1/3
+    assert prob("fow.shoot_mixed", {"hits": 2}, weapons="1:2:6:pinned:automatic_rifles,"
+                "1:2:6:pinned", teams="infantry,infantry") == F(1, 3)
+    # its own Volley Fire (stationary, within 40 cm): misses re-rolled, 1 - (1/3)^2 = 8/9
+    assert prob("fow.shoot_mixed", {"hits": 1}, weapons="1:10:3:volley_fire",
+                teams=one) == F(8, 9)
+    # a far weapon's hits meet a tank's armour + 1: armour 2 + 1 against AT 3 beats it
+    # on a die above 0 -> never below AT; equal needs die = 0: the tank is safe
+    assert prob("fow.shoot_mixed", {"destroyed": 0, "bailed_out": 0},
+                weapons="1:3:1:far", teams="tank:2") == 1
+    with pytest.raises(UsageError):
+        warroom.odds("fow.shoot_mixed", weapons="1:2:6:sideways", teams=one)
+
+
+def test_hits_before_pins_on_the_step_total() -> None:
+    # hits_before=3 and one weapon of 2 dice at 3+: pinned on 2 hits, (2/3)^2 = 4/9
+    assert prob("fow.shoot_mixed", {"pinned": True}, weapons="2:2:6",
+                teams="infantry,infantry", hits_before=3) == F(4, 9)

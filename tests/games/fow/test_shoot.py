@@ -247,3 +247,37 @@ def test_limited_vision_and_cupola() -> None:
     assert prob("fow.shoot", {"hits": 1}, dice=1, side_arc=True,
                 rules="limited_vision,cupola") == F(2, 3)
     assert prob("fow.shoot", {"hits": 1}, dice=1, rules="limited_vision") == F(2, 3)
+
+
+# ------------------------------------------------- issue 20: ROF 1 pinned, pinning per step
+def test_a_pinned_rof1_weapon_takes_the_usual_plus_one() -> None:
+    # US article (Automatic Rifles): "the usual +1 ... moving or pinned". Trained 3+,
+    # +1 for a ROF 1 weapon whose team is pinned down: 4+, one die hits with 1/2
+    assert prob("fow.shoot", {"hits": 1}, dice=1, pinned_rof1=True) == F(1, 2)
+    # moving and pinned: still one +1 (4+), not two
+    assert prob("fow.shoot", {"hits": 1}, dice=1, pinned_rof1=True, moved=True,
+                moving_rof1=True) == F(1, 2)
+    # Automatic Rifles ignore it: back to 3+ (2/3)
+    assert prob("fow.shoot", {"hits": 1}, dice=1, pinned_rof1=True,
+                rules="automatic_rifles") == F(2, 3)
+    # Tally Ho! ignores only the moving penalty within 40 cm: pinned still +1
+    assert prob("fow.shoot", {"hits": 1}, dice=1, pinned_rof1=True, moved=True,
+                moving_rof1=True, rules="tally_ho") == F(1, 2)
+    r = warroom.roll("fow.shoot", {"dice": 1, "pinned_rof1": True}, entered=[4, 3])
+    assert "ROF 1 weapon pinned down" in str(r.steps[0].to_dict())
+
+
+def test_pinning_counts_every_hit_of_the_shooting_step() -> None:
+    # reference card, shooting step 9: a platoon hit 5 times in the step is pinned.
+    # hits_before=3: two more hits pin. 3 dice at 3+ (2/3 each):
+    # P(hits >= 2) = 3 * (2/3)^2 * (1/3) + (2/3)^3 = 12/27 + 8/27 = 20/27
+    assert prob("fow.shoot", {"pinned": True}, dice=3, hits_before=3) == F(20, 27)
+    # without it three dice can never pin
+    assert prob("fow.shoot", {"pinned": True}, dice=3) == 0
+    # five earlier hits: pinned whatever this shot does
+    assert prob("fow.shoot", {"pinned": True}, dice=3, hits_before=5) == 1
+    # Quality of Quantity needs 10 in the step: 7 before, 3 dice must all hit: 8/27
+    assert prob("fow.shoot", {"pinned": True}, dice=3, hits_before=7,
+                target_rules="quality_of_quantity") == F(8, 27)
+    r = warroom.roll("fow.shoot", {"dice": 2, "hits_before": 3}, entered=[3, 3, 3, 3])
+    assert r.outcome["pinned"] is True

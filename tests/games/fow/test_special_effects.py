@@ -199,3 +199,15 @@ def test_tally_ho_no_moving_penalty_within_40cm() -> None:
 def test_wide_tracks_unbog_on_4() -> None:
     # a conscript crew would need 5+ (1/3); Wide Tracks frees it on 4+ (1/2)
     assert prob("fow.unbog", {"freed": True}, skill="conscript", rules="wide_tracks") == F(1, 2)
+
+
+def test_wide_tracks_free_a_bogged_tank_straight_after_the_check() -> None:
+    # German article (Clever Hans!): with Wide Tracks the tank rolls to free itself
+    # straight after the (re-rolled) bogging check; card: it frees itself on 4+.
+    # difficult going: bogs on a 1 (1/6), then frees itself on 4+ (1/2): 1/12
+    assert prob("fow.bogging", {"bogged": True}, rules="wide_tracks") == F(1, 12)
+    # with Clever Hans!: two 1s (1/36), then 1-3 (1/2): 1/72
+    assert prob("fow.bogging", {"bogged": True}, rules="wide_tracks,clever_hans") == F(1, 72)
+    # very difficult going, a conscript crew: skill test 5+ fails 2/3, then 1/2: 1/3
+    assert prob("fow.bogging", {"bogged": True}, terrain="very_difficult", skill="conscript",
+                rules="wide_tracks") == F(1, 3)

@@ -280,16 +280,24 @@ def test_bulldog_one_platoon() -> None:
 
 
 def test_bulldog_one_die_for_all_failures() -> None:
-    # two confident (4+) and one reluctant (5+):
-    # no failure: 1/2 * 1/2 * 1/3 = 1/12.
-    # all counterattack after the re-roll: reluctant passed (1/3), a confident failed
-    # (3/4), die 4+ (1/2) -> 1/8; or reluctant failed (2/3), die 5+ (1/3) fixes every
-    # failure -> 2/9. 1/8 + 2/9 = 25/72.
+    # FoW article (British special rules): one die is the original roll of every platoon
+    # testing, and one re-roll counts for every platoon that failed it. Two confident
+    # (4+): the die passes both (1/2); else both failed and the re-roll passes both (1/2
+    # * 1/2 = 1/4) or neither (1/4): 2 counterattack with 3/4, and 0 otherwise.
+    assert odds(national.british_bulldog, motivations="confident,confident") == {
+        (2, 0, False): F(1, 2), (2, 0, True): F(1, 4), (0, 2, True): F(1, 4)}
+
+
+def test_bulldog_mixed_motivations_share_the_dice() -> None:
+    # two confident (4+) and one reluctant (5+), one die for all three:
+    # 5-6 (1/3): all pass.  4 (1/6): the confident pass, the reluctant fails; the re-roll
+    # saves it on 5+ (1/3).  1-3 (1/2): all fail; the re-roll 5-6 (1/3) saves all three,
+    # 4 (1/6) the two confident, 1-3 (1/2) none.
+    # (3, 0, re-rolled) = 1/6 * 1/3 + 1/2 * 1/3 = 2/9
+    # (2, 1, re-rolled) = 1/6 * 2/3 + 1/2 * 1/6 = 7/36;  (0, 3) = 1/2 * 1/2 = 1/4
     o = odds(national.british_bulldog, motivations="confident,confident,reluctant")
-    assert o[(3, 0, False)] == F(1, 12)
-    assert o[(3, 0, True)] == F(25, 72)
-    # nobody: all three fail (1/4 * 2/3 = 1/6) and the die is 1-3 (1/2) -> 1/12
-    assert o[(0, 3, True)] == F(1, 12)
+    assert o == {(3, 0, False): F(1, 3), (3, 0, True): F(2, 9), (2, 1, True): F(7, 36),
+                 (0, 3, True): F(1, 4)}
 
 
 def test_bulldog_bad_counts() -> None:

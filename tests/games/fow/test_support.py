@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
+import pytest
 from tests.games.fow.helpers_fow import marginal, prob
+
+import warroom
+from warroom.errors import UsageError
 
 # ------------------------------------------------------------------------- artillery
 REPEAT = {"repeat": True, "teams": 1, "battery_skill": "trained"}
@@ -201,3 +205,57 @@ def test_tank_rider_companies() -> None:
     raw = {"transport": "tank", "passengers": 1, "hits": 1, "rules": "tank_rider_companies"}
     assert prob("fow.passengers", {"passengers_destroyed": 1}, **raw) == F(1, 3)
     assert prob("fow.passengers", {"dismounted": False, "pinned": False}, **raw) == 1
+
+
+# ------------------------------------------ issue 20: Time on Target, room, shot at transport
+def test_time_on_target_reaches_the_passengers() -> None:
+    # US article: every team hit by a TOT bombardment, and its passengers, re-roll
+    # successful saves. A rider saves 5+ (1/3) and must roll it again: 1/9 survives.
+    raw = {"transport": "tank", "passengers": 1, "hits": 1}
+    assert prob("fow.passengers", {"passengers_destroyed": 0}, **raw) == F(1, 3)
+    assert prob("fow.passengers", {"passengers_destroyed": 0}, time_on_target=True,
+                **raw) == F(1, 9)
+    # the bombardment itself, on an armoured transport: fow.artillery re-rolls the
+    # vehicle's successful saves (Time on Target on the first attempt), and the
+    # passengers of the one it destroys re-roll theirs here
+
+
+def test_passengers_with_no_room_to_dismount_are_destroyed() -> None:
+    # article on the effects of hits: survivors that find no room to dismount under fire
+    # are destroyed. Armoured transport destroyed by 1 hit, 3 passengers, room for 1:
+    # each saves 5+ (1/3); survivors S ~ Bin(3, 1/3), all but one of them lost too:
+    # 3 lost when S = 0 ((2/3)^3 = 8/27), else 2 lost (19/27)
+    assert marginal("fow.passengers", "passengers_destroyed", transport="armoured",
+                    passengers=3, hits=1, room=1) == {2: F(19, 27), 3: F(8, 27)}
+    # they do not dismount (the vehicle bailed out, motivation passed): nobody is lost
+    assert prob("fow.passengers", {"passengers_destroyed": 0, "dismounted": False},
+                transport="armoured", passengers=3, vehicle_result="bailed_out",
+                room=0) == F(1, 2)
+
+
+def test_a_shot_at_a_transport_and_its_passengers_in_one_answer() -> None:
+    # one die at a trained unarmoured transport (3+: 2/3) with one passenger team.
+    # A hit: the vehicle saves 5+ (1/3), the passenger saves 5+ (1/3) either way.
+    # destroyed vehicle and passenger: 2/3 * 2/3 * 2/3 = 8/27; vehicle only: 4/27;
+    # passenger only: 2/3 * 1/3 * 2/3 = 4/27; neither: 2/27; no hit: 1/3
+    o = {tuple(k.values()): v for k, v in warroom.odds(
+        "fow.shoot_transport", dice=1, target="soft", passengers=1).items()}
+    assert o == {(1, "destroyed", 1, True, True, False): F(8, 27),
+                 (1, "destroyed", 0, True, True, False): F(4, 27),
+                 (1, "unharmed", 1, False, False, False): F(4, 27),
+                 (1, "unharmed", 0, False, False, False): F(2, 27),
+                 (0, "unharmed", 0, False, False, False): F(1, 3)}
+    # armoured transport, armour 1 against AT 2 and firepower 1+: a hit (2/3) bails it
+    # out on a save of 1 (equal to AT, firepower passes) 1/6, else no effect. Bailed
+    # out: the platoon tests motivation (confident 1/2); failed, the passengers
+    # dismount, pinned, transports to the rear: 2/3 * 1/6 * 1/2 = 1/18
+    assert prob("fow.shoot_transport", {"transport": "bailed_out", "sent_to_rear": True,
+                                        "dismounted": True},
+                dice=1, target="tank", armour=1, at=2, firepower=1, passengers=2) == F(1, 18)
+    # destroyed by one hit (armour 0 against AT 9 firepower 1+: a die of 1-6 is below
+    # AT, firepower always passes): each passenger saves 5+ once, the motivation test
+    # follows. P(both lost) = 2/3 (hit) * (2/3)^2 = 8/27
+    assert prob("fow.shoot_transport", {"transport": "destroyed", "passengers_destroyed": 2},
+                dice=1, target="tank", armour=0, at=9, firepower=1, passengers=2) == F(8, 27)
+    with pytest.raises(UsageError):
+        warroom.odds("fow.shoot_transport", target="infantry")

@@ -170,7 +170,10 @@ class BogParams(RulesParams):
     outcome=outcome(("bogged", "bool", "the vehicle is bogged down")),
     source=SOURCE_CARD,
     note="Overloaded vehicles bog on a 1 or 2 in difficult terrain, i.e. they need 3+ "
-         "(card). Clever Hans! re-rolls failed bogging checks (German article).")
+         "(card). Clever Hans! re-rolls failed bogging checks (German article). Wide "
+         "Tracks: a tank that bogs rolls at once to free itself, on 4+ (German article, "
+         "Clever Hans!: after the re-rolled check; card: frees itself on 4+); freed, it is "
+         "not bogged down.")
 def bogging(p: BogParams, d: Dice) -> dict[str, Any]:
     if p.terrain == "difficult":
         t = Target.of(2, msg("difficult terrain"))
@@ -180,6 +183,9 @@ def bogging(p: BogParams, d: Dice) -> dict[str, Any]:
         t = skill_target(p.skill)
     ok = d.test(t, rule="fow.bogging", what="bogging check",
                 reroll=p.reroll or p.has("clever_hans"))
+    if not ok and p.has("wide_tracks"):
+        ok = d.test(Target.of(WIDE_TRACKS_AT, msg("Wide Tracks: frees itself on 4+")),
+                    rule="fow.bogging.wide_tracks", what="Wide Tracks: free itself at once")
     return {"bogged": not ok}
 
 

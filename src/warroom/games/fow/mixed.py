@@ -13,14 +13,14 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.context import Dice
+from warroom.engine.context import Dice, fixed
 from warroom.engine.messages import Msg, msg
 from warroom.engine.params import text_items, whole_number
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
 from warroom.errors import UsageError
 from warroom.games.fow.common import Aspect, HitSpec, Skill, TargetType, team_chain
-from warroom.games.fow.shooting import ShootParams, to_hit_reroll, to_hit_target
+from warroom.games.fow.shooting import ShootParams, pinned, to_hit_reroll, to_hit_target
 from warroom.games.fow.special_rules.params import RulesParams
 
 MAX_WEAPONS = 3
@@ -36,8 +36,11 @@ WEAPONS_HELP = (
     "buster or breakthrough gun (infantry gets no save; when the shooters moved, its hits "
     "may not go to vehicles unless bogged down or bailed out) and :tank, :infantry, :gun "
     "or :soft for the type that weapon's team declares as its priority target (rule 6; "
-    "else priority= below). Example: 6:10:3,4:2:6 for six 75 mm shots and four "
-    "machine-gun shots")
+    "else priority= below), and the weapon's own to-hit flags: :far (its shots are over "
+    "40 cm: +1 to hit, +1 armour for tanks it hits), :moved (its team moved), :rof1 (a "
+    "ROF 1 weapon that moved: +1), :pinned (a ROF 1 weapon whose team is pinned down: "
+    "+1), and its own shooting special rules by name (e.g. :volley_fire). Example: "
+    "6:10:3,4:2:6 for six 75 mm shots and four machine-gun shots")
 TEAMS_HELP = (
     "the target platoon's teams, comma-separated, each kind[:armour][:flags]. kind is "
     "tank, infantry, gun or soft (unarmoured vehicle). A tank gives the armour it is hit "
@@ -54,6 +57,19 @@ class Weapon(NamedTuple):
     firepower: int
     bb: bool = False  # a bunker buster or breakthrough gun
     priority: str = "none"  # the type its team declared as priority target (rule 6)
+    far: bool = False  # its shots are over 40 cm
+    moved: bool = False  # its team moved
+    rof1: bool = False  # a ROF 1 weapon that moved
+    pinned: bool = False  # a ROF 1 weapon whose team is pinned down
+    rules: tuple[str, ...] = ()  # its own shooting special rules
+
+
+# the special rules that change one weapon's to-hit roll (fow.shoot's to_hit_target and
+# to_hit_reroll), which a weapon may carry as its own
+WEAPON_RULES: tuple[str, ...] = (
+    "automatic_rifles", "cupola", "every_shot_counts", "hen_and_chicks", "limited_vision",
+    "semi_indirect_fire", "stabilizers", "tally_ho", "volley_fire")
+WEAPON_FLAGS: tuple[str, ...] = ("bb", "far", "moved", "rof1", "pinned")
 
 
 class Team(NamedTuple):
@@ -100,14 +116,19 @@ def parse_weapons(text: str) -> tuple[Weapon, ...]:
         flags = [f.lower() for f in fields[3:]]
         kinds = [f for f in flags if f in TEAM_NAMES]
         if len(fields) < 3 or len(set(flags)) != len(flags) or len(kinds) > 1 or any(
-                f != "bb" and f not in TEAM_NAMES for f in flags):
-            raise UsageError("{item!r}: give dice:AT:firepower, then if need be bb and one "
-                             "priority type (tank, infantry, gun or soft), e.g. 6:10:3 or "
-                             "6:10:3:bb:infantry", item=item)
+                f not in WEAPON_FLAGS and f not in TEAM_NAMES and f not in WEAPON_RULES
+                for f in flags):
+            raise UsageError("{item!r}: give dice:AT:firepower, then if need be bb, one "
+                             "priority type (tank, infantry, gun or soft), far, moved, rof1, "
+                             "pinned and shooting special rules, e.g. 6:10:3 or "
+                             "6:10:3:bb:infantry:far", item=item)
         out.append(Weapon(whole_number(fields[0], "dice", item, 0, MAX_WEAPON_DICE),
                           whole_number(fields[1], "AT", item, 1, 20),
                           whole_number(fields[2], "firepower", item, 1, 6), "bb" in flags,
-                          kinds[0] if kinds else "none"))
+                          kinds[0] if kinds else "none", "far" in flags,
+                          "moved" in flags or "rof1" in flags, "rof1" in flags,
+                          "pinned" in flags,
+                          tuple(sorted(f for f in flags if f in WEAPON_RULES))))
     return tuple(out)
 
 
@@ -175,8 +196,8 @@ def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Te
         teams[i].kind not in declared, teams[i].armoured,
         min(teams[i].hull, teams[i].turret)))
     taken: list[list[int]] = [[] for _ in teams]
-    if moved and any(weapons[w].bb for w, h in enumerate(hits) if h):
-        slots, pool = _bunker_buster_slots(hits, weapons, teams, order, taken)
+    if any(weapons[w].bb and (moved or weapons[w].moved) for w, h in enumerate(hits) if h):
+        slots, pool = _bunker_buster_slots(hits, weapons, teams, order, taken, moved)
     else:
         share, extra = divmod(total, len(teams))
         slots = [share] * len(teams)
@@ -210,8 +231,8 @@ def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Te
 
 
 def _bunker_buster_slots(hits: tuple[int, ...], weapons: tuple[Weapon, ...],
-                         teams: tuple[Team, ...], order: list[int], taken: list[list[int]]
-                         ) -> tuple[list[int], list[int]]:
+                         teams: tuple[Team, ...], order: list[int], taken: list[list[int]],
+                         moved: bool = True) -> tuple[list[int], list[int]]:
     """Rule 9 in the allocation: the hits of a bunker buster that moved go first, one at
     a time, weapon by weapon, to the team it may hit with the fewest hits so far (the
     earlier in ``order`` on a tie), into ``taken``; with no such team they go nowhere.
@@ -225,14 +246,15 @@ def _bunker_buster_slots(hits: tuple[int, ...], weapons: tuple[Weapon, ...],
         return best
 
     may = [i for i in order if not teams[i].bunker_safe]
-    left = [h if weapons[w].bb else 0 for w, h in enumerate(hits)]
+    busters = [weapons[w].bb and (moved or weapons[w].moved) for w in range(len(hits))]
+    left = [h if busters[w] else 0 for w, h in enumerate(hits)]
     while may and any(left):
         for w, n in enumerate(left):
             if n:
                 taken[place(may)].append(w)
                 left[w] -= 1
     slots = [0] * len(teams)
-    pool = [w for w, h in enumerate(hits) if not weapons[w].bb for _ in range(h)]
+    pool = [w for w, h in enumerate(hits) if not busters[w] for _ in range(h)]
     for _ in pool:
         slots[place(order)] += 1
     return slots, pool
@@ -253,6 +275,10 @@ class MixedParams(RulesParams):
     concealed: bool = Field(False, description="the target is concealed")
     moved: bool = Field(False, description="the shooting teams moved this turn")
     moving_rof1: bool = Field(False, description="the weapon has ROF 1 and moved: +1 to hit")
+    pinned_rof1: bool = Field(False, description="the weapons have ROF 1 and their teams are "
+                              "pinned down: +1 to hit (once, even if they also moved)")
+    hits_before: int = Field(0, ge=0, le=60, description="hits the target platoon already "
+                             "took in this shooting step (pinning counts them all)")
     aspect: Aspect = Field("front", description="tanks: front or side armour hit")
     main_gun: bool = Field(True, description="firing the main gun (not machine-guns)")
     side_arc: bool = Field(False, description="the target is in the shooter's side or rear "
@@ -282,21 +308,24 @@ class MixedParams(RulesParams):
         return self
 
 
-def _as_shot(p: MixedParams, gtg: bool, far: bool) -> ShootParams:
-    """The same shot as ``fow.shoot`` sees it, for its to-hit number and re-rolls: gone
-    to ground when every team is, long range when every team is over 40 cm."""
-    return _shot(p.target_skill, p.concealed, gtg, far, p.moved, p.moving_rof1, p.main_gun,
-                 p.side_arc, p.rules, p.target_rules)
+def _as_shot(p: MixedParams, weapon: Weapon, gtg: bool, far: bool) -> ShootParams:
+    """One weapon's shot as ``fow.shoot`` sees it, for its to-hit number and re-rolls:
+    gone to ground when every team is, long range when every team is over 40 cm or the
+    weapon's shots are; the weapon's own flags and rules on top of the platoon's."""
+    rules = tuple(sorted({*p.rules, *weapon.rules}))
+    return _shot(p.target_skill, p.concealed, gtg, far or weapon.far, p.moved or weapon.moved,
+                 p.moving_rof1 or weapon.rof1, p.pinned_rof1 or weapon.pinned, p.main_gun,
+                 p.side_arc, rules, p.target_rules)
 
 
 @lru_cache(maxsize=256)
 def _shot(skill: str, concealed: bool, gtg: bool, far: bool, moved: bool, moving_rof1: bool,
-          main_gun: bool, side_arc: bool, rules: tuple[str, ...],
+          pinned_rof1: bool, main_gun: bool, side_arc: bool, rules: tuple[str, ...],
           target_rules: tuple[str, ...]) -> ShootParams:
     return ShootParams(target_skill=skill, concealed=concealed,
                        gone_to_ground=gtg, range_cm=41 if far else 40, moved=moved,
-                       moving_rof1=moving_rof1, main_gun=main_gun, side_arc=side_arc,
-                       rules=rules, target_rules=target_rules)
+                       moving_rof1=moving_rof1, pinned_rof1=pinned_rof1, main_gun=main_gun,
+                       side_arc=side_arc, rules=rules, target_rules=target_rules)
 
 
 class Saves(NamedTuple):
@@ -306,9 +335,11 @@ class Saves(NamedTuple):
     improvised_armour: bool = False
 
 
+@lru_cache(maxsize=4096)
 def _hit_spec(team: Team, weapon: Weapon, armour: int, saves: Saves) -> HitSpec:
     heavy = weapon.firepower >= 5
-    return HitSpec(target=team.kind, armour=armour + (1 if team.far and team.armoured else 0),
+    far = (team.far or weapon.far) and team.armoured
+    return HitSpec(target=team.kind, armour=armour + (1 if far else 0),
                    at=weapon.at, firepower=weapon.firepower, dug_in=team.dug,
                    gone_to_ground=team.gtg, schurzen=saves.schurzen and heavy,
                    improvised_armour=saves.improvised_armour and heavy,
@@ -318,9 +349,12 @@ def _hit_spec(team: Team, weapon: Weapon, armour: int, saves: Saves) -> HitSpec:
 _WORST = {"destroyed": 2, "bailed_out": 1, "unharmed": 0}
 
 
+@lru_cache(maxsize=4096)
 def _team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
                saves: Saves) -> Any:
-    """The rolls one team makes for the hits it took; its worst result."""
+    """The rolls one team makes for the hits it took; its worst result. The same function
+    for the same team and hits (cached, and :func:`fixed`): the exact driver keys its
+    distribution once."""
     groups = tuple((weapons[w], took.count(w)) for w in sorted(set(took)))
 
     def chain(d: Dice) -> str:
@@ -338,7 +372,7 @@ def _team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
                         worst = res
         return worst
 
-    return chain
+    return fixed(chain)
 
 
 def _gun_tank_plan(d: Dice, counts: tuple[int, ...], weapons: tuple[Weapon, ...],
@@ -349,7 +383,7 @@ def _gun_tank_plan(d: Dice, counts: tuple[int, ...], weapons: tuple[Weapon, ...]
     the other teams, each by :func:`allocate`. Without both, the plain allocation."""
     gun = [i for i, team in enumerate(teams) if team.gt]
     if not gun or len(gun) == len(teams):
-        return allocate(counts, weapons, teams, priority, moved)
+        return _allocated(counts, weapons, teams, priority, moved)
     to_gun = []
     for weapon, count in zip(weapons, counts, strict=True):
         to_gun.append(int(d.pool(
@@ -360,16 +394,21 @@ def _gun_tank_plan(d: Dice, counts: tuple[int, ...], weapons: tuple[Weapon, ...]
     plan: list[tuple[int, ...]] = [()] * len(teams)
     for members, hits in ((gun, to_gun), (rest, [c - g for c, g in zip(counts, to_gun,
                                                                         strict=True)])):
-        part = allocate(tuple(hits), weapons, tuple(teams[i] for i in members), priority,
-                        moved)
+        part = _allocated(tuple(hits), weapons, tuple(teams[i] for i in members), priority,
+                          moved)
         for i, took in zip(members, part, strict=True):
             plan[i] = took
     return tuple(plan)
 
 
-def _hit_names(weapons: tuple[Weapon, ...], took: tuple[int, ...]) -> list[Msg]:
-    return [msg("{k} × (AT {at}, firepower {fp}+)", k=took.count(w), at=weapons[w].at,
-                fp=weapons[w].firepower) for w in sorted(set(took))]
+_allocated = lru_cache(maxsize=8192)(allocate)
+"""The allocation, memoised: exact odds ask for the same hits in many paths."""
+
+
+@lru_cache(maxsize=4096)
+def _hit_names(weapons: tuple[Weapon, ...], took: tuple[int, ...]) -> tuple[Msg, ...]:
+    return tuple(msg("{k} × (AT {at}, firepower {fp}+)", k=took.count(w), at=weapons[w].at,
+                fp=weapons[w].firepower) for w in sorted(set(took)))
 
 
 def _cost(p: MixedParams) -> int:
@@ -410,9 +449,14 @@ def _cost(p: MixedParams) -> int:
          "hits are dealt a team at a time, weapon by weapon (rule 5). A tank with a "
          "different "
          "hull and turret armour counts the weaker for allocation; each hit then rolls 4+ "
-         "for the turret (rule 7). The to-hit roll is shared, as in fow.shoot: +1 for gone "
-         "to ground when every team is concealed and gone to ground, +1 for range when "
-         "every team is over 40 cm; far tanks get +1 armour. The sources say nothing of a "
+         "for the turret (rule 7). Each weapon rolls to hit with its own number (the "
+         "article: each shooting team finds its own easiest target), as fow.shoot works "
+         "it out: +1 for gone to ground when every team is concealed and gone to ground, "
+         "+1 for range when every team is over 40 cm or the weapon is flagged far, and "
+         "the weapon's own flags (moved, rof1, pinned) and special rules on top of the "
+         "platoon's; far tanks, and tanks hit by a far weapon, get +1 armour. Pinning "
+         "counts every hit of the shooting step (reference card, shooting step 9): "
+         "hits_before adds the hits of earlier shots. The sources say nothing of a "
          "tank already bailed out that is bailed out again: it counts as bailed out. "
          "Special rules work as in fow.shoot (to-hit modifiers and re-rolls, Schürzen and "
          "Improvised Armour against firepower 5 or 6, Quality of Quantity). Gun tanks (rule "
@@ -426,14 +470,17 @@ def _cost(p: MixedParams) -> int:
          "but still count toward pinning (our reading: the article is silent).")
 def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
     weapons, teams = parse_weapons(p.weapons), parse_teams(p.teams)
-    shot = _as_shot(p, all(x.gtg for x in teams), all(x.far for x in teams))
-    t = to_hit_target(shot)
-    reroll, why = to_hit_reroll(shot)
-    if why:
-        d.note("fow.shoot_mixed.reroll", "{name}: failed to-hit rolls are re-rolled",
-               name=msg(why))
+    gtg, far = all(x.gtg for x in teams), all(x.far for x in teams)
     hits: list[Any] = []
-    for weapon in weapons:
+    noted: set[str] = set()
+    for weapon in weapons:  # each weapon its own to-hit number and re-rolls
+        shot = _as_shot(p, weapon, gtg, far)
+        t = to_hit_target(shot)
+        reroll, why = to_hit_reroll(shot)
+        if why and why not in noted:
+            noted.add(why)
+            d.note("fow.shoot_mixed.reroll", "{name}: failed to-hit rolls are re-rolled",
+                   name=msg(why))
         hits.append(d.pool(weapon.dice, t, rule="fow.shoot_mixed.to_hit",
                            what=msg("to hit with AT {at} firepower {fp}+", at=weapon.at,
                                     fp=weapon.firepower), reroll=reroll))
@@ -467,9 +514,8 @@ def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
         destroyed = destroyed + res["destroyed"]
         bailed = bailed + res["bailed_out"]
     total = sum(counts)
-    pin_at = 10 if p.target_has("quality_of_quantity") else 5
     return {"hits": total, "destroyed": destroyed, "bailed_out": bailed,
-            "pinned": total >= pin_at}
+            "pinned": pinned(d, p, total, p.hits_before, "fow.shoot_mixed")}
 
 
 PROCEDURES = (shoot_mixed,)

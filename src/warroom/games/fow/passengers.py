@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from functools import lru_cache
+from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, model_validator
 
-from warroom.engine.context import Dice
+from warroom.engine.context import Dice, fixed
 from warroom.engine.messages import msg
-from warroom.engine.procedure import outcome, procedure
+from warroom.engine.procedure import OutcomeField, outcome, procedure
 from warroom.engine.steps import Target
-from warroom.games.fow.common import Motivation, motivation_target
+from warroom.games.fow.common import LABELS, Motivation, motivation_target, team_chain
+from warroom.games.fow.shooting import ShootParams, hit_spec, pinned, to_hit_reroll, to_hit_target
 from warroom.games.fow.special_rules.params import RulesParams
 
 
@@ -25,6 +27,10 @@ class PassengerParams(RulesParams):
     motivation: Motivation = Field("confident", description="the transport platoon's "
                                    "motivation (armoured transports)")
     reroll: bool = Field(False, description="re-roll a failed motivation test")
+    time_on_target: bool = Field(False, description="the vehicle was hit by a Time on Target "
+                                 "bombardment: successful passenger saves are re-rolled")
+    room: int = Field(8, ge=0, le=8, description="passenger teams that have room to dismount "
+                      "under fire; survivors beyond it are destroyed")
 
     @model_validator(mode="after")
     def _consistent(self) -> PassengerParams:
@@ -33,12 +39,94 @@ class PassengerParams(RulesParams):
         return self
 
 
-def _passenger_chain(k: int, at: int = 5) -> Any:
+NOTE = ("Armoured transport: passengers save only if the vehicle is destroyed, one 5+ save "
+        "per hit that destroyed it; then the transport platoon tests motivation: passed, the "
+        "passengers stay aboard (or remount); failed, everyone dismounts under fire and the "
+        "transports go to the rear. Unarmoured transport: the vehicle saves on 5+ per hit and"
+        " every passenger saves on 5+ per hit either way; if the vehicle is destroyed the "
+        "passengers dismount under fire, the platoon is pinned and all its unarmoured "
+        "transports are destroyed. Tank riders: each rider saves on 5+ per hit on the tank, "
+        "with no firepower test, and the survivors dismount. Pinning the riders' platoon "
+        "follows the published dismounting-under-fire rule. In this procedure `rules` are the"
+        " passengers' side's: Tank Rider Companies save on 3+ and stay aboard. Time on "
+        "Target: every team hit by it, and its passengers, re-roll successful saves (US "
+        "article); time_on_target says the hits came from one. Survivors that must dismount "
+        "under fire with no room are destroyed (article on the effects of hits): room says "
+        "how many have room.")
+
+
+@lru_cache(maxsize=64)
+def _passenger_chain(k: int, at: int = 5, tot: bool = False) -> Any:
     def chain(d: Dice) -> str:
         saved = d.pool(k, Target.of(at, msg("passenger save")), rule="fow.passengers.save",
-                       what="passenger saves")
+                       what="passenger saves", reroll="hits" if tot else "none")
         return "destroyed" if saved < k else "safe"
-    return chain
+    return fixed(chain)
+
+
+class Fate(NamedTuple):
+    """What happens to the passengers of one vehicle that was hit."""
+
+    transport: str  # armoured | unarmoured | tank
+    passengers: int
+    motivation: str = "confident"
+    reroll: bool = False
+    tot: bool = False  # Time on Target: successful saves re-rolled
+    room: int = 8
+    rules: tuple[str, ...] = ()  # the passengers' side's special rules
+
+
+def passenger_fate(d: Dice, f: Fate, hits: Any, vehicle: str) -> dict[str, Any]:
+    """The passengers' saves and dismounting for a vehicle that took ``hits`` hits
+    (armoured: the hits that destroyed it) with the result ``vehicle`` (destroyed,
+    bailed_out or unharmed; an unarmoured transport rolls its own saves when ``vehicle``
+    is empty)."""
+    labels = ("destroyed", "safe")
+    if f.tot:
+        d.note("fow.passengers.tot", "Time on Target: successful passenger saves are re-rolled")
+    if f.transport == "armoured":
+        lost: Any = 0
+        if vehicle == "destroyed" and int(hits):
+            lost = d.each(f.passengers, _passenger_chain(int(hits), 5, f.tot), labels,
+                          rule="fow.passengers.save", what="passenger team")["destroyed"]
+        ok = vehicle == "unharmed" or d.test(
+            motivation_target(f.motivation, f.rules), rule="fow.passengers.motivation",
+            what="transport platoon motivation test", reroll=f.reroll)
+        destroyed = vehicle == "destroyed"
+        dismount = destroyed or not ok
+        return _no_room(d, f, lost, dismount, destroyed, dismount, not ok)
+    if f.transport == "unarmoured":
+        gone = vehicle == "destroyed"
+        if not vehicle:
+            saved = d.pool(hits, Target.of(5, msg("unarmoured vehicle save")),
+                           rule="fow.passengers.vehicle", what="vehicle saves")
+            gone = saved < hits
+        lost = d.each(f.passengers, _passenger_chain(int(hits), 5, f.tot), labels,
+                      rule="fow.passengers.save", what="passenger team")["destroyed"] if int(
+            hits) else 0
+        return _no_room(d, f, lost, gone, gone, gone, False)
+    riders = "tank_rider_companies" in f.rules
+    if riders:
+        d.note("fow.passengers.riders", "tank rider company: saves on 3+ and stays aboard")
+    if not int(hits):
+        return _no_room(d, f, 0, False, False, False, False)
+    lost = d.each(f.passengers, _passenger_chain(int(hits), 3 if riders else 5, f.tot), labels,
+                  rule="fow.passengers.save", what="rider team")["destroyed"]
+    return _no_room(d, f, lost, not riders, False, not riders, False)
+
+
+def _no_room(d: Dice, f: Fate, lost: Any, dismount: bool, destroyed: bool, pinned: bool,
+             rear: bool) -> dict[str, Any]:
+    """Survivors dismounting under fire with no room are destroyed (article part 5)."""
+    if dismount and f.room < f.passengers:
+        over = f.passengers - int(lost) - f.room
+        if over > 0:
+            d.note("fow.passengers.room", "no room to dismount: one more passenger team is "
+                   "destroyed" if over == 1 else "no room to dismount: {n} more passenger "
+                   "teams are destroyed", n=over)
+            lost = int(lost) + over
+    return {"passengers_destroyed": lost, "transport_destroyed": destroyed,
+            "dismounted": dismount, "pinned": pinned, "sent_to_rear": rear}
 
 
 @procedure(
@@ -52,46 +140,97 @@ def _passenger_chain(k: int, at: int = 5) -> Any:
                     ("pinned", "bool", "the passengers' platoon is pinned down"),
                     ("sent_to_rear", "bool", "armoured transports: the failed motivation "
                      "test sends the platoon's transports to the rear")),
-    source="seed 002: 'Jak się gra we Flames of War' part 5",
-    note="Armoured transport: passengers save only if the vehicle is destroyed, one 5+ save "
-         "per hit that destroyed it; then the transport platoon tests motivation: passed, "
-         "the passengers stay aboard (or remount); failed, everyone dismounts under fire and "
-         "the transports go to the rear. Unarmoured transport: the vehicle saves on 5+ per "
-         "hit and every passenger saves on 5+ per hit either way; if the vehicle is "
-         "destroyed the passengers dismount under fire, the platoon is pinned and all its "
-         "unarmoured transports are destroyed. Tank riders: each rider saves on 5+ per hit "
-         "on the tank, with no firepower test, and the survivors dismount. Pinning the "
-         "riders' platoon follows the published dismounting-under-fire rule. In this procedure "
-         "`rules` are the passengers' side's: Tank Rider Companies save on 3+ and stay "
-         "aboard.")
+    source="FoW article on the effects of hits (passengers, dismounting under fire); "
+           "US article (Time on Target)",
+    note=NOTE)
 def passengers(p: PassengerParams, d: Dice) -> dict[str, Any]:
-    labels = ("destroyed", "safe")
+    f = Fate(p.transport, p.passengers, p.motivation, p.reroll, p.time_on_target, p.room,
+             p.rules)
     if p.transport == "armoured":
-        lost: Any = 0
-        if p.vehicle_result == "destroyed":
-            lost = d.each(p.passengers, _passenger_chain(p.hits), labels,
-                          rule="fow.passengers.save", what="passenger team")["destroyed"]
-        ok = d.test(motivation_target(p.motivation, p.rules), rule="fow.passengers.motivation",
-                    what="transport platoon motivation test", reroll=p.reroll)
-        destroyed = p.vehicle_result == "destroyed"
-        dismount = destroyed or not ok
-        return {"passengers_destroyed": lost, "transport_destroyed": destroyed,
-                "dismounted": dismount, "pinned": dismount, "sent_to_rear": not ok}
-    if p.transport == "unarmoured":
-        saved = d.pool(p.hits, Target.of(5, msg("unarmoured vehicle save")),
-                       rule="fow.passengers.vehicle", what="vehicle saves")
-        gone = saved < p.hits
-        lost = d.each(p.passengers, _passenger_chain(p.hits), labels,
-                      rule="fow.passengers.save", what="passenger team")["destroyed"]
-        return {"passengers_destroyed": lost, "transport_destroyed": gone,
-                "dismounted": gone, "pinned": gone, "sent_to_rear": False}
-    riders = p.has("tank_rider_companies")
-    if riders:
-        d.note("fow.passengers.riders", "tank rider company: saves on 3+ and stays aboard")
-    lost = d.each(p.passengers, _passenger_chain(p.hits, 3 if riders else 5), labels,
-                  rule="fow.passengers.save", what="rider team")["destroyed"]
-    return {"passengers_destroyed": lost, "transport_destroyed": False,
-            "dismounted": not riders, "pinned": not riders, "sent_to_rear": False}
+        return passenger_fate(d, f, p.hits, p.vehicle_result)
+    return passenger_fate(d, f, p.hits, "")
 
 
-PROCEDURES = (passengers,)
+class TransportShotParams(ShootParams):
+    target: Literal["tank", "soft"] = Field(
+        "tank", description="tank (an armoured transport, or a tank with riders) or soft "
+        "(an unarmoured transport)")
+    teams: int = Field(1, ge=1, le=1, description="the one transport shot at")
+    passengers: int = Field(2, ge=1, le=8, description="passenger teams riding in (or on) "
+                            "the vehicle shot at")
+    riders: bool = Field(False, description="target=tank: the passengers ride on a tank "
+                         "rather than inside an armoured transport")
+    motivation: Motivation = Field("confident", description="the transport platoon's "
+                                   "motivation (armoured transports)")
+    reroll: bool = Field(False, description="re-roll a failed motivation test")
+    room: int = Field(8, ge=0, le=8, description="passenger teams that have room to dismount "
+                      "under fire; survivors beyond it are destroyed")
+
+    @model_validator(mode="after")
+    def _transport(self) -> TransportShotParams:
+        if self.riders and self.target != "tank":
+            raise ValueError("riders ride on tanks: target=tank")
+        return self
+
+
+@procedure(
+    "fow.shoot_transport", title="Shooting at a transport and its passengers",
+    summary="Shoot at one vehicle as fow.shoot does, then its passengers' saves, "
+            "dismounting under fire and the transport platoon's motivation test, in one "
+            "answer.",
+    params=TransportShotParams,
+    outcome=outcome(("hits", "int", "hits on the vehicle"),
+                    OutcomeField("transport", "str", "what the hits did to the vehicle",
+                                 ("destroyed", "bailed_out", "unharmed")),
+                    ("passengers_destroyed", "int", "passenger teams destroyed"),
+                    ("dismounted", "bool", "the survivors dismount under fire"),
+                    ("pinned", "bool", "the platoon is pinned down (5 hits in the step, or "
+                     "dismounting under fire)"),
+                    ("sent_to_rear", "bool", "armoured transports: the failed motivation "
+                     "test sends the platoon's transports to the rear")),
+    source="FoW article on shooting; FoW article on the effects of hits (passengers, "
+           "dismounting under fire); FoW reference card, shooting",
+    note="The shot is fow.shoot's at one vehicle (teams=1). An armoured transport (target="
+         "tank) rolls each hit's armour save and firepower test; its passengers save on 5+ "
+         "once per hit that destroyed it (our reading of 'as many times as the hits that "
+         "destroyed it'), then, if it was destroyed or bailed out, the transport platoon "
+         "tests motivation as fow.passengers does. Riders on a tank (riders=true) save on "
+         "5+ once per hit on the tank and dismount. An unarmoured transport (target=soft) "
+         "saves on 5+ per hit and its passengers on 5+ per hit either way. Survivors "
+         "dismounting with no room are destroyed (room). target_rules are the target "
+         "side's, passengers included (Tank Rider Companies).")
+def shoot_transport(p: TransportShotParams, d: Dice) -> dict[str, Any]:
+    n = 2 * p.dice if p.target_at_double else p.dice
+    if n != p.dice:
+        d.note("fow.shoot.dice", "target moved at the double: one die becomes 2"
+               if p.dice == 1 else "target moved at the double: {dice} dice become {n}",
+               dice=p.dice, n=n)
+    reroll, why = to_hit_reroll(p)
+    if why:
+        d.note("fow.shoot.reroll", "{name}: failed to-hit rolls are re-rolled", name=msg(why))
+    hits = int(d.pool(n, to_hit_target(p), rule="fow.shoot.to_hit", what="to hit",
+                      reroll=reroll))
+    spec = hit_spec(p, "fow.shoot_transport")
+    vehicle = "unharmed"
+    killing: Any = hits
+    if hits and p.target == "tank":
+        res = d.each(hits, team_chain(spec, 1), LABELS, rule="fow.shoot_transport.hit",
+                     what="hit")
+        killing = int(res["destroyed"])
+        vehicle = "destroyed" if killing else "bailed_out" if int(res["bailed_out"]) \
+            else "unharmed"
+    elif hits:
+        vehicle = "destroyed" if d.one(team_chain(spec, hits), LABELS,
+                                       rule="fow.shoot_transport.vehicle",
+                                       what="vehicle saves") == "destroyed" else "unharmed"
+    kind = "unarmoured" if p.target == "soft" else "tank" if p.riders else "armoured"
+    fate = Fate(kind, p.passengers, p.motivation, p.reroll, False, p.room, p.target_rules)
+    out = passenger_fate(d, fate, killing if kind == "armoured" else hits, vehicle)
+    return {"hits": hits, "transport": vehicle,
+            "passengers_destroyed": out["passengers_destroyed"],
+            "dismounted": out["dismounted"],
+            "pinned": out["pinned"] or pinned(d, p, hits, p.hits_before, "fow.shoot"),
+            "sent_to_rear": out["sent_to_rear"]}
+
+
+PROCEDURES = (passengers, shoot_transport)

@@ -33,6 +33,10 @@ class ShootParams(RulesParams):
     range_cm: int = Field(20, ge=0, le=400, description="range in cm (over 40: +1 to hit, "
                           "+1 armour for tanks)")
     moving_rof1: bool = Field(False, description="the weapon has ROF 1 and moved: +1 to hit")
+    pinned_rof1: bool = Field(False, description="the weapon has ROF 1 and its team is "
+                              "pinned down: +1 to hit (once, even if it also moved)")
+    hits_before: int = Field(0, ge=0, le=60, description="hits the target platoon already "
+                             "took in this shooting step (pinning counts them all)")
     target_at_double: bool = Field(False, description="the target moved at the double: "
                                    "the attack dice are doubled")
     target: TargetType = Field("infantry", description="tank, infantry, gun or soft "
@@ -70,8 +74,11 @@ def to_hit_target(p: ShootParams) -> Target:
     t = t.plus(1 if p.concealed and p.gone_to_ground else 0, msg("gone to ground"))
     t = t.plus(1 if p.range_cm > LONG_RANGE_CM else 0, msg("range over 40 cm"))
     tally_ho = p.has("tally_ho") and p.range_cm <= LONG_RANGE_CM
-    if p.moving_rof1 and not p.has("automatic_rifles") and not tally_ho:
-        t = t.plus(1, msg("ROF 1 weapon moved"))
+    moving = p.moving_rof1 and not tally_ho
+    if (moving or p.pinned_rof1) and not p.has("automatic_rifles"):
+        # the usual +1 for a ROF 1 weapon, moving or pinned (US article, Automatic
+        # Rifles), taken once
+        t = t.plus(1, msg("ROF 1 weapon moved") if moving else msg("ROF 1 weapon pinned down"))
     elif p.moved and p.has("stabilizers") and not p.moving_rof1:
         t = t.plus(1, msg("Stabilizers: full ROF on the move"))
     if p.side_arc and p.has("limited_vision") and not p.has("cupola"):
@@ -123,8 +130,11 @@ def hit_spec(p: ShootParams, rule: str) -> HitSpec:
          "armour save; Improvised Armour a 5+ save (card). Volley Fire and Semi-indirect "
          "Fire re-roll misses when the shooters did not move (within / beyond 40 cm). Hen "
          "and Chicks: +1 for main guns that moved. Stabilizers: +1 moving at full ROF. "
-         "Automatic Rifles ignore the ROF 1 moving penalty. Limited Vision: +1 to hit a "
-         "target in the side or rear arc, unless the tank has a Cupola (card).")
+         "A ROF 1 weapon takes +1 to hit when it moved or when its team is pinned down (the "
+         "US article calls it the usual +1, moving or pinned), once; Automatic Rifles "
+         "ignore it. Pinning counts every hit of the shooting step (reference card, "
+         "shooting step 9): hits_before adds the hits of earlier shots. Limited Vision: "
+         "+1 to hit a target in the side or rear arc, unless the tank has a Cupola (card).")
 def shoot(p: ShootParams, d: Dice) -> dict[str, Any]:
     n = p.dice
     if p.target_at_double and n:
@@ -138,9 +148,20 @@ def shoot(p: ShootParams, d: Dice) -> dict[str, Any]:
         d.note("fow.shoot.reroll", "{name}: failed to-hit rolls are re-rolled", name=msg(why))
     hits = d.pool(n, t, rule="fow.shoot.to_hit", what="to hit", reroll=reroll)
     destroyed, bailed = resolve_spread(d, hits, p.teams, hit_spec(p, "fow.shoot"))
-    pin_at = 10 if p.target_has("quality_of_quantity") else 5
     return {"hits": hits, "destroyed": destroyed, "bailed_out": bailed,
-            "pinned": hits >= pin_at}
+            "pinned": pinned(d, p, hits, p.hits_before, "fow.shoot")}
+
+
+def pinned(d: Dice, p: RulesParams, hits: Any, before: int, rule: str) -> Any:
+    """Pinned down by the hits of the whole shooting step (reference card, shooting step
+    9): this shot's ``hits`` and the ``before`` of earlier shots in the step."""
+    pin_at = 10 if p.target_has("quality_of_quantity") else 5
+    if before:
+        d.note(f"{rule}.pinned", "with one hit earlier in this shooting step, the platoon is "
+               "pinned down at {pin} hits in all" if before == 1 else "with {n} hits earlier "
+               "in this shooting step, the platoon is pinned down at {pin} hits in all",
+               n=before, pin=pin_at)
+    return hits + before >= pin_at
 
 
 class AllocateParams(RulesParams):

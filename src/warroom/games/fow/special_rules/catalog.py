@@ -200,8 +200,9 @@ RULES: tuple[SpecialRule, ...] = (
        "When British platoons test motivation to counterattack, one re-roll may be made and "
        "its result applies to every platoon that failed.",
        ("fow.british_bulldog", "fow.assault"), "implemented",
-       "fow.british_bulldog resolves several platoons' counterattack tests with one shared "
-       "re-roll (a die per motivation group, as the article applies one result to all)."),
+       "fow.british_bulldog: one die is the original roll of every platoon testing to "
+       "counterattack, and one re-roll counts for every platoon that failed it (the "
+       "article re-rolls 'the result' of 'the original roll')."),
     _r("carry_on_sergeant", "Carry on, Sergeant!", "british",
        "A platoon without its commander may still charge and consolidate, and its assaulting "
        "teams need not stay in command.",
@@ -321,7 +322,8 @@ RULES: tuple[SpecialRule, ...] = (
        ("fow.shoot", "fow.shoot_mixed", "fow.air", "fow.assault"), "implemented",
        "A bombardment is unchanged (any hit pins). With 15 or more assaulting infantry "
        "teams it needs 10 defensive fire hits to be pinned. The Komissar and attached "
-       "teams count."),
+       "teams count. Our reading: aircraft need 10 hits too, as the article keeps the "
+       "single-hit pin for artillery bombardments only."),
     _r("roll_up_the_guns", "Roll Up the Guns", "soviet",
        "Soviet medium and heavy guns and staff teams move as light guns."),
     _r("shtraf", "Shtraf Companies", "soviet",
@@ -376,7 +378,10 @@ RULES: tuple[SpecialRule, ...] = (
        category="movement", source="card"),
     _r("wide_tracks", "Wide Tracks", "general",
        "A bogged tank frees itself automatically on a 4+.",
-       ("fow.unbog",), "implemented", category="movement", source="card"),
+       ("fow.bogging", "fow.unbog"), "implemented",
+       "Also straight after a failed bogging check: the tank rolls 4+ to free itself at "
+       "once (German article, Clever Hans!, which re-rolls the check first).",
+       category="movement", source="card"),
     # --- Shooting ----------------------------------------------------------------
     _r("awkward_layout", "Awkward Layout", "general", "Cannot shoot after moving.",
        category="shooting", source="card"),
@@ -387,7 +392,8 @@ RULES: tuple[SpecialRule, ...] = (
        "A further 5+ save against firepower 5+ or 6 weapons after a failed armour save.",
        ("fow.shoot", "fow.shoot_mixed", "fow.artillery", "fow.air"), "implemented",
        "Card only; by the published rules it works like Schürzen on any aspect, after a "
-       "failed armour save.", category="shooting", source="card"),
+       "failed armour save. Our reading: top armour too (bombardments and aircraft), as "
+       "the card names no aspect.", category="shooting", source="card"),
     _r("no_he", "No HE", "general", "Can only hit vehicles.", category="shooting",
        source="card"),
     _r("passenger_fired_weapons", "Passenger-fired Weapons", "general",

@@ -14,7 +14,6 @@ from warroom.engine.context import Dice
 from warroom.engine.messages import Msg
 from warroom.engine.procedure import OutcomeField, Procedure, outcome, procedure
 from warroom.games.fow.special_rules.common import (
-    MOTIVATIONS,
     Motivation,
     Skill,
     motivation_target,
@@ -103,33 +102,37 @@ class BulldogParams(RulesParams):
         ("rerolled", "bool", "the Bulldog re-roll was used"),
     ),
     source=SOURCE_GB,
-    note="Platoons with the same motivation are rolled together. The one re-rolled die is "
-         "compared with each failed platoon's own number. Re-rolling cannot make a failed "
-         "platoon worse, so it is always taken when any failed. The card's summary (re-roll "
-         "failed counterattack tests) agrees.",
+    note="The article re-rolls the result of the original roll: one die decides the "
+         "counterattack test of every platoon testing, each against its own motivation; "
+         "if any failed, one re-rolled die counts for every platoon that failed. Platoons "
+         "alike therefore all pass or all fail. Re-rolling cannot make a failed platoon "
+         "worse, so it is always taken when any failed. The card's summary (re-roll failed "
+         "counterattack tests) agrees.",
 )
 def british_bulldog(p: BulldogParams, d: Dice) -> dict[str, Any]:
-    groups = [(m, p.motivations.count(m)) for m in reversed(MOTIVATIONS)
-              if m in p.motivations]
-    failed: list[tuple[int, int]] = []  # (target number, how many failed)
-    passed_total = 0
-    for m, n in groups:
-        t = motivation_target(m, p.rules)
-        passed = d.pool(n, t, rule="fow.british_bulldog.test",
-                        what="counterattack motivation tests")
-        passed_total = passed_total + passed
-        failed.append((t.final, n - passed))
-    failed_total = sum(f for _, f in failed)
-    if failed_total == 0:
-        return {"counterattack": passed_total, "break_off": 0, "rerolled": False}
-    face = d.die(rule="fow.british_bulldog.reroll",
-                 what="British Bulldog re-roll for every platoon that failed")
-    saved = sum(f for at, f in failed if face >= at)
+    needs = [motivation_target(m, p.rules) for m in p.motivations]
+    alike = len({t.final for t in needs}) == 1
+    face = d.die(rule="fow.british_bulldog.test",
+                 what="counterattack motivation test, one die for every platoon",
+                 target=needs[0] if alike else None)
+    passed = sum(1 for t in needs if face >= t.final)
+    failed = len(needs) - passed
+    if len(needs) == 1:
+        d.note("fow.british_bulldog.test", "The roll of {face} passes." if passed else
+               "The roll of {face} fails.", face=face)
+    else:
+        d.note("fow.british_bulldog.test", "The roll of {face} passes {n} of {total} "
+               "platoons.", face=face, n=passed, total=len(needs))
+    if failed == 0:
+        return {"counterattack": passed, "break_off": 0, "rerolled": False}
+    again = d.die(rule="fow.british_bulldog.reroll",
+                  what="British Bulldog re-roll for every platoon that failed",
+                  target=needs[0] if alike else None)
+    saved = sum(1 for t in needs if face < t.final <= again)
     d.note("fow.british_bulldog.result",
            "The re-roll of {face} turns {n} failed platoons into counterattackers.",
-           face=face, n=saved)
-    return {"counterattack": passed_total + saved, "break_off": failed_total - saved,
-            "rerolled": True}
+           face=again, n=saved)
+    return {"counterattack": passed + saved, "break_off": failed - saved, "rerolled": True}
 
 
 # --- Tank Destroyers: Seek, Strike and Destroy --------------------------------------
