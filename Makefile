@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck pytest bench install dev clean help
+.PHONY: run test lint typecheck pytest bench install dev clean help screenshots
 
 help:
 	@echo "make run    - install and start warroom"
@@ -47,6 +47,9 @@ test: dev
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy src benchmarks
 	$(BIN)/pytest
+
+screenshots: dev  ## refresh docs/screenshots/ (the browser tests write elsewhere otherwise)
+	WARROOM_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/pytest -q -m browser
 
 bench: dev
 	$(BIN)/python benchmarks/run.py

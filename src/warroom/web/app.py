@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from warroom.errors import (
     ErrorText,
@@ -109,6 +111,20 @@ def create_app(database: str | Path | None = None) -> FastAPI:
 
             message = text.render(translator(page_lang(request)))
         return _error(request, 422, message, parameter)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        # a mistyped address on a page gets a page in its language with a way back;
+        # the JSON API keeps FastAPI's JSON answer
+        if not _wants_html(request) or exc.status_code < 400:
+            return await http_exception_handler(request, exc)
+        from warroom.web.lang import translator
+        from warroom.web.templating import page_lang
+
+        tr = translator(page_lang(request))
+        message = (tr("There is no page at this address: the link may be mistyped.")
+                   if exc.status_code == 404 and exc.detail == "Not Found" else tr(str(exc.detail)))
+        return _error(request, exc.status_code, message, None)
 
     @app.exception_handler(WarroomError)
     async def _internal(request: Request, exc: WarroomError) -> Response:
