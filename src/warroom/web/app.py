@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -227,6 +229,20 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
 
             message = text.render(translator(page_lang(request)))
         return _error(request, 422, message, parameter)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        # a mistyped address on a page gets a page in its language with a way back;
+        # the JSON API keeps FastAPI's JSON answer
+        if not _wants_html(request) or exc.status_code < 400:
+            return await http_exception_handler(request, exc)
+        from warroom.web.lang import translator
+        from warroom.web.templating import page_lang
+
+        tr = translator(page_lang(request))
+        message = (tr("There is no page at this address: the link may be mistyped.")
+                   if exc.status_code == 404 and exc.detail == "Not Found" else tr(str(exc.detail)))
+        return _error(request, exc.status_code, message, None)
 
     @app.exception_handler(WarroomError)
     async def _internal(request: Request, exc: WarroomError) -> Response:

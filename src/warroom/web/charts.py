@@ -20,22 +20,32 @@ JOINT_ROWS = 40
 """Whole outcomes a page lists (the most likely) unless all are asked for."""
 
 
+def _exact(q: Fraction | None) -> str:
+    q = q if q is not None else Fraction(0)
+    return f"{q.numerator}/{q.denominator}"
+
+
 @dataclass(frozen=True)
 class Row:
-    """One value of an outcome field with its exact chance (and "at least" chance)."""
+    """One value of an outcome field with its exact chance, and for numbers and ordered
+    results the chance of "at least" and "at most" that value."""
 
     value: Any
     p: Fraction
     at_least: Fraction | None = None
+    at_most: Fraction | None = None
 
     @property
     def exact(self) -> str:
-        return f"{self.p.numerator}/{self.p.denominator}"
+        return _exact(self.p)
 
     @property
     def at_least_exact(self) -> str:
-        q = self.at_least if self.at_least is not None else Fraction(0)
-        return f"{q.numerator}/{q.denominator}"
+        return _exact(self.at_least)
+
+    @property
+    def at_most_exact(self) -> str:
+        return _exact(self.at_most)
 
 
 @dataclass(frozen=True)
@@ -46,27 +56,81 @@ class FieldView:
     numeric: bool
     rows: tuple[Row, ...]
     mean: Fraction | None
+    ordered: bool = False
+    """Text results in a declared order, most severe first (an ASL IFT result from KIA
+    to '-'): "at least MC" is MC or anything listed before it."""
+
+    @property
+    def cumulative(self) -> bool:
+        """Whether the rows have "at least" and "at most" chances."""
+        return self.numeric or self.ordered
 
     @property
     def chart_rows(self) -> tuple[Row, ...]:
         return trim(self.rows)
 
+    @property
+    def summary(self) -> list[tuple[str, Any, Fraction]]:
+        """What the compact bar on a phone shows of this field: for a count, the chance
+        of at least one (or of its smallest value above 0); for yes/no, the chance of
+        yes; otherwise the two likeliest results. Each item is (kind, value, chance),
+        kind being "at least" or "" (exactly)."""
+        if self.numeric:
+            key = next((r for r in self.rows if r.value > 0 and r.at_least is not None),
+                       None)
+            return [("at least", key.value, key.at_least)] if key and key.at_least else []
+        values = {r.value for r in self.rows}
+        if values <= {True, False}:
+            return [("", True, next((r.p for r in self.rows if r.value is True),
+                                    Fraction(0)))]
+        likeliest = sorted(self.rows, key=lambda r: -r.p)[:2]
+        return [("", r.value, r.p) for r in likeliest]
+
+
+def short_pct(p: Fraction | float) -> str:
+    """A chance in at most four characters, for a label above a bar: 74%, 2.8%, <1%."""
+    x = float(p) * 100
+    if x == 0:
+        return "0"
+    if x < 0.95:
+        return "<1%" if x < 0.5 else "1%"
+    return f"{x:.1f}%" if x < 9.95 else f"{x:.0f}%"
+
+
+def _running(chances: Sequence[Fraction]) -> list[Fraction]:
+    """The running totals of ``chances`` (the first, the first two, ...)."""
+    out, total = [], Fraction(0)
+    for p in chances:
+        total += p
+        out.append(total)
+    return out
+
 
 def views(dist: Distribution) -> list[FieldView]:
     """One view per outcome field, or per unit of a field listing units (see
-    :meth:`Distribution.parts`): its chances, and "at least N" and the mean for numbers."""
+    :meth:`Distribution.parts`): its chances, with "at least" and "at most" for numbers
+    and for text results in a declared order (most severe first), and the mean for
+    numbers."""
+    orders = {name: dist.orders[i] for i, name in enumerate(dist.fields)
+              if i < len(dist.orders)}
     out = []
-    for name, chances in dist.parts():
-        if chances and all(isinstance(v, int) and not isinstance(v, bool) for v in chances):
-            running = Fraction(1)
-            rows = []
-            for v, p in chances.items():
-                rows.append(Row(v, p, running))
-                running -= p
-            mean = sum((Fraction(v) * p for v, p in chances.items()), Fraction(0))
-            out.append(FieldView(name, True, tuple(rows), mean))
+    for name, marg in dist.parts():
+        values, chances = list(marg), list(marg.values())
+        if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            at_most = _running(chances)
+            at_least = _running(chances[::-1])[::-1]
+            rows = tuple(Row(v, chances[j], at_least[j], at_most[j])
+                         for j, v in enumerate(values))
+            mean = sum((Fraction(v) * p for v, p in marg.items()), Fraction(0))
+            out.append(FieldView(name, True, rows, mean))
+        elif orders.get(name) is not None:
+            # listed most severe first: "at least" a result is it or one listed before
+            down = _running(chances)
+            up = _running(chances[::-1])[::-1]
+            rows = tuple(Row(v, chances[j], down[j], up[j]) for j, v in enumerate(values))
+            out.append(FieldView(name, False, rows, None, ordered=True))
         else:
-            out.append(FieldView(name, False, tuple(Row(v, p) for v, p in chances.items()),
+            out.append(FieldView(name, False, tuple(Row(v, p) for v, p in marg.items()),
                                  None))
     return out
 
@@ -99,6 +163,7 @@ def bar_chart(rows: Sequence[Row], label: str = "", tr: Callable[[str], str] | N
     n = max(len(rows), 1)
     slot = 28 if n <= 12 else max(8, 336 // n)
     width = slot * n
+    labels = slot >= 28  # room for a chance above each bar (up to 12 bars)
     top = max((float(r.p) for r in rows), default=0.0) or 1.0
     plot = height - 30
     parts = [
@@ -117,6 +182,9 @@ def bar_chart(rows: Sequence[Row], label: str = "", tr: Callable[[str], str] | N
             f'<rect x="{x + 2}" y="{plot - h + 14:.2f}" width="{slot - 4}" height="{h:.2f}"'
             f'{fraction}></rect>'
         )
+        if labels:
+            parts.append(f'<text class="pct" x="{x + slot / 2:.1f}" y="{plot - h + 11:.2f}" '
+                         f'text-anchor="middle">{short_pct(row.p)}</text>')
         if i % step == 0:
             parts.append(f'<text x="{x + slot / 2:.1f}" y="{height - 3}" '
                          f'text-anchor="middle">{value[:10]}</text>')

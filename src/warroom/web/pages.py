@@ -6,13 +6,15 @@ refreshes only the odds, roll or comparison panel as the form changes.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import FileResponse, HTMLResponse, Response
 from starlette.datastructures import FormData, ImmutableMultiDict, QueryParams
 
 from warroom import api, i18n
@@ -24,7 +26,7 @@ from warroom.serving import Answer, Serving, unless_gone
 from warroom.web.app import error_message
 from warroom.web.charts import JOINT_ROWS, FieldView, fmt_pct, joint_rows, views
 from warroom.web.lang import translator
-from warroom.web.templating import page_lang, render
+from warroom.web.templating import STATIC, page_lang, render
 
 router = APIRouter(include_in_schema=False)
 
@@ -412,6 +414,28 @@ async def compare_results(request: Request, proc_id: str) -> HTMLResponse:
 
 
 __all__ = ["fmt_pct", "router"]
+
+
+@router.get("/sw.js")
+def service_worker() -> Response:
+    """The service worker, from the site's root so it may keep every page; its cache is
+    named after the static files' contents, so a new version replaces the old copy."""
+    return Response(_service_worker(), media_type="text/javascript",
+                    headers={"Cache-Control": "no-cache"})
+
+
+@cache
+def _service_worker() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(STATIC.iterdir()):
+        if path.is_file():
+            digest.update(path.name.encode() + path.read_bytes())
+    return (STATIC / "sw.js").read_text().replace("__VERSION__", digest.hexdigest()[:12])
+
+
+@router.get("/favicon.ico")
+def favicon() -> FileResponse:
+    return FileResponse(STATIC / "favicon.ico", media_type="image/x-icon")
 
 
 @router.get("/p/{proc_id}/roll", response_class=HTMLResponse)

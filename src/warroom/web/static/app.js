@@ -37,7 +37,145 @@
   document.addEventListener("htmx:afterRequest", function (event) {
     document.body.classList.remove("busy");
     if (event.detail && event.detail.elt) { event.detail.elt.removeAttribute("aria-busy"); }
+    var xhr = event.detail && event.detail.xhr;
+    if (xhr && xhr.status > 0) { offline(false); }
   });
+
+  // The server cannot be reached (Wi-Fi gone, laptop asleep): say so; what was typed
+  // stays in the forms. A plain form sent meanwhile would land on the browser's own
+  // offline page, so it is held back instead.
+  function offline(on) {
+    var banner = document.getElementById("offline");
+    if (banner) { banner.hidden = !on; }
+  }
+  document.addEventListener("htmx:sendError", function () { offline(true); });
+  window.addEventListener("offline", function () { offline(true); });
+  window.addEventListener("online", function () { offline(false); });
+  document.addEventListener("submit", function (event) {
+    if (navigator.onLine === false) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      offline(true);
+    }
+  }, true);
+
+  // Honest odds: as soon as a rule's field changes, the odds shown are marked outdated
+  // until the new ones arrive; an odds request that fails or is cancelled leaves them
+  // marked, with a button to ask again. The compact bar (sticky on a phone) repeats the
+  // main chance so it stays in sight while the form is changed.
+  var params = document.getElementById("params");
+  var bar = document.getElementById("odds-bar");
+  var retry = document.getElementById("odds-retry");
+  var pending = 0;
+
+  function isOdds(event) {
+    var d = event.detail || {};
+    return d.elt === params && d.requestConfig && d.requestConfig.verb === "get";
+  }
+
+  function setState(state) {
+    var odds = document.getElementById("odds");
+    [odds, bar].forEach(function (el) {
+      if (!el) { return; }
+      el.classList.toggle("stale", state !== "fresh");
+      el.classList.toggle("failed", state === "failed");
+    });
+    if (odds) { odds.setAttribute("aria-busy", state === "updating" ? "true" : "false"); }
+    if (bar) {
+      bar.querySelector(".sum-state").textContent =
+        state === "updating" ? bar.getAttribute("data-updating") : "";
+    }
+    if (retry) { retry.hidden = state !== "failed"; }
+  }
+
+  if (params && bar) {
+    params.addEventListener("input", function (event) {
+      if (event.target.name && event.target.name.charAt(0) !== "_") { setState("updating"); }
+    });
+    params.addEventListener("change", function (event) {
+      if (event.target.name && event.target.name.charAt(0) !== "_") { setState("updating"); }
+    });
+    document.addEventListener("htmx:beforeRequest", function (event) {
+      if (isOdds(event)) { pending += 1; setState("updating"); }
+    });
+    // a request replaced by a newer one ends too (not successful): only the last one
+    // to end decides what the odds panel says
+    document.addEventListener("htmx:afterRequest", function (event) {
+      if (!isOdds(event)) { return; }
+      pending = Math.max(0, pending - 1);
+      if (pending > 0) { return; }
+      var ok = event.detail.successful && !event.detail.failed;
+      if (ok) {
+        var fresh = document.querySelector("#odds template.odds-summary");
+        if (fresh) { bar.querySelector(".sum").innerHTML = fresh.innerHTML; }
+      }
+      setState(ok ? "fresh" : "failed");
+    });
+    retry.addEventListener("click", function () {
+      setState("updating");
+      if (window.htmx) { window.htmx.trigger(params, "submit"); }
+    });
+  }
+
+  // After Roll the result is brought into view and focused (a screen reader reads it).
+  function showResult(el) {
+    if (!el) { return; }
+    if (!el.hasAttribute("tabindex")) { el.setAttribute("tabindex", "-1"); }
+    el.scrollIntoView({block: "start"});
+    el.focus({preventScroll: true});
+  }
+  // (after htmx has settled: it gives the focus back to the Roll button before that)
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail && event.detail.target;
+    if (target && target.id === "roll") { showResult(document.getElementById("roll")); }
+  });
+  var rolled = document.querySelector("#roll:not(.empty)");
+  if (rolled) { showResult(rolled); }
+  // The battle page: a rule done with Roll reloads the page; its result is the newest
+  // entry of the log.
+  document.addEventListener("submit", function (event) {
+    if (event.target && event.target.id === "do-form" && window.sessionStorage) {
+      try { window.sessionStorage.setItem("warroom-rolled", "1"); } catch (e) { /* private */ }
+    }
+  });
+  try {
+    if (window.sessionStorage && window.sessionStorage.getItem("warroom-rolled")) {
+      window.sessionStorage.removeItem("warroom-rolled");
+      showResult(document.querySelector("#battle-error") ||
+                 document.querySelector("#log li"));
+    }
+  } catch (e) { /* storage unavailable: nothing to scroll to */ }
+
+  // The home page: type to filter the rules (title, summary or id).
+  var search = document.getElementById("rule-search");
+  if (search) {
+    var empty = document.getElementById("no-match");
+    var filter = function () {
+      var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+      var shown = 0;
+      document.querySelectorAll(".system").forEach(function (section) {
+        var any = false;
+        section.querySelectorAll(".procs li").forEach(function (li) {
+          var text = (li.getAttribute("data-search") || li.textContent).toLowerCase();
+          var hit = words.every(function (w) { return text.indexOf(w) >= 0; });
+          li.hidden = !hit;
+          if (hit) { any = true; shown += 1; }
+        });
+        section.hidden = !any;
+      });
+      if (empty) { empty.hidden = shown > 0; }
+    };
+    search.addEventListener("input", filter);
+    filter();
+  }
+
+  // Installable: the service worker keeps the app's shell and the rules pages on the
+  // phone, so the app opens at once from the home screen.
+  if ("serviceWorker" in navigator && window.isSecureContext !== false) {
+    window.addEventListener("load", function () {
+      navigator.serviceWorker.register("/sw.js").catch(function () { /* plain page */ });
+    });
+  }
 
   // A battle page follows the battle: every few seconds it asks for the state counter;
   // when the other device has changed the battle it swaps in the new battle section
@@ -126,7 +264,8 @@
           if (typing()) { banner.hidden = false; return null; }
           return refresh(false);
         })
-        .catch(function () {})
+        .then(function (r) { offline(false); return r; })
+        .catch(function () { offline(true); })
         .then(function () { asking = false; });
     }
 
