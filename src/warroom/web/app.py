@@ -175,8 +175,8 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
     estimate (default :data:`warroom.serving.DEADLINE`); ``workers``: worker processes
     for exact odds (default: one per core). ``serving`` replaces the whole
     :class:`warroom.serving.Serving` (tests)."""
-    from warroom import serving as srv
     from warroom import __version__
+    from warroom import serving as srv
     from warroom.web import jsonapi, pages
     from warroom.web.templating import STATIC
 
