@@ -351,10 +351,8 @@ def test_read_only_battle_commands_create_nothing(capsys: pytest.CaptureFixture[
 
 
 @pytest.mark.parametrize(("words", "expected"), [
-    ("warroom odds fow.sh", ["fow.shoot", "fow.shoot_mixed"]),
-    ("warroom rules bk", ["bkc", *[f"bkc.{p}" for p in ("command", "orders", "artillery_call",
-                                                         "air_call", "aa_fire", "fire",
-                                                         "assault")]]),
+    ("warroom odds fow.shoot_m", ["fow.shoot_mixed"]),
+    ("warroom rules bkc.as", ["bkc.assault"]),
     ("warroom roll demo.pool re", ["reroll="]),
     ("warroom odds demo.pool reroll=", ["reroll=none", "reroll=misses", "reroll=hits"]),
     ("warroom si", ["simulate"]),
