@@ -13,21 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import Field
 
-from tests.helpers import close_enough
+from tests.engine.test_iterate import Fight, _dist, monte_carlo_agrees
 from warroom.engine import drivers, exact
 from warroom.engine.context import Dice, fixed
 from warroom.engine.exact import _chain_key
 from warroom.engine.params import validate
-from warroom.engine.procedure import Params, Procedure, outcome, procedure
+from warroom.engine.procedure import Params, outcome, procedure
 from warroom.errors import RuleError
 
 
-class Duel(Params):
-    a: int = Field(2, ge=0, le=6)
-    b: int = Field(2, ge=0, le=6)
-    a_at: int = Field(4, ge=2, le=6)
-    b_at: int = Field(5, ge=2, le=6)
-    rounds: int = Field(2, ge=0, le=5)
+class Duel(Fight):
     lead: int = Field(0, ge=0, le=3, description="opening volley dice of side A")
 
 
@@ -100,12 +95,6 @@ staged = procedure("t.staged", title="", summary="", params=Duel, outcome=FIELDS
 loop = procedure("t.loop", title="", summary="", params=Duel, outcome=FIELDS)(_loop)
 
 
-def _dist(proc: Procedure, **params: Any) -> dict[tuple[Any, ...], F]:
-    d = drivers.exact(proc, validate(proc, params))
-    assert d.total() == 1
-    return {k: F(w, d.denominator) for k, w in d.weights.items()}
-
-
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 4), st.integers(0, 4), st.integers(2, 6), st.integers(2, 6),
        st.integers(0, 4), st.integers(0, 2))
@@ -137,7 +126,7 @@ def test_each_stage_is_worked_out_once_per_state(monkeypatch: pytest.MonkeyPatch
         return real(stage, s, *args)
 
     monkeypatch.setattr(exact, "_transition", counting)
-    _dist(staged, a=5, b=5, a_at=3, b_at=3, rounds=5)
+    _dist(staged, a=5, b=5, a_at=3, b_at=3, rounds=4)
     assert seen and len(seen) == len(set(seen))  # never the same stage and state twice
     # a plain loop follows paths: far more replays than the states the stages saw
     calls = 0
@@ -149,7 +138,7 @@ def test_each_stage_is_worked_out_once_per_state(monkeypatch: pytest.MonkeyPatch
         real_run(self, *args, **kwargs)
 
     monkeypatch.setattr(exact.ExactDice, "__init__", init)
-    _dist(loop, a=5, b=5, a_at=3, b_at=3, rounds=5)
+    _dist(loop, a=5, b=5, a_at=3, b_at=3, rounds=4)
     assert calls > 5 * len(seen)
 
 
@@ -168,12 +157,7 @@ def test_rolls_follow_the_table_and_replay_as_entered_dice() -> None:
 
 
 def test_monte_carlo_agrees() -> None:
-    p = validate(staged, {"a": 3, "b": 3, "rounds": 3, "lead": 1})
-    ex = drivers.exact(staged, p)
-    est = drivers.simulate(staged, p, 20_000, seed=5)
-    for key, w in ex.weights.items():
-        assert close_enough(est.counts.get(key, 0) / est.samples, w / ex.denominator,
-                            est.samples), key
+    monte_carlo_agrees(staged, {"a": 3, "b": 3, "rounds": 3, "lead": 1})
 
 
 class _Seen(Params):

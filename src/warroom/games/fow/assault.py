@@ -155,7 +155,8 @@ def _decided(s: Fight) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class _Setup:
-    """Everything the stages depend on, as plain values (the key of their cache)."""
+    """Everything the stages depend on, worked out once per question (:func:`_fight`
+    caches the stages by the plain parameter values of :meth:`key`)."""
 
     attackers: int
     defenders: int
