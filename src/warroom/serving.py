@@ -192,13 +192,15 @@ def _run_task(kind: str, proc_id: str, raw: Mapping[str, Any], *args: Any) -> An
         time.sleep(float(args[0]))
         return os.getpid()
     proc, p = api.prepare(proc_id, raw)
+    # each field's and unit's chances are worked out here too, not in the server
     if kind == "exact":
         dist = drivers.exact(proc, p)
-        return dict(dist.weights), dist.denominator
+        return dict(dist.weights), dist.denominator, dist.parts()
     if kind == "simulate":
         samples, seed, seconds = args
         est = drivers.simulate(proc, p, samples, seed=seed, seconds=seconds)
-        return dict(est.counts), est.samples, est.seconds, dict(est.extra)
+        return (dict(est.counts), est.samples, est.seconds, dict(est.extra),
+                est.as_distribution().parts())
     raise RuleError(f"unknown task {kind!r}")
 
 
@@ -440,7 +442,7 @@ class Serving:
 
         async def work() -> Distribution | TooLarge:
             try:
-                weights, den = await asyncio.wait_for(
+                weights, den, parts = await asyncio.wait_for(
                     self.pool.run("long", ("exact", proc_id, dict(raw))), self.exact_limit)
             except ExactTooLargeError as exc:
                 too = TooLarge(exc.procedure, exc.paths)
@@ -450,7 +452,8 @@ class Serving:
                 too = TooLarge(proc_id, 0)
                 self.cache.put("slow", key, too)
                 return too
-            dist = Distribution(proc.id, params, proc.fields, weights, den, proc.orders)
+            dist = Distribution(proc.id, params, proc.fields, weights, den, proc.orders,
+                                parts)
             self.cache.put("exact", key, dist)
             return dist
 
@@ -529,10 +532,12 @@ class Serving:
                        samples: int, seed: int, seconds: float, lane: str = "long"
                        ) -> Estimate:
         """Monte Carlo in a worker, stopping after ``seconds``."""
-        counts, done, spent, extra = await self.pool.run(
+        counts, done, spent, extra, parts = await self.pool.run(
             lane, ("simulate", proc.id, dict(raw), samples, seed, seconds))
-        return Estimate(proc.id, params, proc.fields, counts, done, seed, spent, extra,
-                        orders=proc.orders)
+        est = Estimate(proc.id, params, proc.fields, counts, done, seed, spent, extra,
+                       orders=proc.orders)
+        est.as_distribution().__dict__["_parts"] = parts
+        return est
 
 
 async def unless_gone(is_disconnected: Callable[[], Awaitable[bool]], work: Awaitable[T],

@@ -169,8 +169,9 @@ def odds_view(answer: Answer, everything: bool = False) -> OddsView:
 
 
 async def shared_view(srv: Serving, answer: Answer, everything: bool = False) -> OddsView:
-    """:func:`odds_view`, worked out in a thread (a big distribution takes a while) and
-    kept in the cache beside the odds; each page gets its own copy."""
+    """:func:`odds_view`, kept in the cache beside the odds; each page gets its own copy.
+    The chances per field come worked out from the worker; the rare list of every whole
+    outcome is made in a thread."""
     from dataclasses import replace
 
     from starlette.concurrency import run_in_threadpool
@@ -178,7 +179,8 @@ async def shared_view(srv: Serving, answer: Answer, everything: bool = False) ->
     kind = f"view:{'estimate' if answer.exact is None else 'exact'}:{int(everything)}"
     found = srv.cache.get(kind, answer.key)
     if found is None or found[0] is not (answer.exact or answer.estimate):
-        view = await run_in_threadpool(odds_view, answer, everything)
+        view = (await run_in_threadpool(odds_view, answer, everything) if everything
+                else odds_view(answer))
         found = (answer.exact or answer.estimate, view)
         srv.cache.put(kind, answer.key, found)
     shown: OddsView = replace(found[1], pending=answer.pending)
