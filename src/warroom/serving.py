@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
+from warroom.engine.procedure import Params
 from warroom.engine.results import Distribution, Estimate
 from warroom.errors import ExactTooLargeError, RuleError, UsageError
 
@@ -131,16 +132,19 @@ def shared_cache() -> OddsCache:
     return _CACHE[0]
 
 
-def cached_odds(proc_id: str, params: Mapping[str, Any]) -> Distribution:
+def cached_odds(proc_id: str, params: Mapping[str, Any] | Params) -> Distribution:
     """Exact odds through the shared cache, computed here on a miss (for callers outside
-    the event loop, such as a battle's luck). Raises :class:`ExactTooLargeError` (also
-    remembered) for a question past the exact budget, :class:`UsageError` for bad
-    parameters."""
+    the event loop, such as a battle's luck). ``params`` as given (validated here) or
+    already validated. Raises :class:`ExactTooLargeError` (also remembered) for a
+    question past the exact budget, :class:`UsageError` for bad parameters."""
     from warroom import api
     from warroom.engine import drivers
     from warroom.engine.params import normalized
 
-    proc, p = api.prepare(proc_id, params)
+    if isinstance(params, Mapping):
+        proc, p = api.prepare(proc_id, params)
+    else:
+        proc, p = api.registry().procedure(proc_id), params
     key = cache_key(proc.id, normalized(p))
     cache = shared_cache()
     found = cache.get("exact", key)

@@ -191,12 +191,13 @@ def _serving(request: Request) -> Serving:
     return request.app.state.serving  # type: ignore[no-any-return]
 
 
-def _query(form: Form, **extra: str) -> str:
-    """The form's values as a query string (without ``_wait``/``all``), plus ``extra``."""
+def _query(form: Form, *, drop: tuple[str, ...] = (), **extra: str) -> str:
+    """The form's values as a query string (without ``_wait``, ``all``, ``drop`` and the
+    keys of ``extra``), plus ``extra``."""
     from urllib.parse import urlencode
 
-    items = [(k, str(v)) for k, v in form.multi_items()
-             if k not in ("_wait", "all") and isinstance(v, str)]
+    skip = {"_wait", "all", *drop, *extra}
+    items = [(k, str(v)) for k, v in form.multi_items() if k not in skip and isinstance(v, str)]
     return urlencode(items + list(extra.items()))
 
 
@@ -233,8 +234,8 @@ async def _proc_context(request: Request, proc: Procedure, form: Form,
     specs = api.param_specs(proc)
     raw = raw_params(specs, form)
     everything = form.get("all") == "1"
-    refresh = f"/p/{proc.id}/odds?" + _query(form, _wait="1", **(
-        {"all": "1"} if everything else {}))
+    refresh = f"/p/{proc.id}/odds?" + (_query(form, _wait="1", all="1") if everything
+                                          else _query(form, _wait="1"))
     if odds:
         view, shown = await compute_odds(request, proc, raw, tr, refresh=refresh,
                                          wait=form.get("_wait") == "1", everything=everything)
@@ -353,7 +354,7 @@ async def _compare_context(request: Request, proc: Procedure) -> dict[str, Any]:
         name = str(form.get(f"{prefix}_name") or "").strip() or f"{tr('Option')} {i + 1}"
         sets.append(CompareSet(i, name, form_fields(specs, shown, tr, prefix, proc.id), odds))
     pending = any(s.odds.pending for s in sets)
-    refresh = f"/compare/{proc.id}/results?" + _query(form, n=str(n), _wait="1")
+    refresh = f"/compare/{proc.id}/results?" + _query(form, drop=("add",), n=str(n), _wait="1")
     return {"proc": proc, "system": api.registry().system(proc.game), "sets": sets, "n": n,
             "max_sets": MAX_SETS, "table": compare_table(sets),
             "refresh": refresh if pending else ""}
