@@ -200,9 +200,10 @@ def _run_task(kind: str, proc_id: str, raw: Mapping[str, Any], *args: Any) -> An
     if kind == "exact":
         dist = drivers.exact(proc, p)
         return dict(dist.weights), dist.denominator, dist.parts()
-    if kind == "simulate":
-        samples, seed, seconds = args
-        est = drivers.simulate(proc, p, samples, seed=seed, seconds=seconds)
+    if kind == "simulate":  # the time cap counts from the request (the wait in the queue)
+        samples, seed, seconds, sent = args
+        left = max(0.05, seconds - max(0.0, time.time() - sent))
+        est = drivers.simulate(proc, p, samples, seed=seed, seconds=left)
         return (dict(est.counts), est.samples, est.seconds, dict(est.extra),
                 est.as_distribution().parts())
     raise RuleError(f"unknown task {kind!r}")
@@ -535,9 +536,10 @@ class Serving:
     async def simulate(self, proc: Any, raw: Mapping[str, Any], params: Mapping[str, Any],
                        samples: int, seed: int, seconds: float, lane: str = "long"
                        ) -> Estimate:
-        """Monte Carlo in a worker, stopping after ``seconds``."""
+        """Monte Carlo in a worker, stopping ``seconds`` after now (time spent waiting
+        for a free worker counts; at least one chunk of samples is always drawn)."""
         counts, done, spent, extra, parts = await self.pool.run(
-            lane, ("simulate", proc.id, dict(raw), samples, seed, seconds))
+            lane, ("simulate", proc.id, dict(raw), samples, seed, seconds, time.time()))
         est = Estimate(proc.id, params, proc.fields, counts, done, seed, spent, extra,
                        orders=proc.orders)
         est.as_distribution().__dict__["_parts"] = parts
