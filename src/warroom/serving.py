@@ -508,6 +508,17 @@ class Serving:
         est = await self.estimate(proc, raw, params, key, estimate_seconds)
         return Answer(key, estimate=est, pending=pending and key in self.jobs)
 
+    def cached(self, proc_id: str, raw: Mapping[str, Any]) -> Answer | None:
+        """The exact odds if the cache has them, as an answer (no task, no wait: the
+        common case at the table)."""
+        from warroom import api
+        from warroom.engine.params import normalized
+
+        proc, p = api.prepare(proc_id, raw)
+        key = cache_key(proc.id, normalized(p))
+        found = self.cache.get("exact", key)
+        return Answer(key, exact=found) if isinstance(found, Distribution) else None
+
     def peek(self, proc_id: str, raw: Mapping[str, Any]) -> Distribution | None:
         """The exact odds if they are in the cache; never computes."""
         from warroom import api

@@ -170,7 +170,8 @@ def test_the_same_question_is_answered_from_the_cache(client: Any) -> None:
     first = client.post("/api/odds", json=body).json()
     hits = srv.cache.hits
     again = client.post("/api/odds", json=body).json()
-    assert again == first and srv.cache.hits == hits + 1
+    assert again == first and srv.cache.hits > hits
+    assert all(job.task.done() for job in srv.jobs.values())  # no new work
     # the page asks the same cache (the same normalised parameters)
     r = client.get("/p/demo.pool/odds", params={"dice": "11", "at": "3", "reroll": "none"})
     assert r.status_code == 200 and srv.cache.hits >= hits + 2

@@ -212,8 +212,10 @@ async def compute_odds(request: Request, proc: Procedure, raw: Mapping[str, Any]
     srv = _serving(request)
     try:
         _, params = api.prepare(proc.id, raw)
-        answer = await unless_gone(request.is_disconnected, srv.odds(
-            proc.id, raw, deadline=POLL_WAIT if wait else srv.deadline))
+        answer = srv.cached(proc.id, raw)
+        if answer is None:
+            answer = await unless_gone(request.is_disconnected, srv.odds(
+                proc.id, raw, deadline=POLL_WAIT if wait else srv.deadline))
     except UsageError as exc:
         return OddsView(error=error_message(exc, tr)), dict(raw)
     view = await shared_view(srv, answer, everything)
