@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
+from warroom.engine.procedure import Params
 from warroom.engine.results import Distribution, Estimate
 from warroom.errors import ExactTooLargeError, RuleError, UsageError
 
@@ -131,16 +132,19 @@ def shared_cache() -> OddsCache:
     return _CACHE[0]
 
 
-def cached_odds(proc_id: str, params: Mapping[str, Any]) -> Distribution:
+def cached_odds(proc_id: str, params: Mapping[str, Any] | Params) -> Distribution:
     """Exact odds through the shared cache, computed here on a miss (for callers outside
-    the event loop, such as a battle's luck). Raises :class:`ExactTooLargeError` (also
-    remembered) for a question past the exact budget, :class:`UsageError` for bad
-    parameters."""
+    the event loop, such as a battle's luck). ``params`` as given (validated here) or
+    already validated. Raises :class:`ExactTooLargeError` (also remembered) for a
+    question past the exact budget, :class:`UsageError` for bad parameters."""
     from warroom import api
     from warroom.engine import drivers
     from warroom.engine.params import normalized
 
-    proc, p = api.prepare(proc_id, params)
+    if isinstance(params, Mapping):
+        proc, p = api.prepare(proc_id, params)
+    else:
+        proc, p = api.registry().procedure(proc_id), params
     key = cache_key(proc.id, normalized(p))
     cache = shared_cache()
     found = cache.get("exact", key)
@@ -192,13 +196,16 @@ def _run_task(kind: str, proc_id: str, raw: Mapping[str, Any], *args: Any) -> An
         time.sleep(float(args[0]))
         return os.getpid()
     proc, p = api.prepare(proc_id, raw)
+    # each field's and unit's chances are worked out here too, not in the server
     if kind == "exact":
         dist = drivers.exact(proc, p)
-        return dict(dist.weights), dist.denominator
-    if kind == "simulate":
-        samples, seed, seconds = args
-        est = drivers.simulate(proc, p, samples, seed=seed, seconds=seconds)
-        return dict(est.counts), est.samples, est.seconds, dict(est.extra)
+        return dict(dist.weights), dist.denominator, dist.parts()
+    if kind == "simulate":  # the time cap counts from the request (the wait in the queue)
+        samples, seed, seconds, sent = args
+        left = max(0.05, seconds - max(0.0, time.time() - sent))
+        est = drivers.simulate(proc, p, samples, seed=seed, seconds=left)
+        return (dict(est.counts), est.samples, est.seconds, dict(est.extra),
+                est.as_distribution().parts())
     raise RuleError(f"unknown task {kind!r}")
 
 
@@ -440,7 +447,7 @@ class Serving:
 
         async def work() -> Distribution | TooLarge:
             try:
-                weights, den = await asyncio.wait_for(
+                weights, den, parts = await asyncio.wait_for(
                     self.pool.run("long", ("exact", proc_id, dict(raw))), self.exact_limit)
             except ExactTooLargeError as exc:
                 too = TooLarge(exc.procedure, exc.paths)
@@ -450,7 +457,8 @@ class Serving:
                 too = TooLarge(proc_id, 0)
                 self.cache.put("slow", key, too)
                 return too
-            dist = Distribution(proc.id, params, proc.fields, weights, den, proc.orders)
+            dist = Distribution(proc.id, params, proc.fields, weights, den, proc.orders,
+                                parts)
             self.cache.put("exact", key, dist)
             return dist
 
@@ -500,6 +508,17 @@ class Serving:
         est = await self.estimate(proc, raw, params, key, estimate_seconds)
         return Answer(key, estimate=est, pending=pending and key in self.jobs)
 
+    def cached(self, proc_id: str, raw: Mapping[str, Any]) -> Answer | None:
+        """The exact odds if the cache has them, as an answer (no task, no wait: the
+        common case at the table)."""
+        from warroom import api
+        from warroom.engine.params import normalized
+
+        proc, p = api.prepare(proc_id, raw)
+        key = cache_key(proc.id, normalized(p))
+        found = self.cache.get("exact", key)
+        return Answer(key, exact=found) if isinstance(found, Distribution) else None
+
     def peek(self, proc_id: str, raw: Mapping[str, Any]) -> Distribution | None:
         """The exact odds if they are in the cache; never computes."""
         from warroom import api
@@ -528,11 +547,14 @@ class Serving:
     async def simulate(self, proc: Any, raw: Mapping[str, Any], params: Mapping[str, Any],
                        samples: int, seed: int, seconds: float, lane: str = "long"
                        ) -> Estimate:
-        """Monte Carlo in a worker, stopping after ``seconds``."""
-        counts, done, spent, extra = await self.pool.run(
-            lane, ("simulate", proc.id, dict(raw), samples, seed, seconds))
-        return Estimate(proc.id, params, proc.fields, counts, done, seed, spent, extra,
-                        orders=proc.orders)
+        """Monte Carlo in a worker, stopping ``seconds`` after now (time spent waiting
+        for a free worker counts; at least one chunk of samples is always drawn)."""
+        counts, done, spent, extra, parts = await self.pool.run(
+            lane, ("simulate", proc.id, dict(raw), samples, seed, seconds, time.time()))
+        est = Estimate(proc.id, params, proc.fields, counts, done, seed, spent, extra,
+                       orders=proc.orders)
+        est.as_distribution().__dict__["_parts"] = parts
+        return est
 
 
 async def unless_gone(is_disconnected: Callable[[], Awaitable[bool]], work: Awaitable[T],

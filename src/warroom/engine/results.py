@@ -16,6 +16,7 @@ Z95 = 1.959963984540054
 SUMMARY_OVER = 100
 """A joint outcome list longer than this is summarised per field (and per unit of a
 field listing units, ``squad1=ok,leader1=broken``) unless the whole list is asked for."""
+Parts = list[tuple[str, dict[Any, Fraction]]]
 Orders = tuple[Mapping[Any, int] | None, ...]
 """Per outcome field, the rank of each value a text field declares (None: no order):
 an ASL IFT result lists KIA before K/, MC, NMC, PTC and '-', as the table does."""
@@ -45,12 +46,13 @@ class Distribution:
     orders: Orders
 
     def __init__(self, procedure: str, params: Mapping[str, Any], fields: tuple[str, ...],
-                 weights: Mapping[Outcome, int], denominator: int, orders: Orders = ()
-                 ) -> None:
+                 weights: Mapping[Outcome, int], denominator: int, orders: Orders = (),
+                 parts: Parts | None = None) -> None:
         # one update instead of a frozen dataclass's object.__setattr__ calls: the exact
         # driver makes one per query, and this is a measurable part of a small one
         self.__dict__.update(procedure=procedure, params=params, fields=fields,
-                             weights=weights, denominator=denominator, orders=orders)
+                             weights=weights, denominator=denominator, orders=orders,
+                             _parts=parts)
 
     def outcomes(self) -> list[Outcome]:
         """Every outcome: numbers in order, text in the order its field declares."""
@@ -103,19 +105,40 @@ class Distribution:
                 out.append(name)
         return out
 
-    def parts(self) -> list[tuple[str, dict[Any, Fraction]]]:
+    def parts(self) -> Parts:
         """Each field's chances, a field listing units (``squad1=ok,leader1=broken``)
         split into one part per unit (``units: squad1``): readable where the joint
-        outcomes run to thousands."""
-        out: list[tuple[str, dict[Any, Fraction]]] = []
-        for name in self.fields:
-            marg = self.marginal(name)
-            split = split_units(marg)
+        outcomes run to thousands. Worked out once (a worker process may hand them over
+        with the distribution)."""
+        found: Parts | None = self.__dict__.get("_parts")
+        if found is not None:
+            return found
+        out: Parts = []
+        den = self.denominator
+        for i, name in enumerate(self.fields):
+            acc: dict[Any, int] = {}
+            for key, w in self.weights.items():
+                acc[key[i]] = acc.get(key[i], 0) + w
+            split = split_units(acc)
             if split is None:
-                out.append((name, marg))
+                out.append((name, self.marginal(name)))
                 continue
-            out.extend((f"{name}: {unit}", dict(chances)) for unit, chances in split.items())
+            out.extend((f"{name}: {unit}", {v: Fraction(w, den) for v, w in chances.items()})
+                       for unit, chances in split.items())
+        self.__dict__["_parts"] = out
         return out
+
+    def likeliest(self, limit: int) -> list[tuple[dict[str, Any], Fraction]]:
+        """The ``limit`` most likely whole outcomes, in the order of :meth:`items`."""
+        import heapq
+
+        if len(self.weights) <= limit:
+            return list(self.items())
+        top = heapq.nlargest(limit, self.weights.items(), key=lambda kw: kw[1])
+        orders = self.orders
+        top.sort(key=lambda kw: _sort_key(kw[0], orders))
+        return [(dict(zip(self.fields, key, strict=True)), Fraction(w, self.denominator))
+                for key, w in top]
 
     def to_json(self, exact: bool = False, full: bool = True) -> dict[str, Any]:
         """Every outcome; with ``full=False`` a list longer than :data:`SUMMARY_OVER`
@@ -239,9 +262,13 @@ class Estimate:
 
     def as_distribution(self) -> Distribution:
         """The counts as a distribution over the samples, for views shared with exact
-        odds; whoever shows it must mark it as an estimate (it is not exact)."""
-        return Distribution(self.procedure, self.params, self.fields, dict(self.counts),
-                            self.samples, self.orders)
+        odds; whoever shows it must mark it as an estimate (it is not exact). Made once."""
+        found = self.__dict__.get("_dist")
+        if found is None:
+            found = Distribution(self.procedure, self.params, self.fields, self.counts,
+                                 self.samples, self.orders)
+            object.__setattr__(self, "_dist", found)
+        return found
 
     def to_json(self, full: bool = True) -> dict[str, Any]:
         """Counts with 95% intervals, flagged ``"estimate": true`` with the worst

@@ -138,11 +138,7 @@ def views(dist: Distribution) -> list[FieldView]:
 def joint_rows(dist: Distribution, limit: int = JOINT_ROWS
                ) -> list[tuple[dict[str, Any], Fraction]]:
     """The most likely whole outcomes (when there is more than one field), in order."""
-    rows = list(dist.items())
-    if len(rows) <= limit:
-        return rows
-    keep = sorted(range(len(rows)), key=lambda i: -rows[i][1])[:limit]
-    return [rows[i] for i in sorted(keep)]
+    return dist.likeliest(limit)
 
 
 def trim(rows: Sequence[Row], limit: int = MAX_BARS) -> tuple[Row, ...]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from warroom import api, i18n
@@ -89,12 +90,23 @@ def _serving(request: Request) -> Serving:
 
 @router.post("/odds", summary="Exact odds of every outcome (warroom odds --json), or an "
              "estimate when they would take too long")
-async def odds(body: OddsRequest, request: Request) -> dict[str, Any]:
+async def odds(body: OddsRequest, request: Request) -> Response:
     srv = _serving(request)
-    answer = await unless_gone(request.is_disconnected, srv.odds(
-        body.procedure, body.params, deadline=srv.api_deadline,
-        estimate_seconds=srv.api_estimate_seconds))
-    return answer.to_json(exact=body.exact, full=body.all)
+    answer = srv.cached(body.procedure, body.params)
+    if answer is None:
+        answer = await unless_gone(request.is_disconnected, srv.odds(
+            body.procedure, body.params, deadline=srv.api_deadline,
+            estimate_seconds=srv.api_estimate_seconds))
+    if answer.exact is None:
+        return JSONResponse(answer.to_json(exact=body.exact, full=body.all))
+    # exact odds do not change: their JSON is made once and kept beside them
+    kind = f"json:{int(body.exact)}:{int(body.all)}"
+    found = srv.cache.get(kind, answer.key)
+    if found is None or found[0] is not answer.exact:
+        found = (answer.exact, JSONResponse(answer.to_json(exact=body.exact,
+                                                           full=body.all)).body)
+        srv.cache.put(kind, answer.key, found)
+    return Response(found[1], media_type="application/json")
 
 
 @router.post("/roll", summary="One resolution with virtual or typed dice, step by step")

@@ -171,8 +171,9 @@ def odds_view(answer: Answer, everything: bool = False) -> OddsView:
 
 
 async def shared_view(srv: Serving, answer: Answer, everything: bool = False) -> OddsView:
-    """:func:`odds_view`, worked out in a thread (a big distribution takes a while) and
-    kept in the cache beside the odds; each page gets its own copy."""
+    """:func:`odds_view`, kept in the cache beside the odds; each page gets its own copy.
+    The chances per field come worked out from the worker; the rare list of every whole
+    outcome is made in a thread."""
     from dataclasses import replace
 
     from starlette.concurrency import run_in_threadpool
@@ -180,7 +181,8 @@ async def shared_view(srv: Serving, answer: Answer, everything: bool = False) ->
     kind = f"view:{'estimate' if answer.exact is None else 'exact'}:{int(everything)}"
     found = srv.cache.get(kind, answer.key)
     if found is None or found[0] is not (answer.exact or answer.estimate):
-        view = await run_in_threadpool(odds_view, answer, everything)
+        view = (await run_in_threadpool(odds_view, answer, everything) if everything
+                else odds_view(answer))
         found = (answer.exact or answer.estimate, view)
         srv.cache.put(kind, answer.key, found)
     shown: OddsView = replace(found[1], pending=answer.pending)
@@ -191,12 +193,13 @@ def _serving(request: Request) -> Serving:
     return request.app.state.serving  # type: ignore[no-any-return]
 
 
-def _query(form: Form, **extra: str) -> str:
-    """The form's values as a query string (without ``_wait``/``all``), plus ``extra``."""
+def _query(form: Form, *, drop: tuple[str, ...] = (), **extra: str) -> str:
+    """The form's values as a query string (without ``_wait``, ``all``, ``drop`` and the
+    keys of ``extra``), plus ``extra``."""
     from urllib.parse import urlencode
 
-    items = [(k, str(v)) for k, v in form.multi_items()
-             if k not in ("_wait", "all") and isinstance(v, str)]
+    skip = {"_wait", "all", *drop, *extra}
+    items = [(k, str(v)) for k, v in form.multi_items() if k not in skip and isinstance(v, str)]
     return urlencode(items + list(extra.items()))
 
 
@@ -211,8 +214,10 @@ async def compute_odds(request: Request, proc: Procedure, raw: Mapping[str, Any]
     srv = _serving(request)
     try:
         _, params = api.prepare(proc.id, raw)
-        answer = await unless_gone(request.is_disconnected, srv.odds(
-            proc.id, raw, deadline=POLL_WAIT if wait else srv.deadline))
+        answer = srv.cached(proc.id, raw)
+        if answer is None:
+            answer = await unless_gone(request.is_disconnected, srv.odds(
+                proc.id, raw, deadline=POLL_WAIT if wait else srv.deadline))
     except UsageError as exc:
         return OddsView(error=error_message(exc, tr)), dict(raw)
     view = await shared_view(srv, answer, everything)
@@ -233,8 +238,8 @@ async def _proc_context(request: Request, proc: Procedure, form: Form,
     specs = api.param_specs(proc)
     raw = raw_params(specs, form)
     everything = form.get("all") == "1"
-    refresh = f"/p/{proc.id}/odds?" + _query(form, _wait="1", **(
-        {"all": "1"} if everything else {}))
+    refresh = f"/p/{proc.id}/odds?" + (_query(form, _wait="1", all="1") if everything
+                                          else _query(form, _wait="1"))
     if odds:
         view, shown = await compute_odds(request, proc, raw, tr, refresh=refresh,
                                          wait=form.get("_wait") == "1", everything=everything)
@@ -353,7 +358,7 @@ async def _compare_context(request: Request, proc: Procedure) -> dict[str, Any]:
         name = str(form.get(f"{prefix}_name") or "").strip() or f"{tr('Option')} {i + 1}"
         sets.append(CompareSet(i, name, form_fields(specs, shown, tr, prefix, proc.id), odds))
     pending = any(s.odds.pending for s in sets)
-    refresh = f"/compare/{proc.id}/results?" + _query(form, n=str(n), _wait="1")
+    refresh = f"/compare/{proc.id}/results?" + _query(form, drop=("add",), n=str(n), _wait="1")
     return {"proc": proc, "system": api.registry().system(proc.game), "sets": sets, "n": n,
             "max_sets": MAX_SETS, "table": compare_table(sets),
             "refresh": refresh if pending else ""}
