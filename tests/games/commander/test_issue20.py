@@ -272,3 +272,17 @@ def test_cwc_rounds_with_saves_against_a_formula() -> None:
     assert d.marginal("winner")["attacker"] == w * (1 + q + q**2)
     assert d.marginal("winner")["draw"] == q**3
     assert d.marginal("rounds")[3] == q**2
+
+
+def test_cwc_charge_counts_in_the_first_round_only_by_default() -> None:
+    # "other" charging "other": round 1 is 3 dice against 2, later rounds 2 against 2.
+    # Round 1 draw: sum_k C(3,k) C(2,k) / 32 = (1 + 6 + 3) / 32 = 10/32 = 5/16.
+    # Round 2 (2 against 2): the attacker wins 5/16 (see above).
+    d = warroom.odds("cwc.assault", attacker="other", defender="other", charge=True,
+                     max_rounds=2)
+    assert d.probability(rounds=2, winner="attacker") == F(5, 16) * F(5, 16)
+    # with charge_every_round, round 2 is 3 against 2 again: the attacker wins
+    # (3 vs any: 1/8) + (2 vs 0 or 1: 3/8*3/4) + (1 vs 0: 3/8*1/4) = (4 + 9 + 3)/32 = 1/2
+    d = warroom.odds("cwc.assault", attacker="other", defender="other", charge=True,
+                     max_rounds=2, charge_every_round=True)
+    assert d.probability(rounds=2, winner="attacker") == F(5, 16) * F(1, 2)

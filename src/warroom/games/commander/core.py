@@ -482,6 +482,9 @@ def assault(rules: Rules) -> Procedure:
     if rounds:
         fields["max_rounds"] = (int, Field(10, ge=1, le=20, description=(
             "rounds to fight at most while the hits stay equal (the card: another round)")))
+        fields["charge_every_round"] = (bool, Field(False, description=(
+            "the +1 for charging counts in every round, not only the first (the card does "
+            "not say; by default the charge is the move into contact, so round 1 only)")))
     if a.anti_armour_needs == "open_afv":
         fields["attacker_open_topped"] = (bool, Field(False, description=(
             "the attacker is an open-topped AFV")))
@@ -503,9 +506,12 @@ def assault(rules: Rules) -> Procedure:
             dfn = _side_hits(rules, values, "defender", "attacker", d)
             return _assault_result(rules, draw, values, att, dfn, d)
 
+        later = {**values, "charge": values["charge"] and values["charge_every_round"]}
+
         def fight(s: tuple[str, int, int, int], dd: Dice) -> tuple[str, int, int, int]:
-            att = _side_hits(rules, values, "attacker", "defender", dd)
-            dfn = _side_hits(rules, values, "defender", "attacker", dd)
+            now = values if s[3] == 0 else later
+            att = _side_hits(rules, now, "attacker", "defender", dd)
+            dfn = _side_hits(rules, now, "defender", "attacker", dd)
             last = s[3] + 1 >= values["max_rounds"]
             if att == dfn:
                 dd.note(f"{g}.assault.draw", "round {n}: equal hits, and that was the last "
@@ -582,8 +588,9 @@ def _assault_note(rules: Rules) -> str:
     if a.double_eliminates:
         parts.append("Twice the loser's hits (including 1 or more against 0) eliminates it.")
     if a.draw == "another_round":
-        parts.append("Equal hits fight another round, with the same modifiers, up to "
-                     "max_rounds; the hits shown are the deciding round's.")
+        parts.append("Equal hits fight another round, with the same modifiers except the "
+                     "charge (round 1 only unless charge_every_round), up to max_rounds; the "
+                     "hits shown are the deciding round's.")
     if a.anti_armour_needs == "open_afv":
         parts.append("The card's 'open AFV' is read as an open-topped AFV (the card uses the "
                      "word so for indirect fire; open terrain it calls by another name); "
