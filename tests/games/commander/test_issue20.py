@@ -253,3 +253,36 @@ def test_crossfire_with_entered_dice() -> None:
         warroom.odds("bkc.crossfire", targets="open:acted,open,open")
     with pytest.raises(UsageError):
         warroom.odds("cwc.crossfire", targets="open,open")
+
+
+def test_cwc_rounds_with_saves_against_a_formula() -> None:
+    # infantry against infantry, the defender saving on 5+: per die the attacker's
+    # unsaved hit is 1/2 * 2/3 = 1/3, so its hits are Binomial(4, 1/3); the defender's
+    # Binomial(4, 1/2). One round: draw q = sum P_a(k) P_d(k); the attacker wins w (more
+    # hits). Over N rounds of draws it wins w (1 + q + ... + q^(N-1)).
+    from math import comb
+
+    def binom(n: int, p: F) -> list[F]:
+        return [comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
+
+    pa, pd = binom(4, F(1, 3)), binom(4, F(1, 2))
+    q = sum((pa[k] * pd[k] for k in range(5)), F(0))
+    w = sum((pa[i] * pd[j] for i in range(5) for j in range(5) if i > j), F(0))
+    d = warroom.odds("cwc.assault", defender_save=5, max_rounds=3)
+    assert d.marginal("winner")["attacker"] == w * (1 + q + q**2)
+    assert d.marginal("winner")["draw"] == q**3
+    assert d.marginal("rounds")[3] == q**2
+
+
+def test_cwc_charge_counts_in_the_first_round_only_by_default() -> None:
+    # "other" charging "other": round 1 is 3 dice against 2, later rounds 2 against 2.
+    # Round 1 draw: sum_k C(3,k) C(2,k) / 32 = (1 + 6 + 3) / 32 = 10/32 = 5/16.
+    # Round 2 (2 against 2): the attacker wins 5/16 (see above).
+    d = warroom.odds("cwc.assault", attacker="other", defender="other", charge=True,
+                     max_rounds=2)
+    assert d.probability(rounds=2, winner="attacker") == F(5, 16) * F(5, 16)
+    # with charge_every_round, round 2 is 3 against 2 again: the attacker wins
+    # (3 vs any: 1/8) + (2 vs 0 or 1: 3/8*3/4) + (1 vs 0: 3/8*1/4) = (4 + 9 + 3)/32 = 1/2
+    d = warroom.odds("cwc.assault", attacker="other", defender="other", charge=True,
+                     max_rounds=2, charge_every_round=True)
+    assert d.probability(rounds=2, winner="attacker") == F(5, 16) * F(1, 2)

@@ -85,9 +85,9 @@ def command_roll(rules: Rules, call: Call, d: Dice, t: Target, rule: str,
 
 def _proc(rules: Rules, name: str, title: str, summary: str, params: type[Params],
           fields: tuple[OutcomeField, ...], run: Callable[[Any, Dice], dict[str, Any]],
-          note: str = "") -> Procedure:
+          note: str = "", cost: Callable[[Any], int] | None = None) -> Procedure:
     return Procedure(f"{rules.id}.{name}", title, summary, params, fields,
-                     run, rules.source, note)
+                     run, rules.source, note, cost=cost)
 
 
 def _mods(t: Target) -> list[Msg]:
@@ -482,6 +482,9 @@ def assault(rules: Rules) -> Procedure:
     if rounds:
         fields["max_rounds"] = (int, Field(10, ge=1, le=20, description=(
             "rounds to fight at most while the hits stay equal (the card: another round)")))
+        fields["charge_every_round"] = (bool, Field(False, description=(
+            "the +1 for charging counts in every round, not only the first (the card does "
+            "not say; by default the charge is the move into contact, so round 1 only)")))
     if a.anti_armour_needs == "open_afv":
         fields["attacker_open_topped"] = (bool, Field(False, description=(
             "the attacker is an open-topped AFV")))
@@ -503,13 +506,19 @@ def assault(rules: Rules) -> Procedure:
             dfn = _side_hits(rules, values, "defender", "attacker", d)
             return _assault_result(rules, draw, values, att, dfn, d)
 
+        later = {**values, "charge": values["charge"] and values["charge_every_round"]}
+
         def fight(s: tuple[str, int, int, int], dd: Dice) -> tuple[str, int, int, int]:
-            att = _side_hits(rules, values, "attacker", "defender", dd)
-            dfn = _side_hits(rules, values, "defender", "attacker", dd)
+            now = values if s[3] == 0 else later
+            att = _side_hits(rules, now, "attacker", "defender", dd)
+            dfn = _side_hits(rules, now, "defender", "attacker", dd)
+            last = s[3] + 1 >= values["max_rounds"]
             if att == dfn:
-                dd.note(f"{g}.assault.draw", "round {n}: equal hits, fight another round"
-                        if s[3] + 1 < values["max_rounds"] else "round {n}: equal hits, and "
-                        "that was the last round asked for", n=s[3] + 1)
+                dd.note(f"{g}.assault.draw", "round {n}: equal hits, and that was the last "
+                        "round asked for" if last else "round {n}: equal hits, fight another "
+                        "round", n=s[3] + 1)
+                if not last:  # later rounds do not depend on a draw's hits: states merge
+                    return ("draw", 0, 0, s[3] + 1)
             return ("draw" if att == dfn else "decided", att, dfn, s[3] + 1)
 
         _, att, dfn, n = d.iterate(("draw", 0, 0, 0), fight, rounds=values["max_rounds"],
@@ -530,10 +539,18 @@ def assault(rules: Rules) -> Procedure:
                                       (draw, "loser_retreats", "loser_eliminated")))
     if rounds:
         fields_out = (*fields_out, OutcomeField("rounds", "int", "rounds fought"))
+    def cost(p: Any) -> int:
+        """Replays of the exact odds, roughly: each side's hits (a chain worked out once),
+        paired, for every round."""
+        def side(me: str) -> int:
+            return int(a.values[getattr(p, me)] + getattr(p, f"{me}_support")
+                       + len(a.modifiers) + 2)
+        return side("attacker") * side("defender") * int(getattr(p, "max_rounds", 1))
+
     return _proc(rules, "assault", "close combat",
                  "Both sides roll their close-combat attacks; the side scoring more hits "
                  "wins, with the card's result for a draw, a win and a heavy defeat.", params,
-                 fields_out, run, _assault_note(rules))
+                 fields_out, run, _assault_note(rules), cost)
 
 
 def _assault_check(rules: Rules, v: Mapping[str, Any]) -> None:
@@ -571,8 +588,9 @@ def _assault_note(rules: Rules) -> str:
     if a.double_eliminates:
         parts.append("Twice the loser's hits (including 1 or more against 0) eliminates it.")
     if a.draw == "another_round":
-        parts.append("Equal hits fight another round, with the same modifiers, up to "
-                     "max_rounds; the hits shown are the deciding round's.")
+        parts.append("Equal hits fight another round, with the same modifiers except the "
+                     "charge (round 1 only unless charge_every_round), up to max_rounds; the "
+                     "hits shown are the deciding round's.")
     if a.anti_armour_needs == "open_afv":
         parts.append("The card's 'open AFV' is read as an open-topped AFV (the card uses the "
                      "word so for indirect fire; open terrain it calls by another name); "
@@ -611,19 +629,33 @@ def _side_hits(rules: Rules, values: Mapping[str, Any], me: str, them: str, d: D
            else "{side} rolls {n} dice: {base} {mods}", side=Msg(me), n=n, base=t.reason,
            mods=_mods(t))
     cover = str(values[f"{them}_cover"])
-    score = Target.of(rules.fire.cover[cover], msg("target in {cover}", cover=Msg(cover)))
-    raw = d.pool(n, score, rule=f"{g}.assault.hit", what=f"{me} attack dice")
-    hits: Any = raw
     save = int(values[f"{them}_save"])
-    if save and raw:
-        hits = raw - d.pool(raw, Target.of(save, "save"), rule=f"{g}.assault.save",
-                            what=f"{them} saves")
-    h = int(hits)
+    # one chain for a side's hits: exact odds work its distribution out once and branch
+    # on the hits alone (not on every hits-and-saves pair), in every round alike
+    got = d.one(_hits_chain(g, n, rules.fire.cover[cover], cover, save, them),
+                tuple(map(str, range(n + 1))),
+                rule=f"{g}.assault.hit", what=Msg(me))
+    h = int(got)
     if a.support == "extra_hit" and support:
         h += support
         d.note(f"{g}.assault.support", "one supporting unit adds one hit" if support == 1
                else "{n} supporting units add {n} hits", n=support)
     return h
+
+
+def _hits_chain(g: str, n: int, at: int, cover: str, save: int, them: str
+                ) -> Callable[[Dice], str]:
+    """n attack dice at ``at``+ (the target's cover), then the target's saves: the
+    unsaved hits. It captures plain values only, so exact odds memoise it."""
+    def chain(d: Dice) -> str:
+        score = Target.of(at, msg("target in {cover}", cover=Msg(cover)))
+        raw = d.pool(n, score, rule=f"{g}.assault.hit", what="attack dice")
+        hits: Any = raw
+        if save and raw:
+            hits = raw - d.pool(raw, Target.of(save, "save"), rule=f"{g}.assault.save",
+                                what=f"{them} saves")
+        return str(int(hits))
+    return chain
 
 
 def _assault_result(rules: Rules, draw: str, values: Mapping[str, Any], att: int, dfn: int,
