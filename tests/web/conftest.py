@@ -2,13 +2,15 @@
 headless Debian Chromium driven by Playwright (never a downloaded browser).
 
 The battle tests reuse ``server_url``, ``browser`` and ``page`` (and ``shot`` for
-screenshots into docs/screenshots/).
+screenshots). Screenshots go to a temporary folder, so tests never rewrite tracked
+files; ``make screenshots`` sets WARROOM_SCREENSHOTS=docs/screenshots to refresh them.
 """
 
 from __future__ import annotations
 
 import os
 import socket
+import tempfile
 import threading
 import time
 import warnings
@@ -22,7 +24,8 @@ CHROMIUM = Path(os.environ.get("WARROOM_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SCREENSHOTS = Path(os.environ.get("WARROOM_SCREENSHOTS")
+                   or Path(tempfile.gettempdir()) / "warroom-screenshots")
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 
@@ -85,7 +88,7 @@ def page(browser: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def shot() -> Callable[[Any, str], Path]:
-    """Save a full-page screenshot of ``page`` as docs/screenshots/<name>.png."""
+    """Save a full-page screenshot of ``page`` as <name>.png in SCREENSHOTS."""
     def save(pg: Any, name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
