@@ -13,6 +13,8 @@ help:
 	@echo "make run    - install and start warroom"
 	@echo "make test   - install dev tools; run ruff, mypy --strict and the whole test suite"
 	@echo "make bench  - the performance suite (prints a table)"
+	@echo "make screenshots - refresh docs/screenshots/ with the browser tests"
+	@echo "make messages    - extract every translatable message (build/warroom.pot)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +56,11 @@ screenshots: dev  ## refresh docs/screenshots/ (the browser tests write elsewher
 bench: dev
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/web_load.py
+
+# refresh docs/screenshots/ (the browser tests write them; elsewhere to a temporary folder)
+screenshots: dev
+	WARROOM_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/pytest -m browser \
+	  tests/web/test_browser.py tests/battle/test_browser_battle.py
 
 # every translatable message, as pybabel finds it (babel.cfg; keywords in pyproject.toml)
 messages: dev

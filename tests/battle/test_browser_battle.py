@@ -159,7 +159,7 @@ def turn(browser: Any, page: Any, server_url: str) -> None:
 
     # B's page has followed all along, without a reload
     expect(phone_b.locator("#position")).to_contain_text("Turn 1, side B", timeout=12_000)
-    # screenshots of the battle page for docs/screenshots/, phone and desktop
+    # screenshots of the battle page, phone and desktop (make screenshots: into docs/)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "battle-phone.png"), full_page=True)
     desk = browser.new_context(viewport=DESKTOP).new_page()

@@ -1,5 +1,6 @@
 """Real headless-browser tests: Playwright driving Debian's Chromium against a uvicorn
-server on loopback. They also refresh the screenshots in docs/screenshots/."""
+server on loopback. They also take the screenshots ('make screenshots' puts them in
+docs/screenshots/; otherwise they go to a temporary folder)."""
 
 from __future__ import annotations
 

@@ -25,12 +25,25 @@ Aspect = Literal["front", "side"]
 SKILLS: tuple[str, ...] = ("conscript", "trained", "veteran")
 MOTIVATIONS: tuple[str, ...] = ("reluctant", "confident", "fearless")
 
+
+
+def _card() -> dict[str, Any]:
+    """The card's numbers, written once in ``data/to_hit.toml`` (also shown as a table)."""
+    import tomllib
+    from importlib import resources
+
+    text = (resources.files("warroom.games.fow") / "data" / "to_hit.toml").read_text(
+        encoding="utf-8")
+    return tomllib.loads(text)
+
+
+_CARD = _card()
 # the card: to hit a target by its skill; a skill test; a motivation test
-TO_HIT: dict[str, int] = {"conscript": 2, "trained": 3, "veteran": 4}
-SKILL_TEST: dict[str, int] = {"conscript": 5, "trained": 4, "veteran": 3}
-MOTIVATION_TEST: dict[str, int] = {"reluctant": 5, "confident": 4, "fearless": 3}
+TO_HIT: dict[str, int] = {skill: int(_CARD[skill]["base"]) for skill in SKILLS}
+SKILL_TEST: dict[str, int] = dict(_CARD["tests"]["skill"])
+MOTIVATION_TEST: dict[str, int] = dict(_CARD["tests"]["motivation"])
 # ranging in (artillery) and approaching (aircraft) use the target's skill like to-hit
-RANGE_IN: dict[str, int] = TO_HIT
+RANGE_IN: dict[str, int] = dict(_CARD["tests"]["range_in"])
 
 LABELS: tuple[str, ...] = ("destroyed", "bailed_out", "unharmed")
 

@@ -12,6 +12,9 @@ from typing import Literal
 
 from warroom.engine.messages import Msg, msg
 from warroom.engine.steps import Target
+from warroom.games.fow.common import MOTIVATION_TEST as MOTIVATION_TEST  # re-exported
+from warroom.games.fow.common import SKILL_TEST as SKILL_TEST
+from warroom.games.fow.common import TO_HIT as TO_HIT
 
 Skill = Literal["conscript", "trained", "veteran"]
 Motivation = Literal["reluctant", "confident", "fearless"]
@@ -19,10 +22,8 @@ Motivation = Literal["reluctant", "confident", "fearless"]
 SKILLS: tuple[Skill, ...] = ("conscript", "trained", "veteran")
 MOTIVATIONS: tuple[Motivation, ...] = ("reluctant", "confident", "fearless")
 
-SKILL_TEST: dict[str, int] = {"conscript": 5, "trained": 4, "veteran": 3}
-MOTIVATION_TEST: dict[str, int] = {"reluctant": 5, "confident": 4, "fearless": 3}
-# To hit a team, or to range in on it, by the target's skill.
-TO_HIT: dict[str, int] = {"conscript": 2, "trained": 3, "veteran": 4}
+# SKILL_TEST, MOTIVATION_TEST and TO_HIT (to hit a team, or to range in on it, by the
+# target's skill) are the card's numbers, written once in data/to_hit.toml
 # A bombarding battery hits on its own skill, like a skill test.
 BATTERY_TO_HIT: dict[str, int] = SKILL_TEST
 
