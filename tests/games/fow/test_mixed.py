@@ -291,8 +291,8 @@ def test_same_dice_same_result() -> None:
     (["weapons=6:10:3:tank:gun"], "then if need be bb, one priority type"),
     (["weapons=6:10:3:bb:bb"], "then if need be bb, one priority type"),
     (["weapons=6:10:3:gun", "teams=tank:6,infantry"], "'gun' is not among the teams"),
-    (["weapons=13:10:3"], "dice must be from 0 to 12"),
-    (["weapons=1:2:6,1:2:6,1:2:6,1:2:6"], "at most 3"),
+    (["weapons=31:10:3"], "dice must be from 0 to 30"),
+    (["weapons=" + ",".join(["1:2:6"] * 7)], "at most 6"),
     (["teams=tank:6", "priority=gun"], "is not among the teams"),
 ])
 def test_bad_input_is_a_clean_usage_error(args: list[str], words: str,

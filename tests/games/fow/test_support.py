@@ -259,3 +259,31 @@ def test_a_shot_at_a_transport_and_its_passengers_in_one_answer() -> None:
                 dice=1, target="tank", armour=0, at=9, firepower=1, passengers=2) == F(8, 27)
     with pytest.raises(UsageError):
         warroom.odds("fow.shoot_transport", target="infantry")
+
+
+# ----------------------------------------- issue 20: artillery on a mixed platoon
+def test_artillery_on_a_mixed_platoon_each_team_by_its_own_kind() -> None:
+    # FoW reference card, artillery: one die per team under the template, saves as
+    # usual, vehicles on top armour. A repeat (no ranging in, attempt 1), trained battery
+    # 4+ (1/2), AT 2 firepower 4+ (the defaults), a tank with top armour 1 and one
+    # infantry team. Tank: save die + 1 against AT 2: a 1 equals it (1/6), then
+    # firepower 4+ (1/2) bails it out: 1/2 * 1/6 * 1/2 = 1/24. Infantry: hit (1/2), save
+    # 3+ fails (1/3): destroyed 1/6.
+    raw = {"teams": "tank:1,infantry", "repeat": True}
+    assert marginal("fow.artillery_mixed", "bailed_out", **raw) == {0: F(23, 24),
+                                                                     1: F(1, 24)}
+    assert marginal("fow.artillery_mixed", "destroyed", **raw) == {0: F(5, 6), 1: F(1, 6)}
+    # no team hit: (1/2)^2; any hit pins
+    assert prob("fow.artillery_mixed", {"hits": 0, "pinned": False}, **raw) == F(1, 4)
+    # the same as fow.artillery where they overlap: three infantry teams dug in
+    for teams, single in (("infantry:dug,infantry:dug,infantry:dug",
+                           {"teams": 3, "dug_in": True}),
+                          ("tank:1,tank:1", {"teams": 2, "target": "tank", "armour": 1})):
+        a = warroom.odds("fow.artillery_mixed", teams=teams, rules="time_on_target")
+        b = warroom.odds("fow.artillery", rules="time_on_target", **single)
+        assert dict(a.marginal("destroyed")) == dict(b.marginal("destroyed"))
+        assert dict(a.marginal("bailed_out")) == dict(b.marginal("bailed_out"))
+    with pytest.raises(UsageError):
+        warroom.odds("fow.artillery_mixed", teams="tank:2/1")
+    with pytest.raises(UsageError):
+        warroom.odds("fow.artillery_mixed", teams="infantry:far")

@@ -3,14 +3,15 @@ template, saves with top armour, and every platoon hit is pinned down."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from warroom.engine.context import Dice
-from warroom.engine.messages import msg
+from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
+from warroom.errors import UsageError
 from warroom.games.fow.common import (
     RANGE_IN,
     SKILL_TEST,
@@ -19,10 +20,13 @@ from warroom.games.fow.common import (
     TargetType,
     resolve_one_each,
 )
+from warroom.games.fow.mixed import GROUP_NAMES, parse_teams
 from warroom.games.fow.special_rules.params import RulesParams
 
 
-class ArtilleryParams(RulesParams):
+class BombardmentParams(RulesParams):
+    """What every bombardment needs: ranging in, the battery, its weapon."""
+
     target_skill: Skill = Field("trained", description="the target platoon's skill")
     concealed: bool = Field(False, description="the target is concealed (e.g. in a wood)")
     gone_to_ground: bool = Field(False, description="the target has gone to ground")
@@ -33,14 +37,17 @@ class ArtilleryParams(RulesParams):
                          "ranging in on the second or third attempt")
     battery_skill: Skill = Field("trained", description="the firing battery's skill")
     guns: int = Field(4, ge=1, le=12, description="guns firing")
+    at: int = Field(2, ge=0, le=20, description="the bombardment's anti-tank rating")
+    firepower: int = Field(4, ge=1, le=6, description="the N of the firepower N+")
+    repeat: bool = Field(False, description="All Guns Repeat: the battery fires again at "
+                         "the same place without ranging in")
+
+
+class ArtilleryParams(BombardmentParams):
     teams: int = Field(3, ge=0, le=20, description="target teams under the template")
     target: TargetType = Field("infantry", description="tank, infantry, gun or soft")
     armour: int = Field(0, ge=0, le=15, description="tanks: top armour")
-    at: int = Field(2, ge=0, le=20, description="the bombardment's anti-tank rating")
-    firepower: int = Field(4, ge=1, le=6, description="the N of the firepower N+")
     dug_in: bool = Field(False, description="dug in or in bulletproof cover")
-    repeat: bool = Field(False, description="All Guns Repeat: the battery fires again at "
-                         "the same place without ranging in")
 
     @model_validator(mode="after")
     def _consistent(self) -> ArtilleryParams:
@@ -49,7 +56,7 @@ class ArtilleryParams(RulesParams):
         return self
 
 
-def range_in_target(p: ArtilleryParams) -> Target:
+def range_in_target(p: BombardmentParams) -> Target:
     t = Target.of(RANGE_IN[p.target_skill], msg("target is {skill}", skill=msg(p.target_skill)))
     t = t.plus(1 if p.concealed else 0, msg("concealed"))
     t = t.plus(1 if p.gone_to_ground else 0, msg("gone to ground"))
@@ -87,21 +94,41 @@ def battery_reroll(guns: int) -> Literal["hits", "none", "misses"]:
          "Rounds on the Ground: we take the re-roll of missed hits (the card's other "
          "choice, a double-width template, is the teams parameter).")
 def artillery(p: ArtilleryParams, d: Dice) -> dict[str, Any]:
-    attempt = 0
-    if p.repeat:
-        attempt = 1
-        d.note("fow.artillery.range_in", "repeated bombardment: no ranging-in roll needed")
-    else:
-        rt = range_in_target(p)
-        for k in (1, 2, 3):
-            again = k == 1 and (p.mortar or p.has("mike_target"))
-            if d.test(rt, rule="fow.artillery.range_in", what=f"ranging in, attempt {k}",
-                      reroll=again):
-                attempt = k
-                break
+    attempt = range_in(p, d)
     if not attempt:
-        d.note("fow.artillery.range_in", "failed to range in: the bombardment misses")
-        return {"ranged_in": 0, "hits": 0, "destroyed": 0, "bailed_out": 0, "pinned": False}
+        return MISSED
+    t, reroll = battery_to_hit(p, d, attempt)
+    hits = d.pool(p.teams, t, rule="fow.artillery.to_hit", what="to hit, one die per team",
+                  reroll=reroll)
+    spec = bombard_spec(p, d, attempt).spec_for(p.target, p.armour, p.dug_in,
+                                                        p.gone_to_ground)
+    destroyed, bailed = resolve_one_each(d, hits, spec)
+    return {"ranged_in": attempt, "hits": hits, "destroyed": destroyed, "bailed_out": bailed,
+            "pinned": hits >= 1}
+
+
+MISSED: dict[str, Any] = {"ranged_in": 0, "hits": 0, "destroyed": 0, "bailed_out": 0,
+                          "pinned": False}
+
+
+def range_in(p: BombardmentParams, d: Dice) -> int:
+    """Up to three attempts to range in (none on a repeat): the attempt that did, or 0."""
+    if p.repeat:
+        d.note("fow.artillery.range_in", "repeated bombardment: no ranging-in roll needed")
+        return 1
+    rt = range_in_target(p)
+    for k in (1, 2, 3):
+        again = k == 1 and (p.mortar or p.has("mike_target"))
+        if d.test(rt, rule="fow.artillery.range_in", what=f"ranging in, attempt {k}",
+                  reroll=again):
+            return k
+    d.note("fow.artillery.range_in", "failed to range in: the bombardment misses")
+    return 0
+
+
+def battery_to_hit(p: BombardmentParams, d: Dice, attempt: int
+                   ) -> tuple[Target, Literal["hits", "none", "misses"]]:
+    """The battery's to-hit number and re-rolls, once ranged in on ``attempt``."""
     t = Target.of(SKILL_TEST[p.battery_skill], msg("{skill} battery", skill=msg(p.battery_skill)))
     if not p.rocket:
         t = t.plus(attempt - 1, msg("ranged in on attempt {k}", k=attempt))
@@ -111,8 +138,25 @@ def artillery(p: ArtilleryParams, d: Dice) -> dict[str, Any]:
         reroll = "misses"
         d.note("fow.artillery.to_hit", "Rounds on the Ground: both troops fire, misses are "
                "re-rolled")
-    hits = d.pool(p.teams, t, rule="fow.artillery.to_hit", what="to hit, one die per team",
-                  reroll=reroll)
+    return t, reroll
+
+
+class Bombard(NamedTuple):
+    """The bombardment's weapon and forced re-rolls, before the team it hits is known."""
+
+    at: int
+    firepower: int
+    reroll_saves: bool
+    improvised_armour: bool
+
+    def spec_for(self, target: str, armour: int, dug_in: bool, gtg: bool,
+                        rule: str = "fow.artillery") -> HitSpec:
+        return HitSpec(target=target, armour=armour, at=self.at, firepower=self.firepower,
+                       dug_in=dug_in, gone_to_ground=gtg, reroll_saves=self.reroll_saves,
+                       improvised_armour=self.improvised_armour, rule=rule)
+
+
+def bombard_spec(p: BombardmentParams, d: Dice, attempt: int) -> Bombard:
     at, fp = p.at, p.firepower
     if p.has("mixed_battalions") and p.guns >= 3:
         at, fp = max(at, 4), min(fp, 4)
@@ -122,14 +166,83 @@ def artillery(p: ArtilleryParams, d: Dice) -> dict[str, Any]:
     if tot or mike:
         d.note("fow.artillery.reroll_saves", "{name}: successful saves must be re-rolled",
                name=msg("Time on Target" if tot else "Mike Target"))
-    heavy = fp >= 5
-    spec = HitSpec(target=p.target, armour=p.armour, at=at, firepower=fp, dug_in=p.dug_in,
-                   gone_to_ground=p.gone_to_ground, reroll_saves=tot or mike,
-                   improvised_armour=p.target_has("improvised_armour") and heavy,
-                   rule="fow.artillery")
-    destroyed, bailed = resolve_one_each(d, hits, spec)
+    return Bombard(at, fp, tot or mike, p.target_has("improvised_armour") and fp >= 5)
+
+
+ARTILLERY_TEAMS_HELP = (
+    "the teams under the template, comma-separated, each kind[:armour][:flags]: tank with "
+    "its top armour (tank:1), infantry, gun or soft (unarmoured vehicle); flags gtg (gone "
+    "to ground: guns save on 3+) and dug (infantry or guns dug in or in bulletproof "
+    "cover). Example: tank:1,infantry,infantry:dug,gun:gtg,soft")
+
+
+class MixedArtilleryParams(BombardmentParams):
+    teams: str = Field("tank:1,infantry,infantry,soft", description=ARTILLERY_TEAMS_HELP,
+                       examples=["tank:1,infantry,infantry,soft", "infantry:dug,gun:gtg",
+                                 "tank:2,tank:0,soft", "gun,gun:dug,infantry:gtg"])
+
+    @field_validator("teams")
+    @classmethod
+    def _teams(cls, v: str) -> str:
+        for team in parse_teams(v):
+            if team.out or team.far or team.gt or team.hull != team.turret:
+                raise UsageError("{team}: under a template give a tank's top armour (tank:1) "
+                                 "and only the flags gtg and dug", team=team.label())
+        return v
+
+
+@procedure(
+    "fow.artillery_mixed", title="Artillery bombardment on a mixed platoon",
+    summary="Range in once, then every team under the template rolls to hit and saves by "
+            "its own kind: tanks on top armour, infantry, guns, unarmoured vehicles; any hit "
+            "pins.",
+    params=MixedArtilleryParams,
+    outcome=outcome(("ranged_in", "int", "attempt that ranged in (0: all three failed)"),
+                    ("hits", "int", "teams hit"),
+                    ("destroyed", "int", "teams destroyed"),
+                    ("bailed_out", "int", "tanks bailed out"),
+                    ("pinned", "bool", "the target platoon is pinned down")),
+    source="FoW reference card, artillery; FoW article on the effects of hits",
+    note="Ranging in, the battery's to-hit number and its special rules are fow.artillery's. "
+         "The card rolls one die for every team under the template, so each team takes at "
+         "most one hit and there is nothing to allocate: each rolls its save by its own "
+         "kind, as fow.artillery does for one kind (tanks their top armour against the AT "
+         "and a firepower test; infantry 3+; guns 3+ gone to ground, else 5+; unarmoured "
+         "vehicles 5+; dug in or bulletproof cover: a firepower test after a failed save). "
+         "Teams alike roll together. gone_to_ground is the platoon's, for ranging in.")
+def artillery_mixed(p: MixedArtilleryParams, d: Dice) -> dict[str, Any]:
+    attempt = range_in(p, d)
+    if not attempt:
+        return MISSED
+    t, reroll = battery_to_hit(p, d, attempt)
+    if t.final > 6:
+        d.note("fow.artillery.to_hit", "the battery needs {n}+ to hit: no die can roll it",
+               n=t.final)
+        return {**MISSED, "ranged_in": attempt}
+    bombard = bombard_spec(p, d, attempt)
+    groups: dict[tuple[str, int, bool, bool], int] = {}
+    first: dict[tuple[str, int, bool, bool], Msg] = {}
+    for team in parse_teams(p.teams):  # teams alike roll together
+        key = (team.kind, team.hull, team.dug, team.gtg)
+        groups[key] = groups.get(key, 0) + 1
+        first.setdefault(key, team.label())
+    hits: Any = 0
+    destroyed: Any = 0
+    bailed: Any = 0
+    rolled = []
+    for group, count in groups.items():
+        kind, armour, dug, gtg = group
+        name = msg(GROUP_NAMES[kind], count=count) if count > 1 else first[group]
+        got = d.pool(count, t, rule="fow.artillery.to_hit", reroll=reroll,
+                     what=msg("to hit: {teams}", teams=name))
+        rolled.append((got, bombard.spec_for(kind, armour, dug, gtg)))
+        hits = hits + got
+    for got, spec in rolled:
+        dead, out = resolve_one_each(d, got, spec)
+        destroyed = destroyed + dead
+        bailed = bailed + out
     return {"ranged_in": attempt, "hits": hits, "destroyed": destroyed, "bailed_out": bailed,
             "pinned": hits >= 1}
 
 
-PROCEDURES = (artillery,)
+PROCEDURES = (artillery, artillery_mixed)

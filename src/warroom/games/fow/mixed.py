@@ -19,13 +19,13 @@ from warroom.engine.params import text_items, whole_number
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
 from warroom.errors import UsageError
-from warroom.games.fow.common import Aspect, HitSpec, Skill, TargetType, team_chain
+from warroom.games.fow.common import LABELS, Aspect, HitSpec, Skill, TargetType, team_chain
 from warroom.games.fow.shooting import ShootParams, pinned, to_hit_reroll, to_hit_target
 from warroom.games.fow.special_rules.params import RulesParams
 
-MAX_WEAPONS = 3
-MAX_WEAPON_DICE = 12
-MAX_TEAMS = 8
+MAX_WEAPONS = 6
+MAX_WEAPON_DICE = 30
+MAX_TEAMS = 20
 TURRET_AT = 4  # the shooter's die for a hit on a tank with two armour values: 4+ turret
 
 Priority = Literal["none", "tank", "infantry", "gun", "soft"]
@@ -356,23 +356,36 @@ def _team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
     for the same team and hits (cached, and :func:`fixed`): the exact driver keys its
     distribution once."""
     groups = tuple((weapons[w], took.count(w)) for w in sorted(set(took)))
+    split = team.armoured and team.hull != team.turret
+    if len(groups) == 1 and not split:  # one weapon's hits: the per-hit chain itself
+        weapon, k = groups[0]
+        return team_chain(_hit_spec(team, weapon, team.hull, saves), k)
 
     def chain(d: Dice) -> str:
         worst = "unharmed"
         for weapon, k in groups:
             parts = [(team.hull, k)]
-            if team.armoured and team.hull != team.turret:
+            if split:
                 turret = d.pool(k, Target.of(TURRET_AT, msg("4+ hits the turret")),
                                 rule="fow.shoot_mixed.turret", what="hull or turret")
                 parts = [(team.hull, k - turret), (team.turret, turret)]
             for armour, hits in parts:
                 if hits:
-                    res = team_chain(_hit_spec(team, weapon, armour, saves), hits)(d)
+                    # each weapon's hits as one item: its distribution is worked out once
+                    # per question, whatever else the team took
+                    res = d.one(team_chain(_hit_spec(team, weapon, armour, saves), hits),
+                                LABELS, rule="fow.shoot_mixed.weapon",
+                                what=_hits_of(weapon, hits))
                     if _WORST[res] > _WORST[worst]:
                         worst = res
         return worst
 
     return fixed(chain)
+
+
+@lru_cache(maxsize=1024)
+def _hits_of(weapon: Weapon, k: int) -> Msg:
+    return msg("{k} × (AT {at}, firepower {fp}+)", k=k, at=weapon.at, fp=weapon.firepower)
 
 
 def _gun_tank_plan(d: Dice, counts: tuple[int, ...], weapons: tuple[Weapon, ...],
@@ -470,20 +483,13 @@ def _cost(p: MixedParams) -> int:
          "but still count toward pinning (our reading: the article is silent).")
 def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
     weapons, teams = parse_weapons(p.weapons), parse_teams(p.teams)
-    gtg, far = all(x.gtg for x in teams), all(x.far for x in teams)
     hits: list[Any] = []
-    noted: set[str] = set()
-    for weapon in weapons:  # each weapon its own to-hit number and re-rolls
-        shot = _as_shot(p, weapon, gtg, far)
-        t = to_hit_target(shot)
-        reroll, why = to_hit_reroll(shot)
-        if why and why not in noted:
-            noted.add(why)
+    for weapon, (t, reroll, note) in zip(weapons, _to_hit(p, weapons, teams), strict=True):
+        if note is not None:  # each weapon its own to-hit number and re-rolls
             d.note("fow.shoot_mixed.reroll", "{name}: failed to-hit rolls are re-rolled",
-                   name=msg(why))
+                   name=note)
         hits.append(d.pool(weapon.dice, t, rule="fow.shoot_mixed.to_hit",
-                           what=msg("to hit with AT {at} firepower {fp}+", at=weapon.at,
-                                    fp=weapon.firepower), reroll=reroll))
+                           what=_to_hit_what(weapon), reroll=reroll))
     counts = tuple(int(h) for h in hits)  # allocation depends on the hits: known here
     plan = _gun_tank_plan(d, counts, weapons, teams, p.priority, p.moved)
     lost = sum(counts) - sum(map(len, plan))
@@ -493,29 +499,63 @@ def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
                "buster that moved have no team they may go to: no effect", n=lost)
     saves = Saves(p.target_has("schurzen") and p.aspect == "side",
                   p.target_has("improvised_armour"))
+    notes, groups = _resolution(weapons, teams, plan, saves)
+    for args in notes:
+        d.note("fow.shoot_mixed.allocate", "{team} is hit: {hits}", team=args[0], hits=args[1])
     destroyed: Any = 0
     bailed: Any = 0
-    groups: dict[tuple[Team, tuple[int, ...]], int] = {}
-    first: dict[tuple[Team, tuple[int, ...]], Msg] = {}
-    members: dict[tuple[Team, tuple[int, ...]], list[Msg]] = {}
-    for team, took in zip(teams, plan, strict=True):
-        if took:
-            d.note("fow.shoot_mixed.allocate", "{team} is hit: {hits}", team=team.label(),
-                   hits=_hit_names(weapons, took))
-            like = team._replace(n=0)  # teams alike but for their number roll together
-            groups[like, took] = groups.get((like, took), 0) + 1
-            first.setdefault((like, took), team.label())
-            members.setdefault((like, took), []).append(team.label())
-    for (team, took), count in groups.items():
-        what = first[team, took] if count == 1 else msg(GROUP_NAMES[team.kind], count=count)
-        res = d.each(count, _team_roll(team, weapons, took, saves),
-                     ("destroyed", "bailed_out", "unharmed"), rule="fow.shoot_mixed.team",
-                     what=what, names=members[team, took])
+    for count, chain, what, names in groups:
+        res = d.each(count, chain, LABELS, rule="fow.shoot_mixed.team", what=what,
+                     names=names)
         destroyed = destroyed + res["destroyed"]
         bailed = bailed + res["bailed_out"]
     total = sum(counts)
     return {"hits": total, "destroyed": destroyed, "bailed_out": bailed,
             "pinned": pinned(d, p, total, p.hits_before, "fow.shoot_mixed")}
+
+
+@lru_cache(maxsize=256)
+def _to_hit(p: MixedParams, weapons: tuple[Weapon, ...], teams: tuple[Team, ...]
+            ) -> tuple[tuple[Target, Literal["none", "misses"], Msg | None], ...]:
+    """Each weapon's to-hit number, re-rolls and the note naming a re-roll (the first
+    weapon with a given re-roll only), worked out once per question."""
+    gtg, far = all(x.gtg for x in teams), all(x.far for x in teams)
+    out = []
+    noted: set[str] = set()
+    for weapon in weapons:
+        shot = _as_shot(p, weapon, gtg, far)
+        reroll, why = to_hit_reroll(shot)
+        note = msg(why) if why and why not in noted else None
+        noted.add(why)
+        out.append((to_hit_target(shot), reroll, note))
+    return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def _to_hit_what(weapon: Weapon) -> Msg:
+    return msg("to hit with AT {at} firepower {fp}+", at=weapon.at, fp=weapon.firepower)
+
+
+Group = tuple[int, Any, Msg, tuple[Msg, ...]]
+
+
+@lru_cache(maxsize=8192)
+def _resolution(weapons: tuple[Weapon, ...], teams: tuple[Team, ...],
+                plan: tuple[tuple[int, ...], ...], saves: Saves
+                ) -> tuple[tuple[tuple[Msg, tuple[Msg, ...]], ...], tuple[Group, ...]]:
+    """For an allocation ``plan``: the note of each team hit, and the teams that roll
+    together (alike but for their number, with the same hits) with their chain."""
+    notes = []
+    groups: dict[tuple[Team, tuple[int, ...]], list[Msg]] = {}
+    for team, took in zip(teams, plan, strict=True):
+        if took:
+            notes.append((team.label(), _hit_names(weapons, took)))
+            groups.setdefault((team._replace(n=0), took), []).append(team.label())
+    out: list[Group] = []
+    for (team, took), names in groups.items():
+        what = names[0] if len(names) == 1 else msg(GROUP_NAMES[team.kind], count=len(names))
+        out.append((len(names), _team_roll(team, weapons, took, saves), what, tuple(names)))
+    return tuple(notes), tuple(out)
 
 
 PROCEDURES = (shoot_mixed,)
