@@ -110,3 +110,13 @@ def test_home_page_finds_rules_and_links_to_battles(client: Any) -> None:
     assert re.search(r'<li data-search="[^"]*fow\.shoot[^"]*">', html)
     # the special rules picker on a Flames of War page can be filtered
     assert 'class="picker-filter"' in client.get("/p/fow.shoot").text
+
+
+def test_a_state_per_unit_reads_in_the_language() -> None:
+    from warroom import i18n
+    from warroom.web.charts import fmt_value
+
+    pl = i18n.translator("pl")
+    assert fmt_value("squad1=broken,leader1=wounded+broken", pl) == (
+        "squad1=rozbity, leader1=ranny+rozbity")
+    assert fmt_value(True, pl) == "tak" and fmt_value("none", pl) == "brak"

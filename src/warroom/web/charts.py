@@ -106,6 +106,10 @@ def fmt_value(v: Any, tr: Callable[[str], str] | None = None) -> str:
         word = "yes" if v else "no"
         return tr(word) if tr else word
     if isinstance(v, str) and tr is not None:
+        if "=" in v and tr(v) == v:
+            # a state per unit ("squad1=broken,leader1=wounded+broken"): its words
+            return ", ".join(f"{unit}={'+'.join(tr(w) for w in state.split('+'))}"
+                             for unit, _, state in (p.partition("=") for p in v.split(",")))
         return tr(v)
     return str(v)
 
