@@ -93,7 +93,11 @@
       if (event.target.name && event.target.name.charAt(0) !== "_") { setState("updating"); }
     });
     params.addEventListener("change", function (event) {
-      if (event.target.name && event.target.name.charAt(0) !== "_") { setState("updating"); }
+      // a typed field already said so as it was typed (and sends no request on leaving)
+      var el = event.target;
+      if (el.name && el.name.charAt(0) !== "_" && !el.classList.contains("live")) {
+        setState("updating");
+      }
     });
     document.addEventListener("htmx:beforeRequest", function (event) {
       if (isOdds(event)) { pending += 1; setState("updating"); }
