@@ -50,9 +50,6 @@ test: dev
 	$(BIN)/mypy src benchmarks
 	$(BIN)/pytest
 
-screenshots: dev  ## refresh docs/screenshots/ (the browser tests write elsewhere otherwise)
-	WARROOM_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/pytest -q -m browser
-
 bench: dev
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/web_load.py

@@ -44,7 +44,13 @@ def fmt_value(v: Any, tr: Tr | None = None) -> str:
         word = "yes" if v else "no"
         return tr(word) if tr else word
     if isinstance(v, str):
-        return tr(v) if tr is not None else v
+        if tr is None:
+            return v
+        if "=" in v and tr(v) == v:
+            # a state per unit ("squad1=broken,leader1=wounded+broken"): its words
+            return ", ".join(f"{unit}={'+'.join(tr(w) for w in state.split('+'))}"
+                             for unit, _, state in (p.partition("=") for p in v.split(",")))
+        return tr(v)
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)

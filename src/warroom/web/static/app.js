@@ -93,7 +93,11 @@
       if (event.target.name && event.target.name.charAt(0) !== "_") { setState("updating"); }
     });
     params.addEventListener("change", function (event) {
-      if (event.target.name && event.target.name.charAt(0) !== "_") { setState("updating"); }
+      // a typed field already said so as it was typed (and sends no request on leaving)
+      var el = event.target;
+      if (el.name && el.name.charAt(0) !== "_" && !el.classList.contains("live")) {
+        setState("updating");
+      }
     });
     document.addEventListener("htmx:beforeRequest", function (event) {
       if (isOdds(event)) { pending += 1; setState("updating"); }
@@ -145,6 +149,25 @@
                  document.querySelector("#log li"));
     }
   } catch (e) { /* storage unavailable: nothing to scroll to */ }
+
+  // A long list of choices (special rules): type to filter it.
+  document.addEventListener("input", function (event) {
+    var box = event.target;
+    if (!box.classList || !box.classList.contains("picker-filter")) { return; }
+    var words = box.value.toLowerCase().split(/\s+/).filter(Boolean);
+    box.parentNode.querySelectorAll(".choices label").forEach(function (label) {
+      var text = label.textContent.toLowerCase();
+      label.hidden = !words.every(function (w) { return text.indexOf(w) >= 0; });
+    });
+  });
+  document.addEventListener("change", function (event) {
+    var box = event.target;
+    var picker = box.closest ? box.closest("details.picker") : null;
+    if (!picker || box.type !== "checkbox") { return; }
+    var count = picker.querySelector(".picker-count");
+    var n = picker.querySelectorAll("input[type=checkbox]:checked").length;
+    if (count) { count.textContent = count.textContent.replace(/\d+/, String(n)); }
+  });
 
   // The home page: type to filter the rules (title, summary or id).
   var search = document.getElementById("rule-search");
