@@ -125,4 +125,5 @@ def create_app(database: str | Path | None = None) -> FastAPI:
     else:
         app.include_router(battles.router)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    importlib.import_module("warroom.web.security").install(app)
     return app
