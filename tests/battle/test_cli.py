@@ -64,8 +64,9 @@ def test_a_turn_through_the_cli(capsys: Cap, db: str, battle: str) -> None:
     assert log[3]["undone"] is True
     luck = ok(capsys, db, "luck", battle)
     assert luck["sides"]["A"]["rolls"] == 1 and luck["sides"]["B"]["rolls"] == 1
-    assert ok(capsys, db, "verify", battle) == {"id": battle, "ok": True, "events": 9,
-                                                 "problems": []}
+    assert ok(capsys, db, "verify", battle) == {
+        "id": battle, "ok": True, "events": 9, "problems": [], "authentic": True,
+        "verdict": "authentic", "notes": []}
     listed = ok(capsys, db, "list")
     assert [b["id"] for b in listed] == [battle] and listed[0]["name"] == "Kursk"
 
@@ -100,8 +101,21 @@ def test_export_import_verify(capsys: Cap, db: str, battle: str, tmp_path: Path)
     other = tmp_path / "other.db"
     assert ok(capsys, other, "import", str(file)) == {"id": battle}
     code, again, _ = run(capsys, other, "export", battle)
-    assert again == exported
-    assert ok(capsys, other, "verify", battle)["ok"] is True
+    # the same events; the copy is not signed: its server did not make them
+    assert json.loads(again)["events"] == json.loads(exported)["events"]
+    assert json.loads(again)["signature"] is None
+    report = ok(capsys, other, "verify", battle)
+    assert report["ok"] is True and report["verdict"] == "consistent but not signed by this server"
+    code, out, _ = run(capsys, other, "verify", battle)
+    assert code == 0 and "consistent but not signed by this server" in out
+    # after the end the seed is public, and any copy checks every virtual die
+    ended = ok(capsys, db, "end", battle)
+    assert ended["kind"] == "ended" and ended["seed"] == "42"
+    code, exported, _ = run(capsys, db, "export", battle)
+    file.write_text(exported)
+    third = tmp_path / "third.db"
+    assert ok(capsys, third, "import", str(file)) == {"id": battle}
+    assert ok(capsys, third, "verify", battle)["notes"] == []
 
 
 def test_verify_exits_1_when_something_does_not_reproduce(capsys: Cap, db: str,
@@ -120,7 +134,7 @@ def test_stale_expect(capsys: Cap, db: str, battle: str) -> None:
 
 
 ERRORS = [
-    (("show", "nope"), "unknown battle 'nope'"),
+    (("show", "nope"), "no battle 'nope'"),
     (("new", "chess"), "unknown game system 'chess'"),
     (("do", "{id}", "fow.shoot"), "procedure of 'fow'; this battle plays 'demo'"),
     (("do", "{id}", "demo.pool", "unit=Panthers"), "unknown unit 'Panthers'"),
@@ -131,7 +145,7 @@ ERRORS = [
     (("mark", "{id}", "Nobody", "pinned"), "unknown unit 'Nobody'"),
     (("add-unit", "{id}", "--side", "C", "--name", "x"), "side must be A or B"),
     (("import", "/nonexistent/file.json"), "cannot read"),
-    (("undo", "nope"), "unknown battle"),
+    (("undo", "nope"), "no battle"),
 ]
 
 
@@ -168,7 +182,7 @@ def test_warroom_db_environment_and_console_script(tmp_path: Path) -> None:
     assert json.loads(shown.stdout)["id"] == bid
     bad = subprocess.run([*cmd, "show", "zzz"], capture_output=True, text=True, env=env,
                          check=False)
-    assert bad.returncode == 2 and "unknown battle 'zzz'" in bad.stderr
+    assert bad.returncode == 2 and "no battle 'zzz'" in bad.stderr
 
 
 def test_importing_the_cli_module_is_cheap() -> None:

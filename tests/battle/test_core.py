@@ -13,8 +13,8 @@ import sqlalchemy as sa
 
 from tests.battle.fakes import battles
 from warroom.battle import phases
-from warroom.battle.core import Battles, roll_rng
-from warroom.battle.errors import AccessError, StaleStateError
+from warroom.battle.core import Battles, roll_place, roll_rng
+from warroom.battle.errors import AccessError, NoSuchBattleError, StaleStateError
 from warroom.battle.store import resolve_url
 from warroom.errors import UnknownNameError, UsageError
 
@@ -48,8 +48,13 @@ def test_resolution_fills_params_and_applies_outcome(bt: Battles) -> None:
     assert ev["params"] == {"dice": 6, "target_skill": "veteran"}
     assert ev["filled"] == {"dice": "Shermans.dice", "target_skill": "Grenadiers.skill"}
     assert ev["side"] == "A" and ev["roll_index"] == 0
-    # the dice are the battle's own: (seed, roll index) -> generator
-    rng = roll_rng(11, 0)
+    # the dice are the battle's own: HMAC(secret seed, state before + action) -> generator
+    before = bt.state(bid)  # nothing changed the state the roll was made in but the roll
+    action = {"procedure": "fow.shoot", "params": ev["params"], "unit": "Shermans",
+              "target": "Grenadiers", "side": "A"}
+    before.rolls = 0
+    before.units["Grenadiers"].markers.clear()
+    rng = roll_rng("11", roll_place(before, action))
     assert ev["dice"][:6] == [rng.randrange(6) + 1 for _ in range(6)]
     hits = sum(1 for d in ev["dice"][:6] if d >= 4)
     assert ev["outcome"]["hits"] == hits
@@ -243,8 +248,9 @@ def test_unknown_battle_and_game(bt: Battles) -> None:
     bid = fow(bt)
     for call in (lambda: bt.show("nope"), lambda: bt.do("nope", "fow.shoot"),
                  lambda: bt.advance("nope"), lambda: bt.verify("nope")):
-        with pytest.raises(UnknownNameError, match="unknown battle 'nope'"):
+        with pytest.raises(NoSuchBattleError, match="no battle 'nope'") as err:
             call()
+        assert bid not in str(err.value)  # the other ids are nobody's business
     with pytest.raises(UnknownNameError, match="unknown game system 'chess'"):
         bt.new("chess")
     assert [b["id"] for b in bt.list_battles()] == [bid]
@@ -281,7 +287,7 @@ def test_side_links_act_only_for_their_side(bt: Battles) -> None:
     bid, tokens = made["id"], made["tokens"]
     assert bt.access(bid, tokens["a"]) == ("A", "A")
     assert bt.access(bid, tokens["view"]) == ("view", None)
-    with pytest.raises(AccessError):
+    with pytest.raises(NoSuchBattleError):  # a wrong key is answered like no battle
         bt.access(bid, tokens["a"] + "x")
     bt.add_unit(bid, "A", "Mine", by="A")
     with pytest.raises(AccessError):
@@ -289,7 +295,10 @@ def test_side_links_act_only_for_their_side(bt: Battles) -> None:
     bt.add_unit(bid, "B", "Theirs", by="B")
     with pytest.raises(AccessError, match="only that side can undo"):
         bt.undo(bid, by="A")
-    ev = bt.do(bid, "fow.shoot", {"unit": "Theirs", "target": "Mine"}, by="A")
+    with pytest.raises(AccessError, match="Theirs is side B's") as err:
+        bt.do(bid, "fow.shoot", {"unit": "Theirs", "target": "Mine"}, by="A")
+    assert err.value.code == "not_your_unit" and err.value.http_status == 403
+    ev = bt.do(bid, "fow.shoot", {"unit": "Mine", "target": "Theirs"}, by="A")
     assert ev["side"] == "A" and ev["by"] == "A"
 
 
@@ -338,16 +347,22 @@ def test_export_import_reproduces_an_identical_battle(bt: Battles, tmp_path: Pat
     exported = bt.export(bid)
     other = battles(tmp_path / "other.db")
     made = other.import_(json.loads(json.dumps(exported)))
-    assert made["id"] == bid
-    assert other.export(bid) == exported
+    assert made["id"] == bid and made["origin"] == "unsigned"
+    again = other.export(bid)
+    assert again["events"] == exported["events"] and again["signature"] is None
     assert other.show(bid) == bt.show(bid)
-    assert other.verify(bid).ok
+    report = other.verify(bid)
+    assert report.ok and not report.authentic
+    assert report.verdict == "consistent but not signed by this server"
+    assert report.notes  # its virtual dice wait for the seed to be revealed
+    with pytest.raises(UsageError, match="stayed on the server"):
+        other.do(bid, "fow.shoot", {"unit": "Shermans", "target": "Grenadiers"})
     # into the same database: a new id, the same battle
     copy = bt.import_(exported)
-    assert copy["id"] != bid
+    assert copy["id"] != bid and copy["origin"] == "authentic"
     a, b = bt.show(bid), bt.show(copy["id"])
     assert {**a, "id": None} == {**b, "id": None}
-    assert bt.verify(copy["id"]).ok
+    assert bt.verify(copy["id"]).ok and bt.verify(copy["id"]).authentic
     assert bt.log(copy["id"]) == bt.log(bid)
 
 

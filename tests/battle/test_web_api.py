@@ -3,6 +3,7 @@ bad input is a 422 with a message (never a 500) and changes nothing."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +31,7 @@ def client(tmp_path: Path) -> Iterator[Any]:
 
 @pytest.fixture
 def battle(client: Any) -> dict[str, Any]:
-    r = client.post("/api/battles", json={"game": "fow", "name": "Web", "seed": 9})
+    r = client.post("/api/battles", json={"game": "fow", "name": "Web"})
     assert r.status_code == 200
     made = r.json()
     ka, kb = made["keys"]["A"], made["keys"]["B"]
@@ -57,7 +58,8 @@ def test_a_turn_over_the_api(client: Any, battle: dict[str, Any]) -> None:
     ).json()
     assert again["dice"] == ev["dice"]
     typed = client.post(f"/api/battles/{bid}/do?key={ka}", json={
-        "procedure": "fow.shoot", "params": {"target": "Grenadiers", "dice": 1},
+        "procedure": "fow.shoot", "params": {"unit": "Shermans", "target": "Grenadiers",
+                                             "dice": 1},
         "dice": "6,1"}).json()
     assert typed["entered"] and typed["dice"] == [6, 1]
     assert client.post(f"/api/battles/{bid}/mark?key={ka}", json={
@@ -92,8 +94,9 @@ def test_a_turn_over_the_api(client: Any, battle: dict[str, Any]) -> None:
 def test_keys_guard_sides(client: Any, battle: dict[str, Any]) -> None:
     bid, ka, kb, view = (battle["id"], battle["keys"]["A"], battle["keys"]["B"],
                          battle["keys"]["view"])
-    assert client.get(f"/api/battles/{bid}").status_code == 403
-    assert client.get(f"/api/battles/{bid}?key={ka}x").status_code == 403
+    # no key and a wrong key are answered like a battle that is not there
+    assert client.get(f"/api/battles/{bid}").status_code == 404
+    assert client.get(f"/api/battles/{bid}?key={ka}x").status_code == 404
     assert client.get(f"/api/battles/{bid}?key={kb}").json()["role"] == "B"
     r = client.post(f"/api/battles/{bid}/next?key={view}")
     assert r.status_code == 403 and "spectator" in r.json()["detail"]
@@ -101,9 +104,13 @@ def test_keys_guard_sides(client: Any, battle: dict[str, Any]) -> None:
     assert r.status_code == 403 and "acts for side A" in r.json()["detail"]
     r = client.post(f"/api/battles/{bid}/undo?key={ka}")
     assert r.status_code == 403 and "only that side can undo" in r.json()["detail"]
+    assert r.json()["code"] == "not_your_event"
+    # a side's page and answers carry only its own key (and the spectator's)
     r = client.get(f"/battles/{bid}/{ka}")
-    assert r.status_code == 200 and battle["links"]["B"] in r.text
-    assert 'data-share="B"' in r.text and 'data-share="A"' not in r.text
+    assert r.status_code == 200 and kb not in r.text and battle["links"]["view"] in r.text
+    assert 'data-share="B"' not in r.text and 'data-share="view"' in r.text
+    for path in ("", "/log", "/export", "/luck", "/verify"):
+        assert kb not in client.get(f"/api/battles/{bid}{path}?key={ka}").text
 
 
 BAD = [
@@ -166,10 +173,14 @@ def test_pages(client: Any, battle: dict[str, Any]) -> None:
     assert listing.status_code == 200 and base in listing.text
     r = client.post("/battles", data={"game": "asl", "name": "Stalingrad"},
                     follow_redirects=False)
-    assert r.status_code == 303
-    page = client.get(r.headers["location"]).text
+    # the creator's page: the only one with all three links
+    assert r.status_code == 201 and r.text.count('data-share="') == 3
+    found = re.search(r'href="([^"]+)" data-share="A"', r.text)
+    assert found is not None
+    link_a = found.group(1)
+    page = client.get(link_a).text
     assert "Rally Phase (RPh)" in page
-    r = client.post("/battles", data={"game": "asl", "seed": "abc"})
+    r = client.post("/battles", data={"game": "chess"})
     assert r.status_code == 422
     assert client.get(f"{base}/counter").json() == {"counter": 5}
     pl = client.get(f"{base}?lang=pl").text

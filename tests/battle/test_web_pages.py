@@ -78,7 +78,7 @@ def test_the_spectator_link_cannot_edit(client: Any, battle: dict[str, Any]) -> 
                     headers={"Accept": "text/html"})
     assert r.status_code == 403 and "spectator link can only watch" in r.text
     r = client.post(f"/battles/{bid}/{view}x/edit", data={"unit": "Shermans", "s.dice": "1"})
-    assert r.status_code == 403
+    assert r.status_code == 404
     assert _log(client, bid, view) == before
 
 
@@ -173,4 +173,4 @@ def test_the_section_the_page_swaps_in(client: Any, battle: dict[str, Any]) -> N
     assert 'data-counter="4"' in client.get(f"{base}/section").text
     assert client.get(f"{base}/counter").headers["cache-control"] == "no-store"
     assert "data-edit=" not in client.get(f"/battles/{bid}/{view}/section").text
-    assert client.get(f"/battles/{bid}/nope/section").status_code == 403
+    assert client.get(f"/battles/{bid}/nope/section").status_code == 404

@@ -87,42 +87,10 @@ def _markers(u: dict[str, Any]) -> str:
 
 
 def _describe(event: dict[str, Any]) -> str:
-    """One line for an event of the log."""
-    tr = _tr()
-    kind = event["kind"]
-    side = f" [{event['by']}]" if event.get("by") else ""
-    head = f"#{event['seq']}{side}"
-    if kind == "created":
-        text = tr("battle created: {game}, seed {seed}").format(game=event["game"],
-                                                               seed=event["seed"])
-    elif kind == "unit_added":
-        stats = " ".join(f"{k}={v}" for k, v in event["stats"].items())
-        text = tr("unit {unit} joins side {side}").format(unit=event["unit"],
-                                                          side=event["side"]) + (
-            f" ({stats})" if stats else "")
-    elif kind == "unit_edited":
-        stats = " ".join(f"{k}={'' if v is None else v}" for k, v in event["stats"].items())
-        text = f"{event['unit']}: {stats}"
-    elif kind == "marked":
-        value = event["value"]
-        shown = tr("cleared") if value is None else ("" if value is True else f"= {value}")
-        text = f"{event['unit']}: {tr(event['marker'].replace('_', ' '))} {shown}".rstrip()
-    elif kind == "resolved":
-        outcome = ", ".join(f"{k}={v}" for k, v in event["outcome"].items())
-        who = f" {event['unit'] or ''}{' → ' + event['target'] if event['target'] else ''}"
-        how = tr("your dice") if event["entered"] else tr("virtual dice")
-        dice = " ".join(str(d) for d in event["dice"]) or "-"
-        text = f"{event['procedure']}{who.rstrip()}: {outcome}  ({how}: {dice})"
-    elif kind == "phase":
-        text = tr("turn {turn}, side {side}: {phase}").format(
-            turn=event["turn"], side=event["side"], phase=event["phase"])
-    elif kind == "undone":
-        text = tr("undo of event {n}").format(n=event["target"])
-    else:
-        text = kind
-    if event.get("undone"):
-        text += "  " + tr("(undone)")
-    return f"{head} {text}"
+    """One line for an event of the log (each kind describes itself)."""
+    from warroom.battle.events import describe
+
+    return describe(event, _tr())
 
 
 # ---------------------------------------------------------------------------- commands
@@ -303,6 +271,19 @@ def undo(battle_id: IdArg, expect: ExpectOpt = None, db: DbOpt = None,
     _echo(_describe(event))
 
 
+@battle_app.command("end")
+def end(battle_id: IdArg, expect: ExpectOpt = None, db: DbOpt = None,
+        as_json: JsonOpt = False) -> None:
+    """End the battle and reveal its dice seed: from then on anyone can check every
+    virtual die against the commitment made when it was created (on the web both sides
+    must ask)."""
+    event = _battles(db).end(battle_id, expect=expect)
+    if as_json:
+        _out(event)
+        return
+    _echo(_describe(event))
+
+
 @battle_app.command("log")
 def log(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Every event of the battle, oldest first."""
@@ -345,6 +326,9 @@ def import_(
     except json.JSONDecodeError as exc:
         raise ImportFormatError("{file!r} is not JSON: {reason}", file=file,
                                 reason=str(exc)) from None
+    except RecursionError:
+        raise ImportFormatError("{file!r} is nested too deeply to be a battle export",
+                                file=file) from None
     made = _battles(db).import_(data)
     if as_json:
         _out({"id": made["id"]})
@@ -364,6 +348,10 @@ def verify(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None
         tr = _tr()
         if report.ok:
             _echo(tr("ok: {n} events reproduce").format(n=report.events))
+            _echo(tr("authentic: made on this server") if report.authentic else
+                  tr("consistent but not signed by this server"))
+        for note in report.notes:
+            _echo(f"{tr('note')}: {tr(note)}")
         for p in report.problems:
             _echo(f"{tr('problem')}: {p}")
     if not report.ok:

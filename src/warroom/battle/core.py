@@ -1,38 +1,56 @@
 """The battle tracker's one core object. The CLI and the web API are thin layers over it.
 
-Every change is an event appended to the battle's log in one transaction; the state is
-the fold of the log (:mod:`warroom.battle.state`). Each event carries ``seq``, the
-state counter it created: a write may name the counter it was based on (``expect``)
-and is refused when someone else wrote first.
+Every change is an event appended to the battle's log; the state is the fold of the log
+(:mod:`warroom.battle.state`), and a snapshot of it (with the stack of live events) is
+stored with each event in the same transaction, so reads and writes never replay the
+log (``verify`` does). Each event carries ``seq``, the state counter it created: a
+write may name the counter it was based on (``expect``) and is refused when someone else
+wrote first. A write computes its event first (dice, resolution, expectation) on the
+snapshot it read, then records it in one short transaction that moves the counter only
+if nobody moved it in between (else it is computed again on the new state).
 
-Dice: a virtual roll draws from a generator derived from (battle seed, roll index),
-where the roll index is part of the state. Undo restores the state, so the roll made
-again after an undo gets exactly the same dice. Dice typed in by players are recorded
-with ``entered: true`` and do not move the roll index.
+Dice: each battle has a secret seed; its sha256 (the commitment) is published in the
+``created`` event, and the seed itself only when the battle ends. A virtual roll draws
+from HMAC(seed, the state before the roll and the action): the same action in the same
+place gives the same dice (undo and redo cannot re-roll), anything else fresh dice, and
+nobody without the seed can foresee any of them. Dice typed in by players are recorded
+with ``entered: true``.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import hmac
 import json
 import random
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from warroom.battle import effects as fx
+from warroom.battle import events as evs
 from warroom.battle import phases
-from warroom.battle.errors import AccessError, BattleError, ImportFormatError, StaleStateError
+from warroom.battle.errors import (
+    AccessError,
+    BattleError,
+    ImportFormatError,
+    NoSuchBattleError,
+    NothingToUndoError,
+    StaleStateError,
+)
 from warroom.battle.state import (
+    MAX_NAME,
     SIDES,
     Replay,
     State,
     apply,
+    first_problem,
     fold,
-    initial,
     marker_kind,
     marker_value,
     next_position,
@@ -41,25 +59,43 @@ from warroom.battle.state import (
 from warroom.errors import UnknownNameError, UsageError
 
 if TYPE_CHECKING:
-    from sqlalchemy.engine import Connection
-
     from warroom.battle.store import Store
     from warroom.engine.procedure import Procedure
     from warroom.engine.registry import Registry
 
 EXPORT_FORMAT = "warroom-battle"
-EXPORT_VERSION = 1
-MAX_NAME = 60
+EXPORT_VERSION = 2
+"""2: dice committed (no seed until the end), events typed, the export signed."""
+
+__all__ = ["MAX_NAME", "Battles", "Report", "commitment_of", "roll_rng"]
 
 
 def _now() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
 
 
-def roll_rng(seed: int, index: int) -> random.Random:
-    """The generator of a battle's ``index``-th virtual roll (stable across versions)."""
+def commitment_of(secret: str) -> str:
+    """What a battle publishes about its secret dice seed at creation."""
+    return hashlib.sha256(f"warroom-battle-seed:{secret}".encode()).hexdigest()
+
+
+def roll_rng(secret: str, place: str) -> random.Random:
+    """The generator of a virtual roll: HMAC of the battle's secret seed and the roll's
+    place (the state before it and the action, :func:`roll_place`)."""
+    digest = hmac.new(secret.encode(), place.encode(), hashlib.sha256).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+def legacy_rng(seed: int, index: int) -> random.Random:
+    """The generator of the ``index``-th roll of a battle made before dice were committed
+    (its seed was public); kept so those battles still verify."""
     digest = hashlib.sha256(f"warroom-battle:{seed}:{index}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def roll_place(state: State, action: Mapping[str, Any]) -> str:
+    """Where a roll is made: the digest of the state before it and the action itself."""
+    return state.digest() + "|" + json.dumps(action, sort_keys=True, separators=(",", ":"))
 
 
 def _frac(x: Fraction) -> str:
@@ -70,21 +106,74 @@ def _jsonable(data: Any) -> Any:
     return json.loads(json.dumps(data, sort_keys=True))
 
 
+def _sign(key: str, meta: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> str:
+    body = json.dumps({"battle": meta, "events": events}, sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=True)
+    return hmac.new(key.encode(), body.encode(), hashlib.sha256).hexdigest()
+
+
 @dataclass
 class Report:
-    """The result of ``verify``: ok only when every event reproduces."""
+    """The result of ``verify``: ok only when every event reproduces. ``authentic``:
+    every event was made on this server (or imported with this server's signature)."""
 
     battle: str
     events: int
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    authentic: bool = True
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
+    @property
+    def verdict(self) -> str:
+        if not self.ok:
+            return "does not reproduce"
+        return "authentic" if self.authentic else "consistent but not signed by this server"
+
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.battle, "ok": self.ok, "events": self.events,
-                "problems": list(self.problems)}
+        return {"id": self.battle, "ok": self.ok, "authentic": self.authentic,
+                "verdict": self.verdict, "events": self.events,
+                "problems": list(self.problems), "notes": list(self.notes)}
+
+
+class ExportMeta(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: Annotated[StrictStr, Field(pattern=r"^[0-9A-Za-z]{1,32}$")]
+    game: Annotated[StrictStr, Field(min_length=1, max_length=32)]
+    name: Annotated[StrictStr, Field(min_length=1, max_length=200)]
+    created: Annotated[StrictStr, Field(min_length=1, max_length=40)]
+    seed: Annotated[StrictInt, Field(ge=0, lt=2**62)] | None = None
+    commitment: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
+
+
+class ExportFile(BaseModel):
+    """The export format: the pydantic model every import goes through."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["warroom-battle"]
+    version: Literal[1, 2]
+    battle: ExportMeta
+    events: Annotated[list[evs.AnyEvent], Field(min_length=1, max_length=100_000)]
+    signature: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
+
+
+@dataclass
+class Snapshot:
+    """A battle as its row stores it: the state now and the stack of live events."""
+
+    row: dict[str, Any]
+    state: State
+    live: list[int]
+    replay: Replay | None = None  # set when the row had no snapshot (an old log)
+
+    @property
+    def counter(self) -> int:
+        return int(self.row["counter"])
 
 
 class Battles:
@@ -110,15 +199,16 @@ class Battles:
         return known + [g for g in phases.SEQUENCES if g not in known]
 
     def new(self, game: str, name: str | None = None, seed: int | None = None) -> dict[str, Any]:
-        """A new battle; returns its id and its three links' tokens."""
-        from warroom.dice.sources import new_seed
+        """A new battle; returns its id and its three links' tokens.
 
+        Its dice seed is a fresh secret (``seed`` picks one instead, for tests and
+        replays: a seed someone chose is no secret)."""
         game = game.strip().lower()
         if game not in self.games():
             raise UnknownNameError("game system", game, self.games())
         if seed is not None and not 0 <= seed < 2**62:
             raise BattleError("--seed must be a whole number from 0 to 2^62")
-        seed = new_seed() if seed is None else seed
+        secret = secrets.token_hex(32) if seed is None else str(seed)
         name = (name or "").strip() or f"{game} battle {self.clock()[:10]}"
         if len(name) > 200:
             raise BattleError("a battle name has at most 200 characters")
@@ -126,28 +216,37 @@ class Battles:
         tokens = {s: secrets.token_urlsafe(18) for s in ("a", "b", "view")}
         at = self.clock()
         first: dict[str, Any] = {"seq": 1, "kind": "created", "at": at, "by": None,
-                                 "game": game, "name": name, "seed": seed}
-        state = initial(battle_id, game, name, seed)
+                                 "game": game, "name": name,
+                                 "commitment": commitment_of(secret), "after": "0" * 16}
+        state = apply(State(battle_id, game, name, None), first)
         first["after"] = state.digest()
         with self.store.write() as conn:
-            self.store.insert_battle(conn, self._row(battle_id, state, at, 0, tokens))
-            self.store.append(conn, battle_id, first, 0, json.dumps(state.to_json()))
+            self.store.insert_battle(conn, self._row(
+                battle_id, state, at, tokens, secret=secret, sign_key=secrets.token_hex(32),
+                origin="here"))
+            self.store.append(conn, battle_id, first, 0, json.dumps(state.to_json()), "[]")
         return {"id": battle_id, "tokens": tokens}
 
     @staticmethod
-    def _row(battle_id: str, state: State, at: str, counter: int,
-             tokens: Mapping[str, str]) -> dict[str, Any]:
-        return {"id": battle_id, "game": state.game, "name": state.name, "seed": state.seed,
-                "created_at": at, "updated_at": at, "counter": counter,
+    def _row(battle_id: str, state: State, at: str, tokens: Mapping[str, str], *,
+             secret: str | None, sign_key: str | None, origin: str,
+             legacy_seed: int | None = None) -> dict[str, Any]:
+        return {"id": battle_id, "game": state.game, "name": state.name,
+                "seed": legacy_seed or 0, "created_at": at, "updated_at": at, "counter": 0,
                 "state": json.dumps(state.to_json()), "token_a": tokens["a"],
-                "token_b": tokens["b"], "token_view": tokens["view"]}
+                "token_b": tokens["b"], "token_view": tokens["view"], "secret": secret,
+                "sign_key": sign_key, "origin": origin, "live": None}
 
     # ------------------------------------------------------------------ reading
-    def list_battles(self) -> list[dict[str, Any]]:
+    def list_battles(self, only: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """Every battle (the CLI), or only the ids in ``only`` (a browser's own)."""
+        wanted = None if only is None else set(only)
         with self.store.read() as conn:
             rows = self.store.list_rows(conn)
         out = []
         for r in rows:
+            if wanted is not None and r["id"] not in wanted:
+                continue
             st = json.loads(r["state"])
             out.append({"id": r["id"], "game": r["game"], "name": r["name"],
                         "counter": r["counter"], "turn": st["turn"], "side": st["side"],
@@ -155,14 +254,19 @@ class Battles:
                         "created": r["created_at"], "updated": r["updated_at"]})
         return out
 
+    def _snapshot(self, battle_id: str) -> Snapshot:
+        with self.store.read() as conn:
+            row = self.store.battle_row(conn, battle_id)
+            if row.get("live") is not None:
+                return Snapshot(row, State.from_json(json.loads(row["state"])),
+                                [int(x) for x in json.loads(row["live"])])
+            replay = fold(battle_id, self.store.load_events(conn, battle_id))
+        return Snapshot(row, replay.state, list(replay.live), replay)
+
     def _load(self, battle_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], Replay]:
         with self.store.read() as conn:
-            return self._load_in(conn, battle_id)
-
-    def _load_in(self, conn: Connection, battle_id: str, *, lock: bool = False
-                 ) -> tuple[dict[str, Any], list[dict[str, Any]], Replay]:
-        row = self.store.battle_row(conn, battle_id, lock=lock)
-        events = self.store.load_events(conn, battle_id)
+            row = self.store.battle_row(conn, battle_id)
+            events = self.store.load_events(conn, battle_id)
         return row, events, fold(battle_id, events)
 
     def row(self, battle_id: str) -> dict[str, Any]:
@@ -170,21 +274,23 @@ class Battles:
             return self.store.battle_row(conn, battle_id)
 
     def show(self, battle_id: str) -> dict[str, Any]:
-        row, _events, replay = self._load(battle_id)
-        st = replay.state
+        snap = self._snapshot(battle_id)
+        st = snap.state
         info = st.phase_info()
         out = st.to_json()
-        out["counter"] = row["counter"]
+        out["counter"] = snap.counter
         out["phase_title"] = info.title
         out["checklist"] = list(info.checklist)
         out["phases"] = [p.id for p in phases.sequence(st.game)]
-        out["can_undo"] = bool(replay.live)
+        out["can_undo"] = bool(snap.live)
         return out
 
     def state(self, battle_id: str) -> State:
-        return self._load(battle_id)[2].state
+        return self._snapshot(battle_id).state
 
     def log(self, battle_id: str) -> list[dict[str, Any]]:
+        """Every event, undone ones included (marked ``undone``): a roll taken back
+        stays in sight of both sides."""
         _row, events, replay = self._load(battle_id)
         live = set(replay.live) | {1}
         undone = {int(e["target"]) for e in events if e["kind"] == "undone"}
@@ -193,36 +299,58 @@ class Battles:
         return events
 
     # ------------------------------------------------------------------ writing
-    def _write(self, battle_id: str, expect: int | None,
-               build: Callable[[Replay, list[dict[str, Any]]], dict[str, Any]],
-               by: str | None = None) -> dict[str, Any]:
-        """Build an event from the current state and append it in one transaction.
+    def _before_last(self, battle_id: str, snap: Snapshot) -> State:
+        """The state before the latest live event (what an undo goes back to)."""
+        if snap.replay is not None:
+            return snap.replay.states[-2]
+        prev = snap.live[-2] if len(snap.live) >= 2 else 1
+        with self.store.read() as conn:
+            _body, stored = self.store.event_at(conn, battle_id, prev)
+            if stored is None:  # an event from before snapshots
+                return fold(battle_id, self.store.load_events(conn, battle_id)).states[-2]
+        return State.from_json(json.loads(stored))
 
-        The transaction reads the battle first, with its row locked (on SQLite the
-        transaction holds the write lock from its start), so writers of one battle take
-        turns and each builds on the state the one before it left. With ``expect`` any
-        change since ``expect`` is refused. A write that still finds the battle moved on
-        (a server without row locks) is rebuilt on the new state, a few times at most.
+    def _event(self, battle_id: str, seq: int) -> dict[str, Any]:
+        with self.store.read() as conn:
+            return self.store.event_at(conn, battle_id, seq)[0]
+
+    def _write(self, battle_id: str, expect: int | None,
+               build: Callable[[Snapshot], dict[str, Any]],
+               by: str | None = None) -> dict[str, Any]:
+        """Compute an event on the battle as it is now, then record it in one short
+        transaction that moves the counter only if nobody moved it meanwhile.
+
+        Nothing is computed while the write lock is held. With ``expect`` any change since
+        ``expect`` is refused; without it, a write that finds the battle moved on is
+        computed again on the new state (a few times at most).
         """
         from sqlalchemy.exc import IntegrityError
 
-        for _attempt in range(5):
+        for _attempt in range(8):
+            snap = self._snapshot(battle_id)
+            counter = snap.counter
+            if expect is not None and expect != counter:
+                raise StaleStateError(expect, counter)
+            built = build(snap)
+            kind = built["kind"]
+            event: dict[str, Any] = {
+                "seq": counter + 1, "kind": kind, "at": self.clock(), "by": by,
+                **{k: v for k, v in built.items() if k != "kind"}, "after": "0" * 16}
+            event = dict(_jsonable(event))
+            if kind == "undone":
+                new_state, live = self._before_last(battle_id, snap), snap.live[:-1]
+            else:
+                new_state, live = apply(snap.state, event), [*snap.live, counter + 1]
+            event["after"] = new_state.digest()
+            try:
+                evs.parse(event)
+            except ValidationError as exc:
+                raise BattleError("this would record a bad event: {problem}",
+                                  problem=first_problem(exc)) from None
             try:
                 with self.store.write() as conn:
-                    row, events, replay = self._load_in(conn, battle_id, lock=True)
-                    counter = int(row["counter"])
-                    if expect is not None and expect != counter:
-                        raise StaleStateError(expect, counter)
-                    event = build(replay, events)
-                    kind = event["kind"]
-                    event = {"seq": counter + 1, "kind": kind, "at": self.clock(), "by": by,
-                             **{k: v for k, v in event.items() if k != "kind"}}
-                    new_state = (replay.states[-2] if kind == "undone"
-                                 else apply(replay.state, event))
-                    event["after"] = new_state.digest()
-                    event = dict(_jsonable(event))
                     self.store.append(conn, battle_id, event, counter,
-                                      json.dumps(new_state.to_json()))
+                                      json.dumps(new_state.to_json()), json.dumps(live))
             except StaleStateError:
                 if expect is not None:
                     raise
@@ -241,6 +369,12 @@ class Battles:
             raise BattleError("side must be A or B, not {side!r}", side=side)
         return s
 
+    @staticmethod
+    def _own(by: str | None, unit: Any) -> None:
+        if by is not None and by != unit.side:
+            raise AccessError("your link acts for side {by}; {unit} is side {side}'s",
+                              code="not_your_unit", by=by, unit=unit.name, side=unit.side)
+
     def add_unit(self, battle_id: str, side: str, name: str,
                  stats: Mapping[str, Any] | None = None, *, expect: int | None = None,
                  by: str | None = None) -> dict[str, Any]:
@@ -251,7 +385,7 @@ class Battles:
                               most=MAX_NAME)
         if by is not None and by != side:
             raise AccessError("your link acts for side {by}; it cannot add units to {side}",
-                              by=by, side=side)
+                              code="not_your_side", by=by, side=side)
         parsed: dict[str, Any] = {}
         for key, value in (stats or {}).items():
             k = str(key).strip()
@@ -260,8 +394,8 @@ class Battles:
                                   key=key)
             parsed[k] = parse_stat(str(value)) if not isinstance(value, int) else value
 
-        def build(replay: Replay, _events: list[dict[str, Any]]) -> dict[str, Any]:
-            if name.casefold() in {n.casefold() for n in replay.state.units}:
+        def build(snap: Snapshot) -> dict[str, Any]:
+            if name.casefold() in {n.casefold() for n in snap.state.units}:
                 raise BattleError("there is already a unit called {name!r}", name=name)
             return {"kind": "unit_added", "unit": name, "side": side, "stats": parsed}
 
@@ -282,11 +416,9 @@ class Battles:
             changes[k] = None if text.strip() == "" else (
                 value if isinstance(value, int) else parse_stat(text))
 
-        def build(replay: Replay, _events: list[dict[str, Any]]) -> dict[str, Any]:
-            u = replay.state.unit(unit)
-            if by is not None and by != u.side:
-                raise AccessError("your link acts for side {by}; {unit} is side {side}'s",
-                                  by=by, unit=u.name, side=u.side)
+        def build(snap: Snapshot) -> dict[str, Any]:
+            u = snap.state.unit(unit)
+            self._own(by, u)
             return {"kind": "unit_edited", "unit": u.name, "stats": changes,
                     "before": {k: u.stats.get(k) for k in changes}}
 
@@ -294,12 +426,18 @@ class Battles:
 
     def mark(self, battle_id: str, unit: str, marker: str, value: str | None = None, *,
              expect: int | None = None, by: str | None = None) -> dict[str, Any]:
-        """Set, change or clear a marker by hand (``pinned``, ``pinned=no``, ``hits=+1``)."""
+        """Set, change or clear a marker by hand (``pinned``, ``pinned=no``, ``hits=+1``).
+        A side marks only its own units (what its shots do to the enemy is recorded by
+        resolving them)."""
         marker = marker.strip().lower().replace("-", "_")
 
-        def build(replay: Replay, _events: list[dict[str, Any]]) -> dict[str, Any]:
-            st = replay.state
+        def build(snap: Snapshot) -> dict[str, Any]:
+            st = snap.state
             u = st.unit(unit)
+            if by is not None and by != u.side:
+                raise AccessError("your link acts for side {by}; only side {side} marks "
+                                  "{unit} by hand (record your shot with Resolve)",
+                                  code="not_your_unit", by=by, side=u.side, unit=u.name)
             marker_kind(st.game, marker)
             new = marker_value(st.game, marker, value, u.markers.get(marker))
             return {"kind": "marked", "unit": u.name, "marker": marker, "value": new,
@@ -309,8 +447,12 @@ class Battles:
 
     def advance(self, battle_id: str, *, expect: int | None = None, by: str | None = None
              ) -> dict[str, Any]:
-        def build(replay: Replay, _events: list[dict[str, Any]]) -> dict[str, Any]:
-            turn, side, phase = next_position(replay.state)
+        """The next phase; a side moves on only the phases of its own turn."""
+        def build(snap: Snapshot) -> dict[str, Any]:
+            if by is not None and by != snap.state.side:
+                raise AccessError("it is side {side}'s turn: only side {side} moves its "
+                                  "phases on", code="not_your_turn", side=snap.state.side)
+            turn, side, phase = next_position(snap.state)
             return {"kind": "phase", "turn": turn, "side": side, "phase": phase}
 
         event = self._write(battle_id, expect, build, by)
@@ -319,16 +461,53 @@ class Battles:
 
     def undo(self, battle_id: str, *, expect: int | None = None, by: str | None = None
              ) -> dict[str, Any]:
-        """Take back the latest live event. The roll index goes back with it, so making
-        the same roll again gives the same dice: undo cannot re-roll."""
+        """Take back the latest live event. The same roll made again in the same place
+        gives the same dice, and the undone roll stays in the log: undo cannot re-roll
+        unseen. A side undoes only its own latest event."""
 
-        def build(replay: Replay, events: list[dict[str, Any]]) -> dict[str, Any]:
-            target = replay.last_live()
-            done = next(e for e in events if e["seq"] == target)
-            if by is not None and done.get("by") not in (None, by):
+        def build(snap: Snapshot) -> dict[str, Any]:
+            if not snap.live:
+                raise NothingToUndoError()
+            target = snap.live[-1]
+            done = self._event(battle_id, target)
+            if done["kind"] == "ended":
+                raise BattleError("the battle has ended and its seed is public: the end "
+                                  "cannot be undone")
+            if by is not None and done.get("by") != by:
+                if done.get("by") is None:
+                    raise AccessError("event {event} was recorded on the command line; "
+                                      "only the command line can undo it",
+                                      code="not_your_event", event=target)
                 raise AccessError("event {event} was made by side {side}; only that side "
-                                  "can undo it", event=target, side=done["by"])
+                                  "can undo it", code="not_your_event", event=target,
+                                  side=done["by"])
             return {"kind": "undone", "target": target, "what": done["kind"]}
+
+        return self._write(battle_id, expect, build, by)
+
+    def end(self, battle_id: str, *, expect: int | None = None, by: str | None = None
+            ) -> dict[str, Any]:
+        """Ask to end the battle; when both sides have asked (or on the command line, which
+        acts for both), the battle ends and its dice seed is revealed, so anyone can check
+        every virtual die against the commitment published at its creation."""
+        with self.store.read() as conn:
+            secret = self.store.battle_row(conn, battle_id).get("secret")
+
+        def build(snap: Snapshot) -> dict[str, Any]:
+            st = snap.state
+            if st.ended:
+                raise BattleError("the battle has already ended")
+            other = "B" if by == "A" else "A"
+            if by is not None and other not in st.end_asked:
+                if by in st.end_asked:
+                    raise BattleError("you have asked to end the battle; side {other} has "
+                                      "not agreed yet", other=other)
+                return {"kind": "end_asked", "side": by}
+            seed = st.seed if st.commitment is None else secret
+            if not seed or (st.commitment is not None and commitment_of(seed) != st.commitment):
+                raise BattleError("this imported battle's dice seed stayed on the server "
+                                  "that made it: it cannot be revealed here")
+            return {"kind": "ended", "seed": seed}
 
         return self._write(battle_id, expect, build, by)
 
@@ -356,17 +535,21 @@ class Battles:
         keys = {k: raw.pop(k) for k in fx.BATTLE_KEYS if k in raw}
         if dice is not None and len(dice) == 0:
             raise BattleError("--dice needs at least one die, e.g. --dice 3,5,6")
+        secret: str | None = None
+        if dice is None:
+            with self.store.read() as conn:
+                secret = self.store.battle_row(conn, battle_id).get("secret")
 
-        def build(replay: Replay, _events: list[dict[str, Any]]) -> dict[str, Any]:
-            st = replay.state
+        def build(snap: Snapshot) -> dict[str, Any]:
+            st = snap.state
             proc = self._procedure(st.game, proc_id)
-            return self._resolve(st, proc, raw, keys, dice, by)
+            return self._resolve(st, proc, raw, keys, dice, by, secret)
 
         return self._write(battle_id, expect, build, by)
 
     def _resolve(self, st: State, proc: Procedure, raw: Mapping[str, Any],
                  keys: Mapping[str, Any], dice: Sequence[object] | None,
-                 by: str | None) -> dict[str, Any]:
+                 by: str | None, secret: str | None) -> dict[str, Any]:
         from warroom.engine.params import describe, validate
 
         actor = st.unit(str(keys["unit"])) if keys.get("unit") else None
@@ -391,7 +574,13 @@ class Battles:
         if by is not None:
             if keys.get("side") and side != by:
                 raise AccessError("your link acts for side {by}, not {side}", by=by,
-                                  side=side)
+                                  side=side, code="not_your_side")
+            if actor is not None:
+                self._own(by, actor)
+            elif target is not None and target.side != by:
+                raise AccessError("name your acting unit (unit=) to roll against side "
+                                  "{side}'s {unit}", code="not_your_unit",
+                                  side=target.side, unit=target.name)
             side = by
         names = [s.name for s in describe(proc.params)]
         given, filled = fx.fill_params(raw, names, actor, target, proc.id)
@@ -400,22 +589,23 @@ class Battles:
             "unit": actor.name if actor else None,
             "target": target.name if target else None,
             "side": side, "clear": clear, "filled": filled, "given": dict(raw),
-        }, subject)
+        }, subject, secret)
 
     def _run(self, st: State, proc: Procedure, params: Any, dice: Sequence[object] | None,
-             extra: dict[str, Any], subject: Any) -> dict[str, Any]:
+             extra: dict[str, Any], subject: Any, secret: str | None) -> dict[str, Any]:
         from warroom.engine import drivers
         from warroom.engine.params import normalized
 
+        norm = normalized(params)
         if dice is None:
             index: int | None = st.rolls
-            res = drivers.roll(proc, params, rng=roll_rng(st.seed, st.rolls))
+            res = drivers.roll(proc, params, rng=self._rng(st, proc.id, norm, extra, secret))
         else:
             index = None
             res = drivers.roll(proc, params, dice=dice)
         outcome = dict(res.outcome)
         return {
-            "kind": "resolved", "procedure": proc.id, "params": normalized(params),
+            "kind": "resolved", "procedure": proc.id, "params": norm,
             **extra,
             "dice": list(res.dice), "entered": dice is not None, "roll_index": index,
             "outcome": outcome,
@@ -424,6 +614,22 @@ class Battles:
             "effects": fx.outcome_effects(st, proc.id, outcome, subject, extra["clear"],
                                           target_named=extra["target"] is not None),
         }
+
+    @staticmethod
+    def _rng(st: State, proc_id: str, params: Any, extra: Mapping[str, Any],
+             secret: str | None) -> random.Random:
+        """The generator of a virtual roll in this place (see :func:`roll_place`)."""
+        if st.commitment is None:  # an old battle: its seed was public from the start
+            return legacy_rng(int(st.seed or 0), st.rolls)
+        if st.ended:
+            raise BattleError("the battle has ended and its dice seed is public: virtual "
+                              "dice would be foreseeable; enter your dice")
+        if secret is None or commitment_of(secret) != st.commitment:
+            raise BattleError("this imported battle's dice seed stayed on the server that "
+                              "made it: enter your dice")
+        action = {"procedure": proc_id, "params": _jsonable(params), "unit": extra["unit"],
+                  "target": extra["target"], "side": extra["side"]}
+        return roll_rng(secret, roll_place(st, action))
 
     @staticmethod
     def _expected(proc: Procedure, params: Any) -> dict[str, str]:
@@ -469,48 +675,71 @@ class Battles:
 
     # ------------------------------------------------------------------ verify
     def verify(self, battle_id: str) -> Report:
+        """Replay every event from scratch (the server knows the secret seed, so every
+        virtual die is checked) and say whether the log is this server's own."""
         row, events, _replay = self._load(battle_id)
-        report = self.check_events(battle_id, events)
+        report = self.check_events(battle_id, events, secret=row.get("secret"))
+        report.authentic = row.get("origin") in (None, "here", "authentic")
         try:
-            final = fold(battle_id, events).state
+            final = fold(battle_id, events)
         except UsageError as exc:
             report.problems.append(str(exc))
             return report
-        if json.loads(row["state"]) != final.to_json():
+        if json.loads(row["state"]) != final.state.to_json():
             report.problems.append("the stored state differs from the replayed state")
+        if row.get("live") is not None and json.loads(row["live"]) != final.live:
+            report.problems.append("the stored stack of live events differs from the log")
         if events and int(row["counter"]) != int(events[-1]["seq"]):
             report.problems.append(f"the stored counter {row['counter']} is not the last "
                                    f"event {events[-1]['seq']}")
         return report
 
-    def check_events(self, battle_id: str, events: Sequence[Mapping[str, Any]]) -> Report:
-        """Replay every event from scratch, re-running each roll."""
+    def check_events(self, battle_id: str, events: Sequence[Mapping[str, Any]],
+                     secret: str | None = None) -> Report:
+        """Replay every event from scratch, re-running each roll. Virtual dice are
+        checked with ``secret`` (the server's) or the seed the log reveals at its end;
+        without either, only that the recorded dice give the recorded outcome."""
         report = Report(battle_id, len(events))
         problems = report.problems
         if not events or events[0].get("kind") != "created":
             problems.append("the log does not start with a 'created' event")
             return report
+        commitment = events[0].get("commitment")
+        revealed = next((str(e.get("seed")) for e in events if e.get("kind") == "ended"),
+                        None)
+        if revealed is not None and commitment is not None and (
+                commitment_of(revealed) != commitment):
+            problems.append("the revealed seed does not match the commitment made at the "
+                            "battle's creation")
+            return report
+        key = secret if secret is not None and commitment is not None and commitment_of(
+            secret) == commitment else revealed
+        if commitment is not None and key is None:
+            report.notes.append("the virtual dice cannot be checked against the seed until "
+                                "the battle ends and reveals it")
         states: list[State] = []
         for i, ev in enumerate(events, start=1):
             where = f"event {i}"
             try:
-                if int(ev["seq"]) != i:
-                    problems.append(f"{where}: numbered {ev['seq']}")
+                if ev.get("seq") != i:
+                    problems.append(f"{where}: numbered {ev.get('seq')!r}")
                     return report
                 kind = ev["kind"]
                 if kind == "created":
                     if i != 1:
                         raise BattleError("a second 'created' event")
-                    states.append(initial(battle_id, str(ev["game"]), str(ev["name"]),
-                                          int(ev["seed"])))
+                    states.append(apply(State(battle_id, "", "", None), ev))
                 elif kind == "undone":
+                    evs.parse(ev)
                     if len(states) < 2:
                         raise BattleError("undoes the creation")
                     states.pop()
                 else:
                     before = states[-1]
+                    if before.ended and kind != "resolved":
+                        raise BattleError("an event after the battle ended")
                     if kind == "resolved":
-                        problems.extend(f"{where}: {p}" for p in self._recheck(before, ev))
+                        problems.extend(f"{where}: {p}" for p in self._recheck(before, ev, key))
                     elif kind == "phase":
                         if (ev["turn"], ev["side"], ev["phase"]) != next_position(before):
                             problems.append(f"{where}: the phase does not follow")
@@ -523,6 +752,8 @@ class Battles:
                         marker_kind(before.game, str(ev["marker"]))
                         if ev.get("before") != unit.markers.get(str(ev["marker"])):
                             problems.append(f"{where}: the marker was not as recorded")
+                    elif kind == "ended" and commitment is None and str(ev["seed"]) != before.seed:
+                        problems.append(f"{where}: the revealed seed is not the battle's")
                     states.append(apply(before, ev))
                 if states[-1].digest() != ev.get("after"):
                     problems.append(f"{where} ({kind}): the state after it differs")
@@ -531,100 +762,165 @@ class Battles:
                 return report
         return report
 
-    def _recheck(self, before: State, ev: Mapping[str, Any]) -> list[str]:
+    def _recheck(self, before: State, ev: Mapping[str, Any], key: str | None) -> list[str]:
         from warroom.engine.params import validate
 
         proc = self._procedure(before.game, str(ev["procedure"]))
         params = validate(proc, ev["params"])
+        dice: Sequence[object] | None = None
         if ev.get("entered"):
-            dice: Sequence[object] | None = list(ev["dice"])
+            dice = list(ev["dice"])
+            if ev.get("roll_index") is not None:
+                return ["entered dice with a roll index"]
         else:
-            dice = None
             if ev.get("roll_index") != before.rolls:
                 return [f"roll index {ev.get('roll_index')} but the battle was at "
                         f"{before.rolls}"]
+            if before.commitment is not None and key is None:
+                dice = list(ev["dice"])  # the seed is not known here yet
         actor = before.unit(str(ev["unit"])) if ev.get("unit") else None
         target = before.unit(str(ev["target"])) if ev.get("target") else None
-        again = _jsonable(self._run(before, proc, params, dice, {
+        checking = before
+        if dice is None and before.ended:  # rolls after the end are refused
+            return ["a virtual roll after the battle ended"]
+        again = _jsonable(self._run(checking, proc, params, dice, {
             "unit": ev.get("unit"), "target": ev.get("target"), "side": ev.get("side"),
             "clear": ev.get("clear"), "filled": ev.get("filled"), "given": ev.get("given"),
-        }, target or actor))
+        }, target or actor, key))
         out = []
-        for key in ("params", "dice", "outcome", "steps", "expected", "effects"):
-            if again[key] != ev.get(key):
-                out.append(f"{ev['procedure']}: {key} do not reproduce")
+        for k in ("params", "dice", "outcome", "steps", "expected", "effects"):
+            if again[k] != ev.get(k):
+                out.append(f"{ev['procedure']}: {k} do not reproduce")
         return out
 
     # ------------------------------------------------------------------ export/import
     def export(self, battle_id: str) -> dict[str, Any]:
-        row, events, _ = self._load(battle_id)
-        return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION,
-                "battle": {"id": row["id"], "game": row["game"], "name": row["name"],
-                           "seed": row["seed"], "created": row["created_at"]},
-                "events": events}
+        """The whole battle, signed with the battle's key. The dice seed is in it only
+        once the battle has ended (its ``ended`` event)."""
+        row, events, _replay = self._load(battle_id)
+        meta = {"id": row["id"], "game": row["game"], "name": row["name"],
+                "created": row["created_at"]}
+        first = events[0]
+        if first.get("commitment") is not None:
+            meta["commitment"] = first["commitment"]
+        else:
+            meta["seed"] = first.get("seed")
+        signature = _sign(row["sign_key"], meta, events) if row.get("sign_key") else None
+        return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "battle": meta,
+                "events": events, "signature": signature}
 
     def import_(self, data: Any) -> dict[str, Any]:
-        """Add an exported battle; it must replay exactly. Keeps its id when free."""
+        """Add an exported battle. It goes through the export format's model (every event
+        typed and bounded) and must replay exactly; anything else is refused with one
+        message naming the field, and nothing is written. Keeps its id when free."""
         if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
             raise ImportFormatError("not a warroom battle export (no \"format\": {fmt!r})",
                                     fmt=EXPORT_FORMAT)
-        if data.get("version") != EXPORT_VERSION:
+        if data.get("version") not in (1, EXPORT_VERSION):
             raise ImportFormatError("unsupported export version {version!r}",
                                     version=data.get("version"))
-        meta, events = data.get("battle"), data.get("events")
-        if not isinstance(meta, dict) or not isinstance(events, list) or not events or not all(
-                isinstance(e, dict) for e in events):
-            raise ImportFormatError("the export needs a 'battle' object and a list of events")
-        first = events[0]
         try:
-            battle_id = str(meta["id"])
-            created = str(meta["created"])
-            same = (first.get("kind") == "created" and first.get("game") == meta["game"]
-                    and first.get("name") == meta["name"] and first.get("seed") == meta["seed"])
-        except KeyError as exc:
-            raise ImportFormatError("the export's battle lacks {field}",
-                                    field=str(exc)) from None
-        if not same:
+            parsed = ExportFile.model_validate(data)
+        except ValidationError as exc:
+            raise ImportFormatError("the export does not fit the format: {problem}",
+                                    problem=first_problem(exc)) from None
+        meta = parsed.battle
+        clean = [e.model_dump(exclude={"undone"}) for e in parsed.events]
+        first = clean[0]
+        if not (first["kind"] == "created" and first["game"] == meta.game
+                and first["name"] == meta.name and first["seed"] == meta.seed
+                and first["commitment"] == meta.commitment):
             raise ImportFormatError("the first event does not create the exported battle")
-        if not (battle_id.isalnum() and len(battle_id) <= 32):
-            raise ImportFormatError("bad battle id {id!r}", id=battle_id)
-        clean = [{k: v for k, v in e.items() if k != "undone"} for e in events]
-        report = self.check_events(battle_id, clean)
+        if meta.game not in self.games():
+            raise ImportFormatError("the export's game {game!r} is not known here",
+                                    game=meta.game)
+        for e in clean:  # drop what the models default, as live events store them
+            if e["kind"] == "created":
+                for k in ("seed", "commitment"):
+                    if e[k] is None:
+                        del e[k]
+        raw_meta = dict(data["battle"])
+        battle_id = meta.id
+        secret: str | None = None
+        sign_key: str | None = None
+        origin = "unsigned"
+        with self.store.read() as conn:
+            try:
+                original = self.store.battle_row(conn, battle_id)
+            except NoSuchBattleError:
+                original = None
+        if (original is not None and original.get("sign_key") and parsed.signature
+                and hmac.compare_digest(_sign(original["sign_key"], raw_meta,
+                                              list(data["events"])), parsed.signature)):
+            # the copy is signed from now on, but it never gets the original's secret seed:
+            # rolling in a copy would show the original's next dice
+            origin, sign_key = "authentic", secrets.token_hex(32)
+            secret = original.get("secret")
+        report = self.check_events(battle_id, clean, secret=secret)
+        secret = None
         if not report.ok:
             raise ImportFormatError("the battle does not replay: {problems}",
                                     problems="; ".join(report.problems[:3]))
+        if secret is None:
+            secret = next((e["seed"] for e in clean if e["kind"] == "ended"), None)
+        afters, replay = _states(battle_id, clean)
+        tokens = {s: secrets.token_urlsafe(18) for s in ("a", "b", "view")}
         with self.store.write() as conn:
-            if self._exists(conn, battle_id):
+            if original is not None or self._exists(conn, battle_id):
                 battle_id = secrets.token_hex(4)
-            final = fold(battle_id, clean).state
-            start = initial(battle_id, str(meta["game"]), str(meta["name"]), int(meta["seed"]))
-            tokens = {s: secrets.token_urlsafe(18) for s in ("a", "b", "view")}
-            self.store.insert_battle(conn, self._row(battle_id, start, created, 0, tokens))
+                afters, replay = _states(battle_id, clean)
+            start = afters[0]
+            self.store.insert_battle(conn, self._row(
+                battle_id, start, meta.created, tokens, secret=secret, sign_key=sign_key,
+                origin=origin, legacy_seed=meta.seed))
             counter = 0
-            for e in clean:
-                self.store.append(conn, battle_id, e, counter, json.dumps(final.to_json()))
+            for e, st in zip(clean, afters, strict=True):
+                last = e is clean[-1]
+                self.store.append(conn, battle_id, e, counter, json.dumps(st.to_json()),
+                                  json.dumps(replay.live) if last else None)
                 counter = int(e["seq"])
-        return {"id": battle_id, "tokens": tokens}
+        return {"id": battle_id, "tokens": tokens, "origin": origin}
 
     def _exists(self, conn: Any, battle_id: str) -> bool:
         try:
             self.store.battle_row(conn, battle_id)
-        except UnknownNameError:
+        except NoSuchBattleError:
             return False
         return True
 
     # ------------------------------------------------------------------ access
     def access(self, battle_id: str, token: str) -> tuple[str, str | None]:
         """Which link ``token`` is for this battle: ("A"|"B", side) or ("view", None).
-        Tokens are compared in constant time; an unknown one is refused."""
-        import hmac
-
-        row = self.row(battle_id)
+        Tokens are compared in constant time; a wrong one gets the same answer as an
+        unknown battle (404), so nobody can probe which ids exist."""
+        try:
+            row = self.row(battle_id)
+        except NoSuchBattleError:
+            row = None
         found: tuple[str, str | None] | None = None
         for role, side, col in (("A", "A", "token_a"), ("B", "B", "token_b"),
                                 ("view", None, "token_view")):
-            if hmac.compare_digest(str(row[col]).encode(), token.encode()):
+            stored = "" if row is None else str(row[col])
+            if hmac.compare_digest(stored.encode(), token.encode()) and row is not None:
                 found = (role, side)
         if found is None:
-            raise AccessError("this link does not open that battle")
+            raise NoSuchBattleError(battle_id)
         return found
+
+
+def _states(battle_id: str, events: Sequence[Mapping[str, Any]]) -> tuple[list[State], Replay]:
+    """The state after each event of a log (undone ones included) and the fold."""
+    replay: Replay | None = None
+    afters: list[State] = []
+    for ev in events:
+        if replay is None:
+            replay = Replay([apply(State(battle_id, "", "", None), ev)], [])
+        elif ev["kind"] == "undone":
+            replay.states.pop()
+            replay.live.pop()
+        else:
+            replay.states.append(apply(replay.state, ev))
+            replay.live.append(int(ev["seq"]))
+        afters.append(replay.state)
+    assert replay is not None
+    return afters, replay

@@ -6,11 +6,16 @@ from warroom.errors import UsageError, WarroomError
 
 
 class BattleError(UsageError):
-    """Bad input for a battle: nothing was recorded."""
+    """Bad input for a battle: nothing was recorded. ``code`` is the machine-readable
+    reason the web API sends with the message."""
+
+    code = "invalid"
 
 
 class StaleStateError(BattleError):
     """A write based on an old state counter (someone else recorded an event first)."""
+
+    code = "stale"
 
     def __init__(self, expected: int, current: int) -> None:
         self.expected = expected
@@ -22,6 +27,8 @@ class StaleStateError(BattleError):
 
 
 class NothingToUndoError(BattleError):
+    code = "nothing_to_undo"
+
     def __init__(self) -> None:
         super().__init__("nothing to undo: the battle is as it was created")
 
@@ -29,11 +36,19 @@ class NothingToUndoError(BattleError):
 class ImportFormatError(BattleError):
     """A file that is not a warroom battle export, or one that does not replay."""
 
+    code = "bad_import"
+
 
 class AccessError(BattleError):
-    """A link that does not allow this action."""
+    """A link that does not allow this action; ``code`` says which rule refused it
+    (``spectator``, ``not_your_side``, ``not_your_unit``, ``not_your_turn``,
+    ``not_your_event``)."""
 
     http_status = 403
+
+    def __init__(self, message: str, /, code: str = "forbidden", **args: object) -> None:
+        self.code = code
+        super().__init__(message, **args)
 
 
 class NoSuchBattleError(BattleError):
@@ -41,11 +56,27 @@ class NoSuchBattleError(BattleError):
     are not secret, but a web visitor has no business browsing them)."""
 
     http_status = 404
+    code = "no_such_battle"
 
     def __init__(self, battle_id: str) -> None:
         self.battle_id = battle_id
         super().__init__("there is no battle {battle_id!r} here; check the link",
                          battle_id=battle_id)
+
+
+class DatabaseBusyError(BattleError):
+    """The database is down, locked or out of connections: nothing was recorded (503).
+    The message never carries SQL or its parameters."""
+
+    http_status = 503
+    code = "database_unavailable"
+
+
+class RateLimitedError(BattleError):
+    """Too many battles created or imported from one address in a short time."""
+
+    http_status = 429
+    code = "rate_limited"
 
 
 class VerifyFailed(WarroomError):

@@ -8,7 +8,6 @@ procedure (``verify`` does that separately).
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
@@ -20,6 +19,7 @@ from warroom.battle.errors import BattleError, NothingToUndoError
 from warroom.errors import UnknownNameError
 
 SIDES = ("A", "B")
+MAX_NAME = 60
 Scalar = int | str
 MarkerKind = Literal["flag", "count"]
 
@@ -133,17 +133,34 @@ class State:
     id: str
     game: str
     name: str
-    seed: int
+    commitment: str | None
+    """sha256 of the battle's secret dice seed, published at creation (None: a battle made
+    before dice were committed, whose seed was public from the start)"""
+    seed: str | None = None
+    """the dice seed once revealed (at the end, or from the start for old battles)"""
     turn: int = 1
     side: str = "A"
     phase: str = ""
     rolls: int = 0
     units: dict[str, Unit] = field(default_factory=dict)
+    ended: bool = False
+    end_asked: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "game": self.game, "name": self.name, "seed": self.seed,
+        return {"id": self.id, "game": self.game, "name": self.name,
+                "commitment": self.commitment, "seed": self.seed, "ended": self.ended,
+                "end_asked": list(self.end_asked),
                 "turn": self.turn, "side": self.side, "phase": self.phase,
                 "rolls": self.rolls, "units": [u.to_json() for u in self.units.values()]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> State:
+        """The state a snapshot stored (``to_json``'s inverse)."""
+        units = {u["name"]: Unit(u["name"], u["side"], dict(u["stats"]), dict(u["markers"]))
+                 for u in data["units"]}
+        return cls(data["id"], data["game"], data["name"], data["commitment"], data["seed"],
+                   data["turn"], data["side"], data["phase"], data["rolls"], units,
+                   data["ended"], list(data["end_asked"]))
 
     def digest(self) -> str:
         data = self.to_json()
@@ -165,12 +182,16 @@ class State:
         return phases.phase(self.game, self.phase)
 
 
-def initial(battle_id: str, game: str, name: str, seed: int) -> State:
+def initial(battle_id: str, game: str, name: str, commitment: str | None,
+            legacy_seed: int | None = None) -> State:
+    """A battle as created. ``legacy_seed``: a battle made before dice were committed
+    (its seed was public from the start)."""
     first = phases.sequence(game)[0].id
-    return State(battle_id, game, name, seed, phase=first)
+    seed = None if legacy_seed is None else str(legacy_seed)
+    return State(battle_id, game, name, commitment, seed, phase=first)
 
 
-def _set_marker(unit: Unit, name: str, value: Any) -> None:
+def set_marker(unit: Unit, name: str, value: Any) -> None:
     if value is None or value is False or value == 0:
         unit.markers.pop(name, None)
     else:
@@ -178,34 +199,30 @@ def _set_marker(unit: Unit, name: str, value: Any) -> None:
 
 
 def apply(state: State, event: Mapping[str, Any]) -> State:
-    """The state after one (non-undo) event; the input is left unchanged."""
-    kind = event["kind"]
-    new = copy.deepcopy(state)
-    if kind == "created":
-        return initial(state.id, str(event["game"]), str(event["name"]), int(event["seed"]))
-    if kind == "unit_added":
-        unit = Unit(str(event["unit"]), str(event["side"]), dict(event.get("stats", {})))
-        new.units[unit.name] = unit
-    elif kind == "unit_edited":
-        unit = new.unit(str(event["unit"]))
-        for key, value in dict(event.get("stats", {})).items():
-            if value is None:
-                unit.stats.pop(key, None)
-            else:
-                unit.stats[key] = value
-    elif kind == "marked":
-        _set_marker(new.unit(str(event["unit"])), str(event["marker"]), event["value"])
-    elif kind == "resolved":
-        if event.get("roll_index") is not None:
-            new.rolls = int(event["roll_index"]) + 1
-        for change in event.get("effects", ()):
-            _set_marker(new.unit(str(change["unit"])), str(change["marker"]), change["value"])
-    elif kind == "phase":
-        new.turn, new.side, new.phase = int(event["turn"]), str(event["side"]), str(
-            event["phase"])
-    else:
-        raise BattleError(f"unknown event kind {kind!r}")
-    return new
+    """The state after one (non-undo) event; the input is left unchanged. The event is
+    checked against its kind's model first (:mod:`warroom.battle.events`)."""
+    from pydantic import ValidationError
+
+    from warroom.battle.events import parse
+
+    try:
+        typed = parse(event)
+    except ValidationError as exc:
+        raise BattleError("event {seq}: {problem}", seq=event.get("seq"),
+                          problem=first_problem(exc)) from None
+    if event["kind"] == "undone":
+        raise BattleError("an undo is folded by popping its target")
+    return typed.apply(state)
+
+
+def first_problem(exc: Any) -> str:
+    """One line from a pydantic ValidationError: the field's path and what is wrong."""
+    errors = exc.errors()
+    if not errors:
+        return "invalid"
+    err = errors[0]
+    where = ".".join(str(x) for x in err.get("loc", ()))
+    return f"{where}: {err.get('msg', 'invalid')}" if where else str(err.get("msg"))
 
 
 def next_position(state: State) -> tuple[int, str, str]:
@@ -244,7 +261,7 @@ def fold(battle_id: str, events: Iterable[Mapping[str, Any]]) -> Replay:
         if replay is None:
             if ev["kind"] != "created":
                 raise BattleError("a battle log must start with its 'created' event")
-            first = initial(battle_id, str(ev["game"]), str(ev["name"]), int(ev["seed"]))
+            first = apply(State(battle_id, "", "", None), ev)
             replay = Replay([first], [])
             continue
         if ev["kind"] == "undone":

@@ -19,10 +19,14 @@ import sqlalchemy as sa
 from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection, Engine
 
-from warroom.battle.errors import BattleError, StaleStateError
-from warroom.errors import UnknownNameError
+from warroom.battle.errors import (
+    BattleError,
+    DatabaseBusyError,
+    NoSuchBattleError,
+    StaleStateError,
+)
 
-HEAD = "0001"
+HEAD = "0002"
 """The newest migration; the store skips Alembic entirely when the DB is at it."""
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -41,6 +45,12 @@ battles = sa.Table(
     sa.Column("token_a", sa.String(64), nullable=False),
     sa.Column("token_b", sa.String(64), nullable=False),
     sa.Column("token_view", sa.String(64), nullable=False),
+    # 0002: the secret dice seed (its hash is in the 'created' event), the key that signs
+    # exports, "here" / "authentic" / "unsigned" (an import), the live events' seqs
+    sa.Column("secret", sa.String(128), nullable=True),
+    sa.Column("sign_key", sa.String(64), nullable=True),
+    sa.Column("origin", sa.String(20), nullable=True),
+    sa.Column("live", sa.Text, nullable=True),
 )
 events = sa.Table(
     "events", metadata,
@@ -50,6 +60,7 @@ events = sa.Table(
     sa.Column("kind", sa.String(20), nullable=False),
     sa.Column("at", sa.String(40), nullable=False),
     sa.Column("body", sa.Text, nullable=False),
+    sa.Column("state", sa.Text, nullable=True),  # 0002: the state after the event
 )
 
 
@@ -135,7 +146,9 @@ class Store:
             # a server may restart under a long-running `warroom serve`: test each pooled
             # connection before use and reconnect (an SQLite file needs no such check)
             server = sa.engine.make_url(url).get_backend_name() != "sqlite"
-            self.engine = sa.create_engine(url, pool_pre_ping=server)
+            # hide_parameters: a failing statement's message never carries its values (the
+            # battle's keys and secrets are among them)
+            self.engine = sa.create_engine(url, pool_pre_ping=server, hide_parameters=True)
         except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError) as exc:
             raise BattleError("cannot use database {url}: {reason}", url=shown,
                               reason=str(exc)) from None
@@ -174,10 +187,20 @@ class Store:
         """The database going away or staying locked is a clear error, not a crash."""
         try:
             yield
+        except sa.exc.TimeoutError:
+            raise DatabaseBusyError("the database {url} is busy (no free connection); "
+                                    "try again (nothing was recorded)",
+                                    url=shown_url(self.url)) from None
         except (sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
-            raise BattleError("the database {url} failed: {reason} (nothing was recorded)",
-                              url=shown_url(self.url),
-                              reason=_first_line(exc.orig)) from None
+            raise DatabaseBusyError("the database {url} failed: {reason} (nothing was "
+                                    "recorded)", url=shown_url(self.url),
+                                    reason=_first_line(exc.orig)) from None
+        except sa.exc.IntegrityError:
+            raise
+        except sa.exc.DBAPIError as exc:  # a value the database refused: no SQL shown
+            raise DatabaseBusyError("the database {url} refused the change ({error}); "
+                                    "nothing was recorded", url=shown_url(self.url),
+                                    error=type(exc.orig).__name__) from None
 
     @staticmethod
     def battle_row(conn: Connection, battle_id: str, *, lock: bool = False
@@ -186,16 +209,21 @@ class Store:
         ends, where the database has row locks (SQLite locks the whole file instead)."""
         query = sa.select(battles).where(battles.c.id == battle_id)
         row = conn.execute(query.with_for_update() if lock else query).mappings().first()
-        if row is None:
-            ids = [r[0] for r in conn.execute(sa.select(battles.c.id)).all()]
-            raise UnknownNameError("battle", battle_id, ids,
-                                   "Use 'warroom battle list' to see them.")
+        if row is None:  # no list of the other ids: they are nobody's business
+            raise NoSuchBattleError(battle_id)
         return dict(row)
 
     @staticmethod
     def list_rows(conn: Connection) -> list[dict[str, Any]]:
         rows = conn.execute(sa.select(battles).order_by(battles.c.created_at)).mappings()
         return [dict(r) for r in rows]
+
+    @staticmethod
+    def event_at(conn: Connection, battle_id: str, seq: int) -> tuple[dict[str, Any], str | None]:
+        """One event's body and the state after it (None for a log older than snapshots)."""
+        row = conn.execute(sa.select(events.c.body, events.c.state).where(
+            events.c.battle_id == battle_id, events.c.seq == seq)).one()
+        return json.loads(row[0]), row[1]
 
     @staticmethod
     def load_events(conn: Connection, battle_id: str) -> list[dict[str, Any]]:
@@ -210,20 +238,21 @@ class Store:
 
     @staticmethod
     def append(conn: Connection, battle_id: str, event: Mapping[str, Any], old_counter: int,
-               state: str) -> None:
-        """Add one event and move the counter on, only if nobody moved it first."""
+               state: str, live: str | None = None) -> None:
+        """Add one event with the state after it, and move the counter on (with the
+        snapshot: ``state`` and ``live``), only if nobody moved it first."""
         seq = int(event["seq"])
         done = conn.execute(
             sa.update(battles)
             .where(battles.c.id == battle_id, battles.c.counter == old_counter)
-            .values(counter=seq, state=state, updated_at=event["at"]))
+            .values(counter=seq, state=state, live=live, updated_at=event["at"]))
         if done.rowcount != 1:
             current = conn.execute(sa.select(battles.c.counter).where(
                 battles.c.id == battle_id)).scalar_one()
             raise StaleStateError(old_counter, int(current))
         conn.execute(sa.insert(events).values(
             battle_id=battle_id, seq=seq, kind=event["kind"], at=event["at"],
-            body=json.dumps(event, ensure_ascii=False, sort_keys=True)))
+            body=json.dumps(event, ensure_ascii=False, sort_keys=True), state=state))
 
 
 def open_store(db: str | None = None, *, create: bool = True) -> Store:

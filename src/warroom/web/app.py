@@ -263,4 +263,5 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
     else:
         app.include_router(battles.router)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    importlib.import_module("warroom.web.security").install(app)
     return app

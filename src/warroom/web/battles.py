@@ -3,13 +3,20 @@
 Access without accounts: every battle has three unguessable keys, made when it is
 created and stored with it: side A's, side B's and a spectator's. A page is opened with
 its link (``/battles/ID/KEY``); the API takes the key as ``?key=`` or the header
-``X-Battle-Key``. Only a side's key acts for that side; the spectator key only reads.
-Keys are compared in constant time. Every write may carry ``expect`` (the state
-counter the device last saw) and is refused when someone else wrote in between.
+``X-Battle-Key``. Only a side's key acts for that side, with that side's units, in that
+side's turn; the spectator key only reads. A page or response carries only its own
+link's key (and the spectator's); all three are shown once, to whoever creates the
+battle. A wrong key is answered like an unknown battle (404). Keys are compared in
+constant time. Every write may carry ``expect`` (the state counter the device last saw)
+and is refused when someone else wrote in between. Creating and importing battles is
+rate-limited per client address.
 """
 
 from __future__ import annotations
 
+import json
+import threading
+import time
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -19,8 +26,15 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.concurrency import run_in_threadpool
 
 from warroom.battle.core import Battles
-from warroom.battle.errors import AccessError, BattleError, NoSuchBattleError, StaleStateError
-from warroom.errors import UnknownNameError, UsageError
+from warroom.battle.errors import (
+    AccessError,
+    BattleError,
+    ImportFormatError,
+    NoSuchBattleError,
+    RateLimitedError,
+    StaleStateError,
+)
+from warroom.errors import UsageError
 
 router = APIRouter(tags=["battles"])
 
@@ -42,20 +56,53 @@ def battles(request: Request) -> Battles:
 
 
 def _role(bt: Battles, battle_id: str, key: str | None) -> tuple[str, str | None]:
-    """The link's role; refusals are usage errors (403 or 404, in the page's language)."""
+    """The link's role; no key, a wrong key and an unknown battle are the same 404."""
     if not key:
-        raise AccessError("this battle needs its link's key (?key=...)")
-    try:
-        return bt.access(battle_id, key)
-    except UnknownNameError:
-        raise NoSuchBattleError(battle_id) from None
+        raise NoSuchBattleError(battle_id)
+    return bt.access(battle_id, key)
 
 
 def _side(bt: Battles, battle_id: str, key: str | None) -> str:
     _role_name, side = _role(bt, battle_id, key)
     if side is None:
-        raise AccessError("the spectator link can only watch")
+        raise AccessError("the spectator link can only watch", code="spectator")
     return side
+
+
+RATE = (20, 600.0)
+"""Battles one client address may create or import per period (seconds); an app may set
+``app.state.battle_rate``."""
+
+
+class _Limiter:
+    """A sliding window of recent creations per client address."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.seen: dict[str, list[float]] = {}
+
+    def take(self, who: str, most: int, period: float) -> None:
+        now = time.monotonic()
+        with self.lock:
+            recent = [t for t in self.seen.get(who, []) if now - t < period]
+            if len(recent) >= most:
+                self.seen[who] = recent
+                raise RateLimitedError("too many battles started from this address; wait "
+                                       "{minutes} minutes", minutes=max(1, round(period / 60)))
+            recent.append(now)
+            self.seen[who] = recent
+            if len(self.seen) > 10_000:  # forget the quiet ones
+                self.seen = {k: v for k, v in self.seen.items() if now - v[-1] < period}
+
+
+def _rate(request: Request) -> None:
+    from warroom.web.security import client_address
+
+    limiter = getattr(request.app.state, "battle_limiter", None)
+    if limiter is None:
+        limiter = request.app.state.battle_limiter = _Limiter()
+    most, period = getattr(request.app.state, "battle_rate", RATE)
+    limiter.take(client_address(request), most, period)
 
 
 def links(battle_id: str, tokens: dict[str, str]) -> dict[str, str]:
@@ -81,9 +128,10 @@ class _Body(BaseModel):
 
 
 class NewBattle(_Body):
-    game: StrictStr = Field(examples=["fow"])
-    name: StrictStr | None = None
-    seed: StrictInt | None = Field(None, ge=0, lt=2**62)
+    """No seed: a battle's dice come from a secret only the server holds until the end."""
+
+    game: StrictStr = Field(examples=["fow"], max_length=32)
+    name: StrictStr | None = Field(None, max_length=200)
 
 
 class Write(_Body):
@@ -114,23 +162,46 @@ class Do(Write):
     dice: list[StrictInt | StrictStr] | StrictStr | None = Field(None, max_length=1000)
 
 
-@router.post("/api/battles", summary="Start a battle; returns its id and its three links")
+@router.post("/api/battles", summary="Start a battle; returns its id and its three links "
+             "(the only answer that carries all three keys)")
 def api_new(body: NewBattle, request: Request) -> dict[str, Any]:
-    made = battles(request).new(body.game, body.name, body.seed)
+    _rate(request)
+    made = battles(request).new(body.game, body.name)
     return {"id": made["id"], "links": links(made["id"], made["tokens"]),
             "keys": {"A": made["tokens"]["a"], "B": made["tokens"]["b"],
                      "view": made["tokens"]["view"]}}
 
 
-@router.get("/api/battles", summary="Every battle (no keys)")
+@router.get("/api/battles", summary="The battles whose links this browser has opened")
 def api_list(request: Request) -> list[dict[str, Any]]:
-    return battles(request).list_battles()
+    bt = battles(request)
+    mine = []
+    for bid, key in _remembered(request):
+        try:
+            bt.access(bid, key)
+        except UsageError:
+            continue
+        mine.append(bid)
+    return bt.list_battles(only=mine)
 
 
-@router.post("/api/battles/import", summary="Add an exported battle (it must replay)")
-def api_import(body: dict[str, Any], request: Request) -> dict[str, Any]:
-    made = battles(request).import_(body)
-    return {"id": made["id"], "links": links(made["id"], made["tokens"])}
+@router.post("/api/battles/import", summary="Add an exported battle (it must replay); "
+             "returns its three links")
+async def api_import(request: Request) -> dict[str, Any]:
+    from warroom.web.security import MAX_BODY
+
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise ImportFormatError("the export is too large (at most {most} MB)",
+                                most=MAX_BODY // 2**20)
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise ImportFormatError("the request body is not a JSON battle export") from None
+    _rate(request)
+    made = await run_in_threadpool(battles(request).import_, data)
+    return {"id": made["id"], "origin": made["origin"],
+            "links": links(made["id"], made["tokens"])}
 
 
 @router.get("/api/battles/{battle_id}", summary="The battle now")
@@ -193,6 +264,15 @@ def api_undo(battle_id: str, request: Request, body: Write | None = None,
     bt = battles(request)
     side = _side(bt, battle_id, _key(key, x_key))
     return bt.undo(battle_id, expect=body.expect if body else None, by=side)
+
+
+@router.post("/api/battles/{battle_id}/end", summary="Ask to end the battle; when both "
+             "sides have asked, its dice seed is revealed")
+def api_end(battle_id: str, request: Request, body: Write | None = None,
+            key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
+    bt = battles(request)
+    side = _side(bt, battle_id, _key(key, x_key))
+    return bt.end(battle_id, expect=body.expect if body else None, by=side)
 
 
 @router.get("/api/battles/{battle_id}/log", summary="Every event, oldest first")
@@ -271,22 +351,23 @@ def page_list(request: Request) -> HTMLResponse:
 
 @router.post("/battles", summary="Start a battle from the form")
 def page_new(request: Request, game: Annotated[str, Form()],
-             name: Annotated[str, Form()] = "", seed: Annotated[str, Form()] = ""
-             ) -> Response:
+             name: Annotated[str, Form()] = "") -> Response:
+    """The one page that shows all three links: the creator hands them out."""
     bt = battles(request)
     try:
-        seed_value = int(seed) if seed.strip() else None
-    except ValueError:
-        bad = UsageError("seed: {seed!r} is not a whole number", seed=seed)
-        return _render(request, "battles/list.html", {
-            "mine": [], "games": bt.games(), "error": _message(request, bad)}, 422)
-    try:
-        made = bt.new(game, name or None, seed_value)
+        _rate(request)
+        made = bt.new(game, name or None)
     except UsageError as exc:
         return _render(request, "battles/list.html", {"mine": [], "games": bt.games(),
                                                       "error": _message(request, exc)},
-                       422)
-    return RedirectResponse(links(made["id"], made["tokens"])["A"], status_code=303)
+                       exc.http_status)
+    bid = made["id"]
+    share = links(bid, made["tokens"])
+    response = _render(request, "battles/created.html", {
+        "id": bid, "name": bt.show(bid)["name"], "share": share}, 201)
+    _remember(request, response, bid, made["tokens"]["a"])
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def _context(request: Request, battle_id: str, key: str) -> dict[str, Any]:
@@ -295,10 +376,10 @@ def _context(request: Request, battle_id: str, key: str) -> dict[str, Any]:
     role, side = _role(bt, battle_id, key)
     info = bt.show(battle_id)
     events = bt.log(battle_id)
+    _describe(request, events)
     procs = bt._game_procedures(info["game"])
-    share = links(battle_id, _tokens(bt.row(battle_id))) if side else {}
-    if side:  # a side's holder sees the other side's link and the spectator link
-        share = {k: v for k, v in share.items() if k != side}
+    # a side's holder sees only the spectator link to pass on: never the other side's
+    share = {"view": links(battle_id, _tokens(bt.row(battle_id)))["view"]} if side else {}
     return {
         "b": info, "events": list(reversed(events)), "luck": bt.luck(battle_id)["sides"],
         "role": role, "side": side, "key": key, "procedures": procs,
@@ -308,14 +389,31 @@ def _context(request: Request, battle_id: str, key: str) -> dict[str, Any]:
     }
 
 
+def _describe(request: Request, events: list[dict[str, Any]]) -> None:
+    """Each event's line in the page's language (``text``), as its kind describes it."""
+    from warroom.battle.events import parse
+    from warroom.web.lang import translator
+    from warroom.web.templating import page_lang
+
+    tr = translator(page_lang(request))
+    for e in events:
+        e["text"] = parse(e).describe(tr)
+
+
 def _page(request: Request, battle_id: str, key: str, error: str | None = None,
           status: int = 200) -> HTMLResponse:
     ctx = _context(request, battle_id, key)
     response = _render(request, "battles/battle.html", {**ctx, "error": error}, status)
+    _remember(request, response, battle_id, key)
+    return response
+
+
+def _remember(request: Request, response: Response, battle_id: str, key: str) -> None:
+    """Add the link to this browser's list (ids and keys are URL-safe ASCII here: the
+    link opened, so both are the battle's own)."""
     pairs = [p for p in _remembered(request) if p != (battle_id, key)] + [(battle_id, key)]
     response.set_cookie(REMEMBER, ",".join(f"{b}:{k}" for b, k in pairs[-30:]),
-                        max_age=365 * 24 * 3600, samesite="lax", httponly=True)
-    return response
+                        max_age=365 * 24 * 3600, samesite="strict", httponly=True)
 
 
 def _marker_names(game: str) -> list[str]:
@@ -474,6 +572,13 @@ def page_next(battle_id: str, key: str, request: Request,
               expect: Annotated[str, Form()] = "") -> Response:
     return _act(request, battle_id, key,
                 lambda bt, side: bt.advance(battle_id, expect=_expect(expect), by=side))
+
+
+@router.post("/battles/{battle_id}/{key}/end")
+def page_end(battle_id: str, key: str, request: Request,
+             expect: Annotated[str, Form()] = "") -> Response:
+    return _act(request, battle_id, key,
+                lambda bt, side: bt.end(battle_id, expect=_expect(expect), by=side))
 
 
 @router.post("/battles/{battle_id}/{key}/undo")

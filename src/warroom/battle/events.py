@@ -1,0 +1,250 @@
+"""The battle's events, typed: one pydantic model per kind, each with its ``apply`` (the
+state after it) and its ``describe`` (one translatable line for the log).
+
+The same models check a live event before it is stored and every event of an imported
+file, so an import goes through exactly the validation of a live action: every field
+typed and bounded, no field the kind does not have.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
+
+from warroom.battle.state import MAX_NAME, State, Unit, initial, set_marker
+
+Translate = Callable[[str], str]
+
+Side = Literal["A", "B"]
+Name = Annotated[StrictStr, Field(min_length=1, max_length=MAX_NAME)]
+Word = Annotated[StrictStr, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+Text = Annotated[StrictStr, Field(max_length=200)]
+Hex = Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")]
+Stat = StrictInt | Annotated[StrictStr, Field(max_length=200)]
+MarkerValue = StrictBool | Annotated[StrictInt, Field(ge=0, le=10**6)] | None
+Count = Annotated[StrictInt, Field(ge=0, le=10**9)]
+Json = StrictInt | StrictBool | Annotated[StrictStr, Field(max_length=2000)] | float | None
+
+
+def _stats(stats: Mapping[str, Any]) -> str:
+    return " ".join(f"{k}={'' if v is None else v}" for k, v in stats.items())
+
+
+class Event(BaseModel):
+    """What every event has: its state counter, time, who made it, and a digest of the
+    state after it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seq: Annotated[StrictInt, Field(ge=1, le=10**7)]
+    at: Annotated[StrictStr, Field(max_length=40)]
+    by: Side | None = None
+    after: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{16}$")]
+    undone: StrictBool | None = Field(None, description="set by the log, never stored")
+
+    def apply(self, state: State) -> State:  # pragma: no cover - every kind overrides it
+        raise NotImplementedError
+
+    def describe(self, tr: Translate) -> str:  # pragma: no cover - every kind overrides it
+        raise NotImplementedError
+
+
+class Created(Event):
+    kind: Literal["created"]
+    game: Annotated[StrictStr, Field(min_length=1, max_length=32)]
+    name: Annotated[StrictStr, Field(min_length=1, max_length=200)]
+    commitment: Hex | None = None
+    seed: Annotated[StrictInt, Field(ge=0, lt=2**62)] | None = Field(
+        None, description="battles made before dice were committed: the public seed")
+
+    def apply(self, state: State) -> State:
+        return initial(state.id, self.game, self.name, self.commitment, self.seed)
+
+    def describe(self, tr: Translate) -> str:
+        if self.commitment is None:
+            return tr("battle created: {game}, seed {seed}").format(game=self.game,
+                                                                  seed=self.seed)
+        return tr("battle created: {game}; its dice are committed to {commitment}").format(
+            game=self.game, commitment=self.commitment[:16])
+
+
+class UnitAdded(Event):
+    kind: Literal["unit_added"]
+    unit: Name
+    side: Side
+    stats: Annotated[dict[Word, Stat], Field(max_length=60)] = Field(default_factory=dict)
+
+    def apply(self, state: State) -> State:
+        new = copy.deepcopy(state)
+        new.units[self.unit] = Unit(self.unit, self.side, dict(self.stats))
+        return new
+
+    def describe(self, tr: Translate) -> str:
+        text = tr("unit {unit} joins side {side}").format(unit=self.unit, side=self.side)
+        return text + (f" ({_stats(self.stats)})" if self.stats else "")
+
+
+class UnitEdited(Event):
+    kind: Literal["unit_edited"]
+    unit: Name
+    stats: Annotated[dict[Word, Stat | None], Field(min_length=1, max_length=60)]
+    before: Annotated[dict[Word, Stat | None], Field(max_length=60)]
+
+    def apply(self, state: State) -> State:
+        new = copy.deepcopy(state)
+        unit = new.unit(self.unit)
+        for key, value in self.stats.items():
+            if value is None:
+                unit.stats.pop(key, None)
+            else:
+                unit.stats[key] = value
+        return new
+
+    def describe(self, tr: Translate) -> str:
+        return f"{self.unit}: {_stats(self.stats)}"
+
+
+class Marked(Event):
+    kind: Literal["marked"]
+    unit: Name
+    marker: Word
+    value: MarkerValue
+    before: MarkerValue
+
+    def apply(self, state: State) -> State:
+        new = copy.deepcopy(state)
+        set_marker(new.unit(self.unit), self.marker, self.value)
+        return new
+
+    def describe(self, tr: Translate) -> str:
+        shown = tr("cleared") if self.value is None else (
+            "" if self.value is True else f"= {self.value}")
+        return f"{self.unit}: {tr(self.marker.replace('_', ' '))} {shown}".rstrip()
+
+
+class Effect(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    unit: Name
+    marker: Word
+    value: MarkerValue
+
+
+class Resolved(Event):
+    kind: Literal["resolved"]
+    procedure: Annotated[StrictStr, Field(min_length=3, max_length=80)]
+    params: Annotated[dict[Word, Json | list[Json]], Field(max_length=100)]
+    unit: Name | None
+    target: Name | None
+    side: Side
+    clear: Word | None
+    filled: Annotated[dict[Word, Text], Field(max_length=100)]
+    given: Annotated[dict[Annotated[StrictStr, Field(max_length=40)], Json | list[Json]],
+                     Field(max_length=100)]
+    dice: Annotated[list[Annotated[StrictInt, Field(ge=0, le=10**6)]], Field(max_length=5000)]
+    entered: StrictBool
+    roll_index: Count | None
+    outcome: Annotated[dict[Word, Json], Field(max_length=100)]
+    steps: Annotated[list[dict[str, Any]], Field(max_length=5000)]
+    expected: Annotated[dict[Word, Annotated[StrictStr, Field(max_length=200)]],
+                        Field(max_length=100)]
+    effects: Annotated[list[Effect], Field(max_length=100)]
+
+    def apply(self, state: State) -> State:
+        new = copy.deepcopy(state)
+        if self.roll_index is not None:
+            new.rolls = self.roll_index + 1
+        for change in self.effects:
+            set_marker(new.unit(change.unit), change.marker, change.value)
+        return new
+
+    def describe(self, tr: Translate) -> str:
+        outcome = ", ".join(f"{k}={v}" for k, v in self.outcome.items())
+        who = f" {self.unit or ''}{' → ' + self.target if self.target else ''}"
+        how = tr("your dice") if self.entered else tr("virtual dice")
+        dice = " ".join(str(d) for d in self.dice) or "-"
+        return f"{self.procedure}{who.rstrip()}: {outcome}  ({how}: {dice})"
+
+
+class Phase(Event):
+    kind: Literal["phase"]
+    turn: Annotated[StrictInt, Field(ge=1, le=10**5)]
+    side: Side
+    phase: Annotated[StrictStr, Field(min_length=1, max_length=40)]
+
+    def apply(self, state: State) -> State:
+        new = copy.deepcopy(state)
+        new.turn, new.side, new.phase = self.turn, self.side, self.phase
+        return new
+
+    def describe(self, tr: Translate) -> str:
+        return tr("turn {turn}, side {side}: {phase}").format(turn=self.turn, side=self.side,
+                                                             phase=self.phase)
+
+
+class Undone(Event):
+    kind: Literal["undone"]
+    target: Annotated[StrictInt, Field(ge=2, le=10**7)]
+    what: Annotated[StrictStr, Field(max_length=20)]
+
+    def apply(self, state: State) -> State:  # the fold pops its target instead
+        raise ValueError("an undo is folded by popping its target")
+
+    def describe(self, tr: Translate) -> str:
+        return tr("undo of event {n}").format(n=self.target)
+
+
+class EndAsked(Event):
+    kind: Literal["end_asked"]
+    side: Side
+
+    def apply(self, state: State) -> State:
+        new = copy.deepcopy(state)
+        new.end_asked = sorted({*new.end_asked, self.side})
+        return new
+
+    def describe(self, tr: Translate) -> str:
+        return tr("side {side} asks to end the battle and reveal its dice seed").format(
+            side=self.side)
+
+
+class Ended(Event):
+    kind: Literal["ended"]
+    seed: Annotated[StrictStr, Field(min_length=1, max_length=128)]
+
+    def apply(self, state: State) -> State:
+        new = copy.deepcopy(state)
+        new.seed = self.seed
+        new.ended = True
+        return new
+
+    def describe(self, tr: Translate) -> str:
+        return tr("battle ended; its dice seed is {seed}").format(seed=self.seed)
+
+
+AnyEvent = Annotated[Created | UnitAdded | UnitEdited | Marked | Resolved | Phase | Undone
+                     | EndAsked | Ended, Field(discriminator="kind")]
+KINDS = ("created", "unit_added", "unit_edited", "marked", "resolved", "phase", "undone",
+         "end_asked", "ended")
+
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyEvent)
+
+
+def parse(data: Mapping[str, Any]) -> Event:
+    """The typed event of a stored or imported mapping (``pydantic.ValidationError`` when
+    it is not one)."""
+    event: Event = _ADAPTER.validate_python(data)
+    return event
+
+
+def describe(data: Mapping[str, Any], tr: Translate) -> str:
+    """One line for an event of the log, with its number and the side that made it."""
+    event = parse(data)
+    side = f" [{event.by}]" if event.by else ""
+    text = event.describe(tr)
+    if data.get("undone"):
+        text += "  " + tr("(undone)")
+    return f"#{event.seq}{side} {text}"

@@ -1,0 +1,116 @@
+"""The web app's defences: security headers on every response, an Origin check on every
+form or API post (no cross-site request can act on a battle), a bound on request
+bodies, battle errors with a machine-readable ``code``, and no ``/docs`` unless asked.
+
+``install(app)`` wires all of it; nothing happens at import time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+
+from warroom.errors import ErrorText
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+       "form-action 'self'; frame-ancestors 'none'")
+"""No inline script, nothing from other sites, never inside a frame."""
+
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",  # battle links carry their keys: never pass them on
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
+
+MAX_BODY = 8 * 1024 * 1024
+"""The largest request body accepted (a long battle's export is well under it)."""
+
+DOCS_ENV = "WARROOM_API_DOCS"
+"""Set to 1 to serve ``/docs`` and ``/redoc`` (they load Swagger UI from a CDN)."""
+
+Next = Callable[[Request], Awaitable[Response]]
+
+
+def same_origin(request: Request) -> bool:
+    """A post is allowed when the browser says it comes from this site (Origin, else
+    Referer); a client that sends neither (curl, a script) is not a browser a page could
+    have tricked."""
+    source = request.headers.get("origin")
+    if source is None:
+        source = request.headers.get("referer")
+        if not source:
+            return True
+    elif source == "null":  # a sandboxed frame or a file: never this site's own page
+        return False
+    host = request.headers.get("host", "")
+    return urlsplit(source).netloc.lower() == host.lower()
+
+
+def _refuse(status: int, text: ErrorText, code: str) -> Response:
+    return JSONResponse({"detail": str(text), "parameter": None, "code": code},
+                        status_code=status)
+
+
+async def _guard(request: Request, call_next: Next) -> Response:
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        if not same_origin(request):
+            response = _refuse(403, ErrorText(
+                "this request comes from another site; warroom only takes forms from its "
+                "own pages"), "cross_site")
+            return _headers(response)
+        length = request.headers.get("content-length", "")
+        if length.isdigit() and int(length) > MAX_BODY:
+            return _headers(_refuse(413, ErrorText(
+                "the request is too large (at most {most} MB)", most=MAX_BODY // 2**20),
+                "too_large"))
+    return _headers(await call_next(request))
+
+
+def _headers(response: Response) -> Response:
+    for name, value in HEADERS.items():
+        response.headers.setdefault(name, value)
+    return response
+
+
+def install(app: FastAPI) -> None:
+    """Add the defences to ``app`` (call once, after its routes)."""
+    from warroom.battle.errors import BattleError
+
+    app.middleware("http")(_guard)
+
+    @app.exception_handler(BattleError)
+    async def _battle_error(request: Request, exc: BattleError) -> Response:
+        from warroom.web.app import _error, _wants_html
+
+        if _wants_html(request):
+            from warroom.web.lang import translator
+            from warroom.web.templating import page_lang
+
+            return _error(request, exc.http_status,
+                          exc.translated(translator(page_lang(request))), None)
+        return JSONResponse({"detail": str(exc), "parameter": None, "code": exc.code},
+                            status_code=exc.http_status)
+
+    @app.exception_handler(RecursionError)
+    async def _too_deep(_request: Request, _exc: RecursionError) -> Response:
+        return _refuse(422, ErrorText("the request body is nested too deeply"), "too_deep")
+
+    if os.environ.get(DOCS_ENV, "") not in ("1", "yes", "true"):
+        hidden = {p for p in (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
+                  if p}
+        app.router.routes[:] = [r for r in app.router.routes
+                                if getattr(r, "path", None) not in hidden]
+
+
+def client_address(request: Request) -> str:
+    """Who is asking, for the rate limits (the socket's peer: no proxy headers trusted)."""
+    client: Any = request.client
+    return str(client.host) if client is not None else "?"
