@@ -1,4 +1,4 @@
-"""ASL data from the reference card (seed 001): the IFT, the CCT, the gun-calibre
+"""ASL data from the ASL reference card: the IFT, the CCT, the gun-calibre
 header, terrain effects and the sequence of play.
 
 Everything is built on first use (``functools.cache``), never at import time.
@@ -116,6 +116,9 @@ TERRAIN_TEM: dict[str, int] = {
     "stone_building": 3,
 }
 
+# A hindrance in the target's own hex (grain, orchard: +1), besides its TEM of 0.
+TERRAIN_HINDRANCE: dict[str, int] = {"grain": 1, "orchard": 1}
+
 # Close Combat Table: odds column, its ratio (attacker/defender), kill number.
 CCT_COLUMNS: tuple[tuple[str, Fraction | None, int], ...] = (
     ("<1-8", None, 0),
@@ -137,9 +140,10 @@ CCT_ODDS: tuple[str, ...] = tuple(name for name, _, _ in CCT_COLUMNS)
 
 
 def cct_column(attack: Fraction, defense: Fraction) -> tuple[str, int]:
-    """(odds column, kill number): odds rounded down, in the defender's favour."""
+    """(odds column, kill number): odds rounded down, in the defender's favour (21 FP
+    against 2 is 10-1, not >10-1)."""
     ratio = attack / defense
-    if ratio > 10:
+    if ratio >= 11:
         return CCT_COLUMNS[-1][0], CCT_COLUMNS[-1][2]
     name, kill = CCT_COLUMNS[0][0], CCT_COLUMNS[0][2]
     for col, r, k in CCT_COLUMNS[1:-1]:
