@@ -183,6 +183,7 @@ def tables() -> dict[str, Any]:
             "FFMO (moving in open ground)": -1,
             "FFNAM (moving, not assault movement)": -1,
             "hindrance, per hex (cancels FFMO)": "+1",
+            "grain or orchard in the target's own hex (hindrance, cancels FFMO)": "+1",
             "leader-directed fire": "leader's DRM",
             "flamethrower carried by the target, each": -1,
             "TEM": {k: v for k, v in TERRAIN_TEM.items()},
@@ -190,14 +191,19 @@ def tables() -> dict[str, Any]:
         "ift_fp_modifications": {
             "area fire (each cause: pinned firer, AFPh, long range, first/final fire)":
                 "x1/2",
-            "assault fire (AFPh, not at long range)": "round up, +1",
+            "assault fire (AFPh, not at long range)": "round up, +1 per unit",
             "point-blank fire (adjacent target)": "x2",
             "cowering (doubles, not leader-directed)": "1 column left (2 if inexperienced)",
         },
         "cct": {name: kill for name, _, kill in CCT_COLUMNS},
+        "cct_result": {
+            "final DR < kill number": "the defenders are eliminated",
+            "final DR = kill number": "Partial Kill: one defender (Random Selection) "
+                                      "suffers casualty reduction",
+        },
         "cct_modifiers": {
             "ambusher / ambushed (not in melee)": "-1 / +1 DR",
-            "pinned (either side)": "FP x1/2",
+            "pinned attacker (not a defender)": "FP x1/2",
             "CX attacker / attacking a CX unit": "+1 / -1 DR",
             "attacking broken units": "-2 DR",
             "leadership (not for a leader alone)": "leader's DRM",
@@ -209,7 +215,8 @@ def tables() -> dict[str, Any]:
         },
         "leader_wound": {
             "dr 1-4": "wounded",
-            "dr 5+": "killed; the units with him take a Leader Loss MC",
+            "dr 5+": "killed; after the attack the units of lower morale with him take a "
+                     "Leader Loss MC",
             "drm": "+1 if already wounded",
         },
     }
