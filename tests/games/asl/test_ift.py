@@ -110,9 +110,10 @@ def test_gun_calibre_column() -> None:
                                           PTC=3, none=3)
     # below 20mm there is no column
     assert warroom.odds("asl.ift", gun_mm=15).marginal("result") == {"-": F(1)}
-    # 200mm and more: the 36 column; area fire halves a gun's FP too: 80mm 16 -> 8
+    # 200mm and more: the 36 column; a gun's HE is not halved as infantry FP is
+    # (ASLRB A7: the area-fire halvings are for infantry): 80mm stays on the 16 column
     assert warroom.odds("asl.ift", gun_mm=240).marginal("column") == {36: F(1)}
-    assert warroom.odds("asl.ift", gun_mm=80, area_fire=1).marginal("column") == {8: F(1)}
+    assert warroom.odds("asl.ift", gun_mm=80, area_fire=1).marginal("column") == {16: F(1)}
 
 
 def test_final_dr_at_most_zero_reads_the_top_row() -> None:

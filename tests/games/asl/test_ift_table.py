@@ -86,7 +86,7 @@ def test_gun_calibre_columns(mm: int, col: int) -> None:
     (5, 3, "3-2", 6), (2, 1, "2-1", 7), (5, 2, "2-1", 7), (3, 1, "3-1", 8),
     (7, 2, "3-1", 8), (4, 1, "4-1", 9), (5, 1, "4-1", 9), (6, 1, "6-1", 10),
     (7, 1, "6-1", 10), (8, 1, "8-1", 11), (9, 1, "8-1", 11), (10, 1, "10-1", 12),
-    (21, 2, ">10-1", 13), (11, 1, ">10-1", 13), (40, 1, ">10-1", 13),
+    (21, 2, "10-1", 12), (22, 2, ">10-1", 13), (11, 1, ">10-1", 13), (40, 1, ">10-1", 13),
 ])
 def test_cct_columns_round_down_for_the_defender(attack: int, defense: int, odds: str,
                                                  kill: int) -> None:
@@ -115,6 +115,7 @@ def test_rules_show_the_tables_and_sequence_of_play(capsys: pytest.CaptureFixtur
     assert main(["rules", "asl", "--json"]) == 0
     data = json.loads(capsys.readouterr()[0])[0]
     assert {p["id"] for p in data["procedures"]} == {
-        "asl.ift", "asl.mc", "asl.ift_on_stack", "asl.leader_wound", "asl.cct", "asl.ambush"}
+        "asl.ift", "asl.mc", "asl.ift_on_stack", "asl.fire_group", "asl.rally",
+        "asl.leader_wound", "asl.cct", "asl.ambush"}
     assert data["tables"]["cct"][">10-1"] == 13
     assert len(data["tables"]["ift"]) == 18  # two header lines and 16 DR rows

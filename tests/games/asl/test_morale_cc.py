@@ -12,7 +12,7 @@ from warroom.errors import UsageError
 
 MC_FIELDS = ("passed", "broken", "casualty_reduction", "eliminated", "replaced", "pinned")
 # ways of rolling a total of at most n on 2d6 (out of 36)
-AT_MOST = {0: 0, 1: 0, 2: 1, 3: 3, 4: 6, 5: 10, 6: 15, 7: 21, 8: 26, 9: 30, 10: 33,
+AT_MOST = {-1: 0, 0: 0, 1: 0, 2: 1, 3: 3, 4: 6, 5: 10, 6: 15, 7: 21, 8: 26, 9: 30, 10: 33,
            11: 35, 12: 36, 13: 36}
 
 
@@ -23,18 +23,21 @@ def mc(**params: Any) -> dict[tuple[bool, ...], F]:
 
 # (passed, broken, casualty_reduction, eliminated, replaced, pinned)
 PASS = (True, False, False, False, False, False)
+PASS_PIN = (True, False, False, False, False, True)
 BREAK = (False, True, False, False, False, False)
 BREAK_CR = (False, True, True, False, False, False)
 
 
 def test_good_order_mc() -> None:
-    # morale 7: totals 2-7 pass (21 ways); 8-11 break (14); 12 breaks with casualty
-    # reduction (1)
-    assert mc(morale=7) == {PASS: F(21, 36), BREAK: F(14, 36), BREAK_CR: F(1, 36)}
+    # morale 7: totals 2-6 pass (15 ways); 7 passes but pins, final DR = morale (6 ways,
+    # ASLRB A7.8: 1/6); 8-11 break (14); 12 breaks with casualty reduction (1)
+    assert mc(morale=7) == {PASS: F(15, 36), PASS_PIN: F(6, 36), BREAK: F(14, 36),
+                            BREAK_CR: F(1, 36)}
 
 
 def test_original_12_on_an_unbroken_unit_fails_even_if_the_final_dr_passes() -> None:
     # morale 10, DRM -3: every final DR passes except that an original 12 always fails
+    # (total 13 never comes, so no final DR equals 10: no pins)
     assert mc(morale=10, drm=-3) == {PASS: F(35, 36), BREAK_CR: F(1, 36)}
 
 
@@ -55,7 +58,7 @@ def test_elr_substitution() -> None:
     # 8 (5 ways) breaks only; 9-11 (4+3+2 = 9) replaced and broken; 12 replaced, broken
     # and casualty reduction
     assert mc(morale=7, elr=1) == {
-        PASS: F(21, 36),
+        PASS: F(15, 36), PASS_PIN: F(6, 36),
         BREAK: F(5, 36),
         (False, True, False, False, True, False): F(9, 36),
         (False, True, True, False, True, False): F(1, 36),
@@ -92,18 +95,26 @@ def test_leader_wound() -> None:
 
 
 def test_leader_loss_mc() -> None:
-    # a 9-2 dies (1/3); his morale-7 men take an LLMC at +2: pass on totals 2-5 (10 of
-    # 36), break on 6-12 (26), the 12 also casualty reduction
-    dist = warroom.odds("asl.leader_wound", leader_drm=-2, unit_morale=7)
+    # a 9-2 (morale 9) dies (1/3); his morale-7 men take an LLMC at +2: pass on totals
+    # 2-4 (6 of 36), pinned on 5 (final 7 = morale, 4 ways), break on 6-12 (26), the 12
+    # also casualty reduction
+    dist = warroom.odds("asl.leader_wound", morale=9, leader_drm=-2, unit_morale=7)
     assert dist.probability(llmc="none") == F(2, 3)
-    assert dist.probability(llmc="passed") == F(1, 3) * F(10, 36)
+    assert dist.probability(llmc="passed") == F(1, 3) * F(6, 36)
+    assert dist.probability(llmc="pinned") == F(1, 3) * F(4, 36)
     assert dist.probability(llmc="failed", units_broken=True) == F(1, 3) * F(26, 36)
     assert dist.probability(units_casualty_reduction=True) == F(1, 3) * F(1, 36)
     # at the table: dr 5 kills him, then the LLMC 3+4 = 7, +2 = 9 > 7
-    r = warroom.roll("asl.leader_wound", {"leader_drm": -2, "unit_morale": 7},
+    r = warroom.roll("asl.leader_wound", {"morale": 9, "leader_drm": -2, "unit_morale": 7},
                      dice=[5, 3, 4])
     assert r.outcome["killed"] and r.outcome["llmc"] == "failed"
     assert r.outcome["units_broken"]
+    # the story shows the wound die itself
+    assert any(s.dice == (5,) for s in r.steps if s.rule == "asl.leader_wound")
+    # A10.2: only units of lower morale than the leader take it: an 8-1's death leaves
+    # morale-8 men alone
+    same = warroom.odds("asl.leader_wound", morale=8, unit_morale=8)
+    assert same.marginal("llmc") == {"none": F(1)}
 
 
 @pytest.mark.parametrize(("attack", "defense", "odds", "kill"), [
@@ -113,11 +124,13 @@ def test_leader_loss_mc() -> None:
     (10, 1, "10-1", 12), (12, 1, ">10-1", 13),
 ])
 def test_every_cct_column(attack: int, defense: int, odds: str, kill: int) -> None:
-    # eliminated when the DR is at most the kill number: AT_MOST[kill] ways of 36
+    # A11.11: eliminated when the DR is less than the kill number (AT_MOST[kill - 1]
+    # ways of 36), a Partial Kill when equal (the ways of rolling exactly kill)
     dist = warroom.odds("asl.cct", attack_fp=attack, defense_fp=defense)
     assert dist.marginal("odds") == {odds: F(1)}
     assert dist.marginal("kill_number") == {kill: F(1)}
-    assert dist.probability(eliminated=True) == F(AT_MOST[kill], 36)
+    assert dist.probability(eliminated=True) == F(AT_MOST[kill - 1], 36)
+    assert dist.probability(partial_kill=True) == F(AT_MOST[kill] - AT_MOST[kill - 1], 36)
 
 
 def test_cct_odds_round_down_and_pinned_halves() -> None:
@@ -127,23 +140,24 @@ def test_cct_odds_round_down_and_pinned_halves() -> None:
     # pinned attacker: 6 -> 3 against 4 = 0.75 -> 1-2, kill 4: 6 of 36
     dist = warroom.odds("asl.cct", attack_fp=6, defense_fp=4, pinned="attacker")
     assert dist.marginal("odds") == {"1-2": F(1)}
-    assert dist.probability(eliminated=True) == F(6, 36)
-    # pinned defender: 4 against 2 -> 2-1
+    assert dist.probability(eliminated=True) == F(3, 36)  # totals 2-3 below 4
+    # A7.8: a pinned defender keeps its FP: 4 against 4 stays 1-1
     assert warroom.odds("asl.cct", attack_fp=4, defense_fp=4,
-                        pinned="defender").marginal("odds") == {"2-1": F(1)}
+                        pinned="defender").marginal("odds") == {"1-1": F(1)}
 
 
 def test_cct_drm() -> None:
     # 1-1 (kill 5). Ambusher -1, attacking broken -2, CX attacker +1, leader -1,
-    # inexperienced +1: total -2, so totals up to 7 kill: 21 of 36
+    # inexperienced +1 (the card variant): total -2, so totals up to 6 (final < 5) kill:
+    # 15 of 36
     dist = warroom.odds("asl.cct", attack_fp=4, defense_fp=4, ambush="attacker",
                         attacking_broken=True, cx="attacker", leader_drm=-1,
                         inexperienced=True)
-    assert dist.probability(eliminated=True) == F(21, 36)
-    # attacking a CX defender -1: totals up to 6, 15 of 36; ambushed +1: up to 4, 6 of 36
-    assert warroom.odds("asl.cct", cx="defender").probability(eliminated=True) == F(15, 36)
+    assert dist.probability(eliminated=True) == F(15, 36)
+    # attacking a CX defender -1: totals up to 5, 10 of 36; ambushed +1: up to 3, 3 of 36
+    assert warroom.odds("asl.cct", cx="defender").probability(eliminated=True) == F(10, 36)
     assert warroom.odds("asl.cct", ambush="defender").probability(eliminated=True) == F(
-        6, 36)
+        3, 36)
 
 
 def test_ambush() -> None:
@@ -175,7 +189,7 @@ def test_cct_yes_means_the_attacker() -> None:
     # pinned=true: the attacker is pinned (6 -> 3 against 4: 1-2)
     assert warroom.odds("asl.cct", attack_fp=6, defense_fp=4, pinned=True).marginal(
         "odds") == {"1-2": F(1)}
-    # cx=yes: a CX attacker +1 at 1-1 (kill 5): totals up to 4, 6 of 36
-    assert warroom.odds("asl.cct", cx="yes").probability(eliminated=True) == F(6, 36)
-    # ambush=no: no modifier, totals up to 5: 10 of 36
-    assert warroom.odds("asl.cct", ambush="no").probability(eliminated=True) == F(10, 36)
+    # cx=yes: a CX attacker +1 at 1-1 (kill 5): final below 5 on totals up to 3, 3 of 36
+    assert warroom.odds("asl.cct", cx="yes").probability(eliminated=True) == F(3, 36)
+    # ambush=no: no modifier, totals up to 4: 6 of 36
+    assert warroom.odds("asl.cct", ambush="no").probability(eliminated=True) == F(6, 36)

@@ -1,8 +1,10 @@
-"""asl.ift_on_stack: IFT results on a location's units, odds worked out by hand."""
+"""asl.ift_on_stack, asl.fire_group and asl.rally by the ASL Rulebook: odds worked out
+by hand (the calculation in a comment) and a brute-force oracle for Random Selection."""
 
 from __future__ import annotations
 
 from fractions import Fraction as F
+from itertools import product
 from typing import Any
 
 import pytest
@@ -11,187 +13,295 @@ import warroom
 from tests.helpers import replay_oracle
 from warroom.errors import UsageError
 
+# ways of rolling each 2d6 total (out of 36)
+WAYS = {t: 6 - abs(t - 7) for t in range(2, 13)}
+
 
 def states(result: str, units: str, **params: Any) -> dict[str, F]:
     return warroom.odds("asl.ift_on_stack", result=result, units=units,
                         **params).marginal("units")
 
 
-def test_nmc_on_one_squad_is_a_plain_mc() -> None:
-    # morale 7: pass 21, break 14, original 12 breaks and reduces to a half-squad
-    assert states("NMC", "squad:7") == {"squad1=ok": F(21, 36), "squad1=broken": F(14, 36),
-                                        "squad1=reduced+broken": F(1, 36)}
+def test_counters_as_players_write_them() -> None:
+    from warroom.games.asl.counters import parse_units
+
+    a, b, c = parse_units("4-6-7,2-4-8,8-1")
+    assert (a.kind, a.fp, a.morale) == ("squad", 4, 7)
+    assert (b.kind, b.fp, b.morale) == ("hs", 2, 8)
+    assert (c.kind, c.morale, c.leadership) == ("leader", 8, -1)
+    d, e = parse_units("4-6-7:broken,9-2:wounded")
+    assert d.broken and e.wounded and e.leadership == -2
+    assert parse_units("6+1")[0].leadership == 1
+    assert parse_units("3-4-7:squad")[0].kind == "squad"
+    # the long form still works, and the side's ELR reaches every unit without its own
+    assert parse_units("squad:7:3,hs:6", 2)[1].elr == 2
 
 
-def test_best_leader_first_and_his_drm_for_the_others() -> None:
-    dist = states("NMC", "squad:7,leader:8:-1")
-    # leader passes (totals 2-8: 26 of 36); then the squad checks at -1 (2-8: 26)
-    assert dist["squad1=ok,leader1=ok"] == F(26, 36) * F(26, 36)
-    # leader breaks (9-11: 9 of 36): no help, the squad passes on 2-7 (21)
-    assert dist["squad1=ok,leader1=broken"] == F(9, 36) * F(21, 36)
-    # leader rolls 12: breaks, casualty reduction, his wound dr kills him on 5-6 (1/3).
-    # The squad first takes a Leader Loss MC at +1 (his -1 reversed): passes on 2-6
-    # (15), breaks on 7-11 (20), 12 reduces it. Then its NMC with no leader:
-    #   after passing the LLMC it ends broken on 8-11 (14 of 36);
-    #   already broken by the LLMC it stays merely broken if it passes (2-7, 21 of 36)
-    # broken in the end: 15/36 * 14/36 + 20/36 * 21/36 = 630/1296 = 35/72
-    assert dist["squad1=broken,leader1=eliminated"] == F(1, 36) * F(1, 3) * F(35, 72)
-    assert sum(dist.values()) == 1
+def test_each_unit_is_its_own_outcome_field() -> None:
+    dist = warroom.odds("asl.ift_on_stack", result="PTC", units="4-6-7,8-1")
+    # PTC: the 8-1 checks first (pinned on 9+, 10 of 36); the squad gets his -1 unless
+    # he is pinned: pinned on 9+ (10 of 36) with it, on 8+ (15 of 36) without
+    assert dist.marginal("unit2") == {"ok": F(26, 36), "pinned": F(10, 36)}
+    assert dist.marginal("unit1")["pinned"] == F(26, 36) * F(10, 36) + F(10, 36) * F(15, 36)
+    assert dist.marginal("unit3") == {"-": F(1)}
 
 
-def test_nmc_with_the_mc_modifier() -> None:
-    # 2MC on a morale-7 squad: passes on totals 2-5 (10 of 36)
-    assert states("2MC", "squad:7")["squad1=ok"] == F(10, 36)
+def test_nmc_on_one_squad_pins_on_its_morale() -> None:
+    # morale 7: totals 2-6 pass (15); 7 passes with final DR = morale: pinned (6, A7.8);
+    # 8-11 break (14); 12 breaks and reduces it to a half-squad (1)
+    assert states("NMC", "4-6-7") == {"squad1=ok": F(15, 36), "squad1=pinned": F(6, 36),
+                                      "squad1=broken": F(14, 36),
+                                      "squad1=reduced+broken": F(1, 36)}
 
 
-def test_kia_eliminates_at_random_and_breaks_the_rest() -> None:
-    # 1KIA on two units: either is eliminated (1/2); the other breaks
-    assert states("1KIA", "squad:7,hs:6") == {
-        "squad1=eliminated,hs1=broken": F(1, 2),
-        "squad1=broken,hs1=eliminated": F(1, 2)}
-    # a survivor that was already broken suffers casualty reduction: a broken HS dies
+def test_random_selection_takes_every_unit_tied_for_the_highest() -> None:
+    # 1KIA on two squads (A.9): both roll a dr; a tie (6 of 36) selects both
+    dist = states("1KIA", "squad:7,squad:7")
+    assert dist["squad1=eliminated,squad2=eliminated"] == F(1, 6)
+    assert dist["squad1=eliminated,squad2=broken"] == F(5, 12)
+    # K/1 on two half-squads: a tie (1/6) eliminates both; otherwise one (5/6) and the
+    # other dies only by an original 12 on its MC +1 (1/36): 1/6 + 5/6 * 1/36 = 41/216
+    elim = warroom.odds("asl.ift_on_stack", result="K/1", units="hs:6,hs:6").marginal(
+        "eliminated")
+    assert elim[2] == F(41, 216)
+
+
+def test_pinned_leader_gives_no_drm() -> None:
+    # NMC on a 4-6-8 with an 8-1 (same morale: no Leader Loss check). The 8-1 checks
+    # first and leads if still in good order and unpinned: totals 2-7 (21 of 36). The
+    # squad at -1 passes unpinned on 2-8 (26), at +0 on 2-7 (21):
+    # 21/36 * 26/36 + 15/36 * 21/36 = 861/1296
+    assert warroom.odds("asl.ift_on_stack", result="NMC", units="4-6-8,8-1").probability(
+        unit1="ok") == F(861, 1296)
+    # already pinned, he never leads (A7.8): 21/36
+    assert warroom.odds("asl.ift_on_stack", result="NMC",
+                        units="4-6-8,8-1:pinned").probability(unit1="ok") == F(21, 36)
+
+
+def test_wounded_leader_morale_and_leadership_one_worse() -> None:
+    # a wounded 9-2 is morale 8 and -1 (A17.3): the same odds as the 8-1 above
+    dist = warroom.odds("asl.ift_on_stack", result="NMC", units="4-6-8,9-2:wounded")
+    assert dist.probability(unit1="ok") == F(861, 1296)
+    # and he is pinned on a total of 8 (5 of 36), not 9
+    assert dist.probability(unit2="wounded+pinned") == F(5, 36)
+
+
+def test_leader_loss_mc_after_the_attack_for_broken_units_of_lower_morale() -> None:
+    # NMC on a broken 9-2 and a broken 4-6-7. The leader (morale 9, no help) stays
+    # broken on 2-9, suffers casualty on 10-11 (5 of 36; his wound dr kills on 5-6) and
+    # dies on 12: killed 5/36 * 1/3 + 1/36 = 2/27.
+    # The squad's NMC (broken, no leader): 2-7 stays broken (21), 8-11 casualty ->
+    # reduced+broken (14), 12 eliminated (1). Then, the leader dead, its LLMC at +2:
+    # 2-5 nothing, 6-11 casualty, 12 eliminated; from broken: eliminated only on 12 (1);
+    # from reduced+broken: on 6-12 (26). Eliminated: 1/36 + 21/36*1/36 + 14/36*26/36
+    # = (36 + 21 + 364)/1296 = 421/1296
+    dist = states("NMC", "9-2:broken,4-6-7:broken")
+    assert dist["leader1=eliminated,squad1=eliminated"] == F(2, 27) * F(421, 1296)
+    # an 8-1 and a 4-6-8: not lower morale, no LLMC: the leader dies on 9-11 with the
+    # wound 5-6 (9/36 * 1/3) or 12 (1/36): 1/9; the squad dies only on its own 12
+    dist = states("NMC", "8-1:broken,4-6-8:broken")
+    assert dist["leader1=eliminated,squad1=eliminated"] == F(1, 9) * F(1, 36)
+
+
+def test_leader_who_breaks_causes_a_leader_loss_task_check() -> None:
+    # NMC on a 9-1 and a 4-4-7: the leader breaks on 10-11 (5 of 36). The squad then
+    # checks with no leader: 2-6 ok (15), 7 pinned (6); after the attack its LLTC at +1
+    # passes on 2-6 (15), else it is pinned (our reading of A10.2):
+    # ok: 5/36 * 15/36 * 15/36
+    dist = states("NMC", "9-1,4-4-7")
+    assert dist["leader1=broken,squad1=ok"] == F(5, 36) * F(15, 36) * F(15, 36)
+    # read as breaking instead: broken by the NMC (8-11, 14) or by the LLTC (21 * 21)
+    dist = states("NMC", "9-1,4-4-7", lltc_fail="broken")
+    assert dist["leader1=broken,squad1=broken"] == F(5, 36) * F(14 * 36 + 21 * 21, 1296)
+
+
+def test_every_leader_checks_first_highest_morale_first() -> None:
+    # the 9-2 checks first though listed second: 5+6 = 11 > 9, broken. The 8-1 then
+    # checks with no help: 3+3 = 6 passes; his -1 helps the 4-6-8: 4+5 = 9 - 1 = 8 =
+    # morale, pinned. After the attack the 9-2's break means an LLTC at +2 for both
+    # (morale 8 < 9): 2+2 + 2 = 6 passes; 1+1 + 2 = 4 passes.
+    r = warroom.roll("asl.ift_on_stack", {"result": "NMC", "units": "8-1,9-2,4-6-8"},
+                     dice=[5, 6, 3, 3, 4, 5, 2, 2, 1, 1])
+    assert r.outcome["units"] == "leader1=ok,leader2=broken,squad1=pinned"
+    assert [s.rule for s in r.steps].count("asl.lltc") >= 2
+
+
+def test_elr_applies_to_leaders() -> None:
+    # an 8-0 with ELR 0 (A19.1): ok on 2-7 (21), pinned on 8 (5), failing on 9-11 (9) is
+    # replaced (by a 7-0) and broken; 12 also wounds him (dr 1-4) or kills him (5-6)
+    dist = states("NMC", "8-0:elr=0")
+    assert dist == {"leader1=ok": F(21, 36), "leader1=pinned": F(5, 36),
+                    "leader1=replaced+broken": F(9, 36),
+                    "leader1=replaced+wounded+broken": F(1, 36) * F(2, 3),
+                    "leader1=eliminated": F(1, 36) * F(1, 3)}
+
+
+def test_side_elr() -> None:
+    # elr=0 for the side: every failure of the 4-6-7 (8-11) replaces it; 12 reduces too
+    assert states("NMC", "4-6-7", elr=0) == {
+        "squad1=ok": F(15, 36), "squad1=pinned": F(6, 36),
+        "squad1=replaced+broken": F(14, 36), "squad1=reduced+replaced+broken": F(1, 36)}
+
+
+def test_kia_breaks_the_rest_and_reduces_the_broken() -> None:
+    # 1KIA on a squad and a broken HS: tie (1/6) both die; else the one selected dies
+    # and the survivor breaks, or (the broken HS) is reduced: eliminated too
     assert states("1KIA", "squad:7,hs:6:broken") == {
-        "squad1=eliminated,hs1=eliminated": F(1, 2),
-        "squad1=broken,hs1=eliminated": F(1, 2)}
-    # more KIA than units: everything is eliminated
-    dist = warroom.odds("asl.ift_on_stack", result="3KIA", units="squad:7,hs:6")
-    assert dist.marginal("eliminated") == {2: F(1)}
+        "squad1=eliminated,hs1=eliminated": F(1, 6) + F(5, 12),
+        "squad1=broken,hs1=eliminated": F(5, 12)}
+    assert warroom.odds("asl.ift_on_stack", result="3KIA",
+                        units="squad:7,hs:6").marginal("eliminated") == {2: F(1)}
 
 
-def test_kia_picks_among_three() -> None:
-    # 2KIA on three units: the survivor is each unit with chance 1/3
-    dist = states("2KIA", "squad:7,squad:6,hs:6")
-    assert dist == {
-        "squad1=broken,squad2=eliminated,hs1=eliminated": F(1, 3),
-        "squad1=eliminated,squad2=broken,hs1=eliminated": F(1, 3),
-        "squad1=eliminated,squad2=eliminated,hs1=broken": F(1, 3)}
-
-
-def test_k_result() -> None:
-    dist = states("K/1", "squad:7,hs:6")
-    # the squad is picked (1/2): it becomes a HS and, like the HS, checks at +1:
-    # squad (morale 7) passes on 2-6 (15 of 36), HS (morale 6) on 2-5 (10 of 36)
-    assert dist["squad1=reduced,hs1=ok"] == F(1, 2) * F(15, 36) * F(10, 36)
-    # the HS is picked (1/2): eliminated; the squad passes its MC +1 on 2-6
-    assert dist["squad1=ok,hs1=eliminated"] == F(1, 2) * F(15, 36)
-    assert sum(dist.values()) == 1
-
-
-def test_leader_casualty_rolls_for_his_wound() -> None:
-    # K/1 on a lone leader: he is the casualty; dr 1-4 wounded, 5-6 killed
-    assert states("K/1", "leader:8:-1") == {"leader1=wounded": F(2, 3),
-                                            "leader1=eliminated": F(1, 3)}
-    # already wounded: killed on 4-6
+def test_k_casualty_story_and_wound_die() -> None:
+    # K/1 on a lone leader: no Random Selection; the wound die 2 wounds him
+    r = warroom.roll("asl.ift_on_stack", {"result": "K/1", "units": "8-1"}, dice=[2])
+    assert r.outcome["units"] == "leader1=wounded"
+    assert any(s.dice == (2,) for s in r.steps if s.rule == "asl.leader_wound")
     assert states("K/1", "leader:8:-1:wounded") == {"leader1=wounded": F(1, 2),
                                                     "leader1=eliminated": F(1, 2)}
 
 
-def test_elr_in_a_stack() -> None:
-    # ELR 0: any failure is a replacement too
-    assert states("NMC", "squad:7:0") == {
-        "squad1=ok": F(21, 36), "squad1=replaced+broken": F(14, 36),
-        "squad1=reduced+replaced+broken": F(1, 36)}
-
-
-def test_ptc_on_a_stack() -> None:
-    # the good-order squad pins on 8+ (15 of 36); the broken HS takes no PTC
-    dist = warroom.odds("asl.ift_on_stack", result="PTC", units="squad:7,hs:6:broken")
-    assert dist.marginal("units") == {"squad1=ok,hs1=broken": F(21, 36),
-                                      "squad1=pinned,hs1=broken": F(15, 36)}
-    assert dist.marginal("pinned") == {0: F(21, 36), 1: F(15, 36)}
-
-
-def test_no_effect() -> None:
-    assert states("-", "squad:7,hs:6:broken") == {"squad1=ok,hs1=broken": F(1)}
-
-
-def test_at_the_table() -> None:
-    # NMC: the leader rolls 3+3 = 6 <= 8, passes; the squad rolls 4+4 = 8, -1 = 7 <= 7
-    r = warroom.roll("asl.ift_on_stack", {"result": "NMC", "units": "squad:7,leader:8:-1"},
-                     dice=[3, 3, 4, 4])
-    assert r.outcome == {"units": "squad1=ok,leader1=ok", "eliminated": 0, "broken": 0,
-                         "pinned": 0}
-    # K/2 on three units: the die 2 picks hs1; it is eliminated; squad1 checks at +2
-    # (6+1 = 7, +2 = 9 > 7: broken), squad2 checks at +2 (1+1 = 2, +2 = 4: passes)
-    r = warroom.roll("asl.ift_on_stack", {"result": "K/2", "units": "squad:7,hs:6,squad:7"},
-                     dice=[2, 6, 1, 1, 1])
-    assert r.outcome["units"] == "squad1=broken,hs1=eliminated,squad2=ok"
-
-
-def test_four_units_stay_tractable() -> None:
-    dist = warroom.odds("asl.ift_on_stack", result="NMC",
-                        units="squad:7,squad:7,hs:6,leader:8:-1")
-    assert dist.total() == 1
-
-
-def test_six_units_with_leaders_have_exact_odds() -> None:
-    # the checks run unit by unit through Dice.iterate, so stacks that reached the same
-    # state carry on as one: six units with two leaders (before: over 200,000 replays)
-    units = "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5"
-    dist = warroom.odds("asl.ift_on_stack", result="NMC", units=units)
-    assert dist.total() == 1
-    # the best leader (9-2) checks first; when he and everyone else pass, nothing
-    # changes: his own MC passes on 2-10 (33/36)
-    ok = "squad1=ok,leader1=ok,hs1=broken,squad2=ok,leader2=ok,hs2=ok"
-    assert 0 < dist.probability(units=ok) < F(33, 36)
-
-
 def test_stack_odds_are_every_typed_roll_counted() -> None:
-    # the checks merged round by round (Dice.iterate) against the roll driver: every
-    # sequence of dice a player could type in, each weighing 6**-k
-    params = {"units": "leader:8:-1,hs:6", "result": "NMC"}
+    params = {"units": "leader:8:-1,hs:6", "result": "K/1"}
     d = warroom.odds("asl.ift_on_stack", **params)
     assert replay_oracle("asl.ift_on_stack", params) == {
         k: F(w, d.denominator) for k, w in d.weights.items()}
 
 
-def test_a_unit_eliminated_by_a_leader_loss_mc_takes_no_check() -> None:
-    # NMC on a broken 9-1 (leader:8:-1) and a half-squad. He is not in good order, so
-    # he leads nobody and checks in turn: an original 12 eliminates a broken leader;
-    # the half-squad's LLMC at +1: an original 12 breaks and reduces it (eliminated).
-    # Its own NMC is then not rolled: four dice in all.
-    r = warroom.roll("asl.ift_on_stack", {"result": "NMC", "units": "leader:8:-1:broken,hs:6"},
-                     dice=[6, 6, 6, 6])
-    assert r.outcome["units"] == "leader1=eliminated,hs1=eliminated"
-    assert "hs1 is already eliminated: no check" in r.steps[-1].text.render()
-
-
 @pytest.mark.parametrize("units", [
     "", "tank:7", "squad", "squad:11", "squad:seven", "squad:7:9", "hs:6:wounded",
-    "leader:8:-5", "squad:7:3:routed", ",".join(["hs:6"] * 7),
+    "leader:8:-5", "squad:7:3:routed", ",".join(["hs:6"] * 11), "4-6-7:broken:pinned",
+    "8-1:hs", "4-6",
 ])
 def test_bad_units(units: str) -> None:
     with pytest.raises(UsageError):
         warroom.odds("asl.ift_on_stack", result="NMC", units=units)
 
 
-def test_leaders_are_not_replaced_by_elr() -> None:
-    # a leader with ELR 0 failing (9-11: 9 ways) only breaks; 12 also wounds/kills him
-    dist = states("NMC", "leader:8:-1:elr=0")
-    assert dist == {"leader1=ok": F(26, 36), "leader1=broken": F(9, 36),
-                    "leader1=wounded+broken": F(1, 36) * F(2, 3),
-                    "leader1=eliminated": F(1, 36) * F(1, 3)}
-    r = warroom.roll("asl.ift_on_stack", {"result": "NMC", "units": "leader:8:-1:elr=0"},
-                     dice=[5, 5])
-    assert any("ELR replacement does not apply" in s.text.render() for s in r.steps)
+# ------------------------------------------------------------------ brute-force oracle
+def _oracle(result: str, units: list[tuple[str, int, bool]]) -> dict[str, F]:
+    """Every Random Selection die and every MC total of squads and half-squads without
+    leaders, written independently of the product: (kind, morale, broken) per unit."""
+    m = len(units)
+    names = []
+    counts: dict[str, int] = {}
+    for kind, _, _ in units:
+        counts[kind] = counts.get(kind, 0) + 1
+        names.append(f"{kind}{counts[kind]}")
+
+    def reduce(kind: str, reduced: bool) -> str | None:  # None: eliminated
+        return None if kind == "hs" or reduced else "reduced"
+
+    def after_mc(kind: str, morale: int, broken: bool, reduced: bool, drm: int
+                 ) -> dict[str, F]:
+        out: dict[str, F] = {}
+        for t, w in WAYS.items():
+            final = t + drm
+            flags = {"reduced"} if reduced else set()
+            if broken:
+                if t == 12:
+                    st = "eliminated"
+                elif final > morale:
+                    st = "eliminated" if reduce(kind, reduced) is None else "reduced+broken"
+                else:
+                    st = "+".join(sorted(flags)) + ("+" if flags else "") + "broken"
+            elif t == 12:
+                st = "eliminated" if reduce(kind, reduced) is None else "reduced+broken"
+            elif final > morale:
+                st = ("reduced+" if reduced else "") + "broken"
+            elif final == morale:
+                st = ("reduced+" if reduced else "") + "pinned"
+            else:
+                st = "reduced" if reduced else "ok"
+            out[st] = out.get(st, F(0)) + F(w, 36)
+        return out
+
+    total: dict[str, F] = {}
+    kia = result.endswith("KIA")
+    n = int(result[0]) if kia else 1
+    drm = 0 if kia else int(result[2])
+    for dice in product(range(1, 7), repeat=m):
+        if kia and n >= m:
+            chosen = set(range(m))
+        else:
+            threshold = sorted(dice, reverse=True)[n - 1]
+            chosen = {i for i in range(m) if dice[i] >= threshold}
+        per_unit: list[dict[str, F]] = []
+        for i, (kind, morale, broken) in enumerate(units):
+            if kia:
+                if i in chosen:
+                    per_unit.append({"eliminated": F(1)})
+                elif broken:
+                    per_unit.append({"eliminated" if kind == "hs" else "reduced+broken":
+                                     F(1)})
+                else:
+                    per_unit.append({"broken": F(1)})
+            elif i in chosen:
+                if kind == "hs":
+                    per_unit.append({"eliminated": F(1)})
+                else:
+                    per_unit.append(after_mc("hs", morale, broken, True, drm))
+            else:
+                per_unit.append(after_mc(kind, morale, broken, False, drm))
+        for combo in product(*(d.items() for d in per_unit)):
+            key = ",".join(f"{names[i]}={st}" for i, (st, _) in enumerate(combo))
+            p = F(1, 6 ** m)
+            for _, q in combo:
+                p *= q
+            total[key] = total.get(key, F(0)) + p
+    return total
 
 
-def test_leader_loss_mc_when_the_k_casualty_kills_him() -> None:
-    # K/1 on a 9-2 (leader:8:-2) and a squad. Only if the leader is picked (1/2) can the
-    # squad stay unreduced; he dies on a wound dr of 5-6 (1/3); the squad then takes
-    # the LLMC at +2 (passes on 2-5: 10 of 36) and its MC at +1 with no leader (passes
-    # on 2-6: 15 of 36)
-    dist = states("K/1", "leader:8:-2,squad:7")
-    assert dist["leader1=eliminated,squad1=ok"] == F(1, 2) * F(1, 3) * F(10, 36) * F(15, 36)
-    r = warroom.roll("asl.ift_on_stack", {"result": "K/1", "units": "leader:8:-2,squad:7"},
-                     dice=[1, 6, 2, 2, 3, 3])
-    assert r.outcome["units"] == "leader1=eliminated,squad1=ok"
-    assert any(s.rule == "asl.llmc" for s in r.steps)
+@pytest.mark.parametrize("result", ["1KIA", "2KIA", "K/1", "K/2"])
+@pytest.mark.parametrize("units", [
+    [("squad", 7, False)],
+    [("squad", 7, False), ("hs", 6, False)],
+    [("squad", 7, False), ("hs", 6, True)],
+    [("squad", 7, False), ("squad", 8, False), ("hs", 6, True)],
+    [("hs", 6, False), ("hs", 6, False), ("hs", 6, False)],
+])
+def test_random_selection_against_every_die(result: str,
+                                            units: list[tuple[str, int, bool]]) -> None:
+    text = ",".join(f"{k}:{m}" + (":broken" if b else "") for k, m, b in units)
+    assert states(result, text) == _oracle(result, units)
 
 
-def test_a_wounded_k_casualty_leader_still_leads() -> None:
-    # K/1 on a 9-2 (leader:8:-2) and a squad: the leader is picked (1/2) and wounded
-    # (dr 1-4: 2/3); he takes no MC but his -2 helps the squad's MC at +1: net -1,
-    # passes on totals 2-8 (26 of 36)
-    dist = states("K/1", "leader:8:-2,squad:7")
-    assert dist["leader1=wounded,squad1=ok"] == F(1, 2) * F(2, 3) * F(26, 36)
+# ------------------------------------------------------------------ fire group, rally
+def test_fire_group_assault_fire_per_unit() -> None:
+    # two 6-6-6 assault-firing in the AFPh (A7.36): 3+1 and 3+1 = 8 FP, the 8 column;
+    # doubles (1/6) cower one column, to 6
+    dist = warroom.odds("asl.fire_group", firers="6-6-6:af,6-6-6:af", target="4-4-7",
+                        phase="afph")
+    assert dist.marginal("column") == {6: F(1, 6), 8: F(5, 6)}
+    # asl.ift with the group's total: 12 halved to 6, rounded up, +1 per unit (2) = 8
+    assert warroom.odds("asl.ift", fp=12, area_fire=1, assault_fire=2).marginal(
+        "column") == {6: F(1, 6), 8: F(5, 6)}
+
+
+def test_fire_group_in_one_answer() -> None:
+    # 4-6-7, 4-6-7 directed by an 8-1: 8 FP, DRM -1, no cowering. On the 8 column a
+    # total of 2 is final 1: 2KIA (1 of 36); 3 is final 2: 1KIA (2 of 36); either
+    # eliminates the lone 4-4-7 (3 of 36)
+    dist = warroom.odds("asl.fire_group", firers="4-6-7,4-6-7,8-1", target="4-4-7")
+    assert dist.probability(result="2KIA") == F(1, 36)
+    assert dist.probability(result="1KIA") == F(2, 36)
+    assert dist.probability(unit1="eliminated", result="1KIA") == F(2, 36)
+    assert dist.total() == 1
+
+
+def test_rally() -> None:
+    # A10.6: a broken 4-6-7 under DM (+4) rallies on totals 2-3 (3 of 36)
+    assert warroom.odds("asl.rally", unit="4-6-7", dm=True).probability(rallied=True) == F(
+        3, 36)
+    # an 8-1 rallying it in woods: -1 -1, totals 2-9 except nothing (30 of 36); an
+    # original 12 reduces it to a broken half-squad
+    dist = warroom.odds("asl.rally", unit="4-6-7", leader="8-1", terrain="woods")
+    assert dist.marginal("state") == {"ok": F(30, 36), "broken": F(5, 36),
+                                      "reduced+broken": F(1, 36)}
+    # self-rally +1 of a half-squad: 2-6 (15 of 36); a 12 eliminates it
+    dist = warroom.odds("asl.rally", unit="2-4-7", self_rally=True)
+    assert dist.probability(rallied=True) == F(15, 36)
+    assert dist.probability(eliminated=True) == F(1, 36)
+    with pytest.raises(UsageError):
+        warroom.odds("asl.rally", unit="4-6-7", leader="4-6-7")

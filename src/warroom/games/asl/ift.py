@@ -8,7 +8,7 @@ from functools import lru_cache
 from math import ceil
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
@@ -48,12 +48,24 @@ class IftParams(Params):
                            description="how many area-fire halvings apply (pinned firer, "
                                        "AFPh, long range, first/final fire): x1/2 each")
     pbf: bool = Field(False, description="point-blank fire at an adjacent target: FP x2")
-    assault_fire: bool = Field(False, description="assault fire in the AFPh (not at long "
-                                                  "range): fractions rounded up, then +1 FP")
+    assault_fire: int = Field(0, ge=0, le=10, description="assault-fire units firing in "
+                              "the AFPh (not at long range): fractions rounded up, then +1 FP "
+                              "per unit (true means one)")
     leader_directed: bool = Field(False, description="a leader directs the fire (no "
                                                      "cowering)")
     inexperienced: bool = Field(False, description="inexperienced firer: cowers two "
                                                    "columns")
+
+    @field_validator("assault_fire", mode="before")
+    @classmethod
+    def _yes_means_one(cls, v: Any) -> Any:
+        if isinstance(v, bool):
+            return int(v)
+        if isinstance(v, str) and v.strip().lower() in ("true", "yes"):
+            return 1
+        if isinstance(v, str) and v.strip().lower() in ("false", "no"):
+            return 0
+        return v
 
     @model_validator(mode="before")
     @classmethod
@@ -91,7 +103,7 @@ class Plan:
     directed: bool
 
 
-def fp_modified(fp: Fraction, area_fire: int, pbf: bool, assault_fire: bool
+def fp_modified(fp: Fraction, area_fire: int, pbf: bool, assault_fire: int
                 ) -> tuple[Fraction, list[Msg]]:
     """Firepower after the card's modifications, and how it got there."""
     notes: list[Msg] = []
@@ -105,9 +117,10 @@ def fp_modified(fp: Fraction, area_fire: int, pbf: bool, assault_fire: bool
         notes.append(msg("point-blank fire doubles the FP: {before} -> {after}",
                          before=fmt_fp(before), after=fmt_fp(out)))
     if assault_fire:
-        before, out = out, Fraction(ceil(out) + 1)
-        notes.append(msg("assault fire rounds fractions up and adds 1: {before} -> {after}",
-                         before=fmt_fp(before), after=fmt_fp(out)))
+        before, out = out, Fraction(ceil(out) + assault_fire)
+        notes.append(msg("assault fire rounds fractions up and adds 1 per unit ({n}): "
+                         "{before} -> {after}", n=assault_fire, before=fmt_fp(before),
+                         after=fmt_fp(out)))
     return out, notes
 
 
@@ -132,15 +145,19 @@ def drm_parts(p: IftParams) -> tuple[int, list[Msg]]:
             mods.append(msg("{v:+d} {why}", v=value, why=why))
 
     tem = 0
+    own = 0
     if p.terrain is not None:
         tem = T.TERRAIN_TEM[p.terrain]
         add(tem, msg("TEM ({terrain})", terrain=Msg(p.terrain.replace("_", " "))))
+        own = T.TERRAIN_HINDRANCE.get(p.terrain, 0)
+        add(own, msg("hindrance in the target's own hex ({terrain})",
+                     terrain=Msg(p.terrain.replace("_", " "))))
     elif p.tem is not None:
         tem = p.tem
         add(tem, Msg("TEM"))
     add(p.hindrance, msg("hindrance ({n} hexes)", n=p.hindrance))
     if p.ffmo:
-        if p.hindrance or tem > 0:
+        if p.hindrance or own or tem > 0:
             mods.append(Msg("FFMO does not apply (hindrance or positive TEM)"))
         else:
             add(-1, Msg("FFMO"))
@@ -168,14 +185,9 @@ def plan(p: IftParams) -> Plan:
             notes.append(Msg("point-blank fire does not double a gun's HE: ignored"))
         if p.assault_fire:
             notes.append(Msg("assault fire is for small arms, not a gun's HE: ignored"))
-        if column and p.area_fire:
-            fp, more = fp_modified(Fraction(column), p.area_fire, False, False)
-            notes.extend(more)
-            column = T.fp_column(fp)
-            notes.append(msg("{fp} FP: the {col} FP column", fp=fmt_fp(fp), col=column)
-                         if column else
-                         msg("{fp} FP is less than 1: no IFT column, the attack has no "
-                             "effect", fp=fmt_fp(fp)))
+        if p.area_fire:
+            notes.append(Msg("a gun's HE is not halved as infantry FP is (AFPh, long "
+                             "range, pinned firer, First/Final Fire): ignored"))
     else:
         assert p.fp is not None
         fp, notes = fp_modified(p.fp, p.area_fire, p.pbf, p.assault_fire)
@@ -305,13 +317,17 @@ def resolve_ift(p: IftParams, d: Dice) -> tuple[str, int, int]:
         ("column", "int", "FP column used after cowering (0: no column, no effect)"),
         ("final_dr", "int", "the modified DR (0 when no DR was needed)"),
     ),
-    source="seed 001: Infantry Fire Table, IFT DRM, IFT FP modifications",
+    source="ASL reference card: Infantry Fire Table, IFT DRM, IFT FP modifications; "
+           "ASLRB A7",
     note="Between columns the next lower one is used, above 36 the 36 column. Where the "
-         "card is silent we follow the ASL rules as we know them: less than 1 FP after "
-         "modifications has no effect; cowering off the 1 column has no effect; a gun's "
-         "HE (gun_mm) does not cower, is not doubled by PBF nor helped by assault fire, "
-         "but area fire halves the FP of its column; a leader's DRM implies he directs "
-         "the fire.",
+         "card is silent we follow the ASL Rulebook: less than 1 FP after modifications "
+         "has no effect; cowering off the 1 column has no effect; assault fire adds +1 FP "
+         "per assault-fire unit (A7.36); grain and orchard are a +1 hindrance in the "
+         "target's own hex, and FFMO does not apply where a hindrance or a positive TEM "
+         "does (A4.6); a gun's HE (gun_mm) does not cower, is not doubled by PBF, helped by "
+         "assault fire nor halved as infantry FP is (the halvings of A7.2x are for "
+         "infantry; the ordnance cases of C are not modelled); a leader's DRM implies he "
+         "directs the fire.",
 )
 def ift(p: IftParams, d: Dice) -> dict[str, Any]:
     result, column, final = resolve_ift(p, d)

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import Field
 
-from warroom.engine.context import Dice
+from warroom.engine.context import Dice, fixed
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 
-Kind = Literal["mc", "ptc"]
+Kind = Literal["mc", "ptc", "tc"]
+"""mc: morale check; ptc: pin task check; tc: a task check whose failure breaks the unit
+(a Leader Loss Task Check read as breaking, without casualty reduction or ELR)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +59,16 @@ class MoraleResult:
 
 def judge(original: int, final: int, morale: int, kind: Kind, broken: bool,
           elr: int | None) -> MoraleResult:
-    """The card's morale rules for one DR (``original`` before DRMs, ``final`` after)."""
+    """The morale rules for one DR (``original`` before DRMs, ``final`` after): the
+    card's, and where it is silent the ASL Rulebook's (A7.8: an MC passed with a final
+    DR equal to the morale pins a unit in good order)."""
     if kind == "ptc":
         passed = final <= morale
         return MoraleResult(passed, broken, False, False, False, not passed and not broken)
+    if kind == "tc":
+        passed = final <= morale
+        return MoraleResult(passed, True if not passed else broken, False, False, False,
+                            False)
     passed = final <= morale and original != 12
     if broken:
         if passed:
@@ -67,7 +77,7 @@ def judge(original: int, final: int, morale: int, kind: Kind, broken: bool,
             return MoraleResult(False, False, False, True, False, False)
         return MoraleResult(False, True, True, False, False, False)
     if passed:
-        return MoraleResult(True, False, False, False, False, False)
+        return MoraleResult(True, False, False, False, False, final == morale)
     replaced = elr is not None and final > morale + elr
     return MoraleResult(False, True, original == 12, False, replaced, False)
 
@@ -76,7 +86,7 @@ def explain(d: Dice, rule: str, who: Msg, original: int, drm: int, morale: int, 
             broken: bool, r: MoraleResult) -> None:
     """Record, in a player's words, how a check went."""
     final = original + drm
-    check = Msg("PTC") if kind == "ptc" else Msg("MC")
+    check = Msg("PTC") if kind == "ptc" else Msg("LLTC") if kind == "tc" else Msg("MC")
     d.note(rule, "{who} {check}: final DR {final} (original {orig}, DRM {drm:+d}) against "
            "morale {morale}", consequence(r, kind, broken, original), who=who, check=check,
            final=final, orig=original, drm=drm, morale=morale)
@@ -87,10 +97,16 @@ def consequence(r: MoraleResult, kind: Kind, broken: bool, original: int) -> Msg
         if broken:
             return Msg("a broken unit is not pinned (it may get DM)")
         return Msg("passed") if r.passed else Msg("failed: pinned")
+    if kind == "tc":
+        if r.passed:
+            return Msg("passed")
+        return Msg("failed, already broken: no further effect") if broken else Msg(
+            "failed: breaks (DM)")
     if r.eliminated:
         return Msg("failed with an original 12 while broken: eliminated")
     if r.passed:
-        return Msg("passed")
+        return Msg("passed with a final DR equal to its morale: pinned") if r.pinned \
+            else Msg("passed")
     if broken:
         return Msg("failed while broken: casualty reduction")
     parts = [Msg("failed: breaks (DM)")]
@@ -108,7 +124,8 @@ class McParams(Params):
     morale: int = Field(7, ge=1, le=10, description="the unit's morale level")
     drm: int = Field(0, ge=-6, le=8, description="total DRM of the check (leadership, "
                                                  "+n of an nMC or K/n, terrain...)")
-    kind: Kind = Field("mc", description="mc: morale check; ptc: pin task check")
+    kind: Literal["mc", "ptc"] = Field("mc", description="mc: morale check; ptc: pin "
+                                                         "task check")
     broken: bool = Field(False, description="the unit is already broken")
     elr: int | None = Field(None, ge=0, le=5, description="the unit's Experience Level "
                                                           "Rating (omit to ignore it)")
@@ -122,7 +139,8 @@ MC_OUTCOME = outcome(
     ("eliminated", "bool", "a broken unit failed with an original 12"),
     ("replaced", "bool", "ELR: failed by more than its ELR, replaced by a lower-quality "
                          "unit"),
-    ("pinned", "bool", "failed a PTC"),
+    ("pinned", "bool", "failed a PTC, or passed an MC with a final DR equal to the "
+                       "morale (A7.8)"),
 )
 
 
@@ -133,12 +151,13 @@ MC_OUTCOME = outcome(
             "its morale.",
     params=McParams,
     outcome=MC_OUTCOME,
-    source="seed 001: NMC, #MC, PTC",
+    source="ASL reference card: NMC, #MC, PTC; ASLRB A7.8, A19.1",
     note="From the card: an original 12 on an MC breaks a good-order unit with casualty "
          "reduction and eliminates a broken one. Where the card is silent we follow the "
-         "ASL rules as we know them: an original 12 always fails an MC; a broken unit is "
+         "ASL Rulebook: an MC passed with a final DR exactly equal to the morale pins a "
+         "unit in good order (A7.8); an original 12 always fails an MC; a broken unit is "
          "not pinned by a PTC; ELR replacement only applies to good-order units failing "
-         "an MC.",
+         "an MC (A19.1).",
 )
 def mc(p: McParams, d: Dice) -> dict[str, Any]:
     if p.kind == "ptc" and p.broken:
@@ -155,6 +174,8 @@ def mc(p: McParams, d: Dice) -> dict[str, Any]:
 # --------------------------------------------------------------------------- leaders
 class LeaderWoundParams(Params):
     wounded: bool = Field(False, description="the leader is already wounded: +1 drm")
+    morale: int = Field(8, ge=1, le=10, description="the leader's morale (only units of "
+                                                    "lower morale take the LLMC)")
     leader_drm: int = Field(-1, ge=-3, le=1, description="his leadership DRM (e.g. -2 "
                                                          "for a 9-2), for the LLMC")
     unit_morale: int | None = Field(None, ge=1, le=10,
@@ -164,17 +185,29 @@ class LeaderWoundParams(Params):
     unit_elr: int | None = Field(None, ge=0, le=5, description="their ELR")
 
 
+@cache
+def _wound_chain(wounded: bool) -> Callable[[Dice], str]:
+    """The wound dr as a chain: at the table one die (the story shows it), for exact
+    odds two categories."""
+    least = 4 if wounded else 5
+    what = "wound dr, already wounded (+1)" if wounded else "wound dr"
+
+    def chain(dd: Dice) -> str:
+        return "killed" if dd.die(rule="asl.leader_wound", what=what) >= least \
+            else "wounded"
+
+    return fixed(chain)
+
+
 def wound_killed(d: Dice, wounded: bool, who: Msg) -> bool:
     """The casualty dr for a leader: 1-4 wounded, 5+ killed, +1 if already wounded.
-
-    Asked for as one die split into "wounded" and "killed" faces, so the exact odds
-    branch twice rather than six times."""
-    killing = [4, 5, 6] if wounded else [5, 6]
-    faces = {"wounded": [f for f in range(1, 7) if f not in killing], "killed": killing}
-    what = "wound dr, already wounded (+1)" if wounded else "wound dr"
-    killed = bool(d.split(1, faces, rule="asl.leader_wound", what=what)["killed"])
+    The die itself is a step of the story; exact odds branch twice, not six times."""
+    killed = d.one(_wound_chain(wounded), ("wounded", "killed"), rule="asl.leader_wound",
+                   what=who) == "killed"
     d.note("asl.leader_wound", "{who}: {fate}", who=who,
-           fate=Msg("5 or more: killed") if killed else Msg("1-4: wounded"))
+           fate=(Msg("4 or more when already wounded: killed") if wounded
+                 else Msg("5 or more: killed")) if killed else
+           (Msg("1-3 when already wounded: wounded") if wounded else Msg("1-4: wounded")))
     return killed
 
 
@@ -182,37 +215,46 @@ def wound_killed(d: Dice, wounded: bool, who: Msg) -> bool:
     "asl.leader_wound",
     title="Leader casualty (wound) dr",
     summary="A leader who suffers casualty reduction rolls a dr: 1-4 wounded, 5+ killed "
-            "(+1 if already wounded); if killed the units with him take an LLMC.",
+            "(+1 if already wounded); if killed the units of lower morale with him take "
+            "an LLMC.",
     params=LeaderWoundParams,
     outcome=outcome(
         ("wounded", "bool", "the leader survives wounded"),
         ("killed", "bool", "the leader is killed"),
         OutcomeField("llmc", "str", "the Leader Loss MC of the units with him",
-                     ("none", "passed", "failed")),
+                     ("none", "passed", "pinned", "failed")),
         ("units_broken", "bool", "the units with him are broken afterwards"),
         ("units_casualty_reduction", "bool", "they suffer casualty reduction"),
         ("units_eliminated", "bool", "they are eliminated (broken, original 12)"),
         ("units_replaced", "bool", "they are replaced by lower-quality units (ELR)"),
     ),
-    source="seed 001: leader wounds",
-    note="The card gives 1-4 wounded, 5-7 killed with +1 if already wounded. The LLMC "
-         "DRM is the dead leader's leadership DRM with its sign reversed (a -2 leader's "
-         "loss is +2): the card is silent, this is the ASL rule as we know it.",
+    source="ASL reference card: leader wounds; ASLRB A10.2, A17.2",
+    note="The card gives 1-4 wounded, 5-7 killed with +1 if already wounded. Following "
+         "ASLRB A10.2: only units of lower current morale than the leader take the LLMC, "
+         "broken ones too, at his leadership DRM with its sign reversed (a -2 leader's "
+         "loss is +2); it is taken after the attack is resolved. An LLMC passed with a "
+         "final DR equal to the morale pins (A7.8).",
 )
 def leader_wound(p: LeaderWoundParams, d: Dice) -> dict[str, Any]:
     killed = wound_killed(d, p.wounded, Msg("the leader"))
     out: dict[str, Any] = {"wounded": not killed, "killed": killed}
+    none = {**out, "llmc": "none", **_units(MoraleResult(
+        True, p.unit_broken, False, False, False, False))}
     if not killed or p.unit_morale is None:
         if killed:
             d.note("asl.llmc", "no units with him: no Leader Loss MC")
-        return {**out, "llmc": "none", **_units(MoraleResult(
-            True, p.unit_broken, False, False, False, False))}
+        return none
+    if p.unit_morale >= p.morale:
+        d.note("asl.llmc", "the units with him have morale {m}, not lower than his {lm}: "
+               "no Leader Loss MC", m=p.unit_morale, lm=p.morale)
+        return none
     drm = -p.leader_drm
     original = d.dice(2, view="sum", rule="asl.llmc", what="LLMC DR")
     r = judge(original, original + drm, p.unit_morale, "mc", p.unit_broken, p.unit_elr)
     explain(d, "asl.llmc", Msg("the units with him: Leader Loss"), original, drm,
             p.unit_morale, "mc", p.unit_broken, r)
-    return {**out, "llmc": "passed" if r.passed else "failed", **_units(r)}
+    llmc = "failed" if not r.passed else "pinned" if r.pinned else "passed"
+    return {**out, "llmc": llmc, **_units(r)}
 
 
 def _units(r: MoraleResult) -> dict[str, bool]:

@@ -1,125 +1,97 @@
-"""asl.ift_on_stack: an IFT result applied to every unit in one location."""
+"""asl.ift_on_stack: an IFT result applied to every unit in one location, by the ASL
+Rulebook: Random Selection (A.9), casualty reduction, morale checks with every leader
+first (A10.7), pins (A7.8), wounded leaders (A17.3), ELR (A19.1) and Leader Loss after
+the attack (A10.2)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache, lru_cache
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from warroom.engine.context import Dice, fixed
 from warroom.engine.messages import Msg, msg
-from warroom.engine.params import text_items, whole_number
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
-from warroom.errors import UsageError
 from warroom.games.asl import tables as T
+from warroom.games.asl.counters import (
+    MAX_UNITS,
+    UNIT_NAMES,
+    UNITS_HELP,
+    Unit,
+    lower_leader,
+    parse_units,
+    unit_msg,
+)
 from warroom.games.asl.ift import meaning
-from warroom.games.asl.morale import (
-    Kind,
-    MoraleResult,
-    consequence,
-    explain,
-    judge,
-    wound_killed,
-)
+from warroom.games.asl.morale import Kind, MoraleResult, consequence, judge, wound_killed
 
-UnitKind = Literal["squad", "hs", "leader"]
-MAX_UNITS = 6
+__all__ = ["MAX_UNITS", "UNIT_NAMES", "Unit", "parse_units", "unit_msg"]
 
-UNITS_HELP = (
-    "the units in the location, comma-separated. Each is kind:morale[:third][:flags]. "
-    "kind is squad, hs (half-squad) or leader. For a squad or hs the third field is its "
-    "ELR; for a leader it is his leadership DRM (e.g. leader:9:-2). Flags: broken, "
-    "wounded (leaders), elr=N. Example: squad:7:3,leader:8:-1:elr=3,hs:6:2:broken"
-)
+# A unit's state during the attack, as bits of a small int (cheap to hash and merge).
+BROKEN, WOUNDED, PINNED, ELIM, REDUCED, REPLACED, HIT = 1, 2, 4, 8, 16, 32, 64
+
+LltcFail = Literal["pinned", "broken"]
+
+_FLAG_ORDER = (("reduced", REDUCED), ("replaced", REPLACED), ("wounded", WOUNDED),
+               ("broken", BROKEN), ("pinned", PINNED))
 
 
-class Unit(NamedTuple):
-    """One unit as given, and later its state after the attack (a named tuple: the
-    exact driver replays the procedure thousands of times, and ``_replace`` is cheap)."""
-
-    name: str
-    kind: UnitKind
-    morale: int
-    leadership: int = 0
-    elr: int | None = None
-    broken: bool = False
-    wounded: bool = False
-    pinned: bool = False
-    eliminated: bool = False
-    reduced: bool = False
-    replaced: bool = False
-
-    def state(self) -> str:
-        if self.eliminated:
-            return "eliminated"
-        parts = [flag for flag, on in (("reduced", self.reduced), ("replaced", self.replaced),
-                                       ("wounded", self.wounded), ("broken", self.broken),
-                                       ("pinned", self.pinned)) if on]
-        return "+".join(parts) or "ok"
+UNIT_STATES: tuple[str, ...] = (
+    "ok", "pinned", "wounded", "wounded+pinned", "reduced", "reduced+pinned", "broken",
+    "wounded+broken", "reduced+broken", "replaced+broken", "replaced+wounded+broken",
+    "reduced+replaced+broken", "eliminated", "-")
+"""Every state a unit can end in, mildest first ("-": no such unit in the stack): a
+squad is never wounded nor a leader reduced, and a broken unit is never pinned."""
 
 
-# a unit's name in step texts: "squad1" in English, each kind a translatable template
-UNIT_NAMES: dict[str, str] = {"squad": "squad{n}", "hs": "hs{n}", "leader": "leader{n}"}
+def state_name(s: int) -> str:
+    if s & ELIM:
+        return "eliminated"
+    return "+".join(n for n, bit in _FLAG_ORDER if s & bit) or "ok"
 
 
-@cache
-def unit_msg(name: str) -> Msg:
-    """'squad1' as a translatable message: its kind's template and its number."""
-    kind = name.rstrip("0123456789")
-    return msg(UNIT_NAMES[kind], n=int(name[len(kind):]))
+def initial(u: Unit) -> int:
+    return (BROKEN if u.broken else 0) | (WOUNDED if u.wounded else 0) | (
+        PINNED if u.pinned else 0)
 
 
-@lru_cache(maxsize=256)
-def parse_units(text: str) -> tuple[Unit, ...]:
-    """Parse the ``units`` text (see ``UNITS_HELP``); a ValueError names the problem."""
-    items = text_items(text, "unit", "units in one location", "squad:7:3", MAX_UNITS)
-    units: list[Unit] = []
-    counts: dict[str, int] = {}
-    for item in items:
-        fields = [f.strip().lower() for f in item.split(":")]
-        kind = fields[0]
-        if kind not in ("squad", "hs", "leader"):
-            raise UsageError("{item!r}: unit kind must be squad, hs or leader, got {kind!r}",
-                             item=item, kind=kind)
-        if len(fields) < 2:
-            raise UsageError("{item!r}: give the morale, e.g. {kind}:7", item=item, kind=kind)
-        morale = whole_number(fields[1], "morale", item, 1, 10)
-        leadership = 0
-        elr: int | None = None
-        broken = wounded = False
-        for pos, f in enumerate(fields[2:]):
-            if f == "broken":
-                broken = True
-            elif f == "wounded":
-                if kind != "leader":
-                    raise UsageError("{item!r}: only a leader can be wounded", item=item)
-                wounded = True
-            elif f.startswith("elr="):
-                elr = whole_number(f[4:], "ELR", item, 0, 5)
-            elif pos == 0 and kind == "leader":
-                leadership = whole_number(f, "leadership DRM", item, -3, 1)
-            elif pos == 0:
-                elr = whole_number(f, "ELR", item, 0, 5)
-            else:
-                raise UsageError("{item!r}: unknown flag {flag!r} (broken, wounded, elr=N)",
-                                 item=item, flag=f)
-        counts[kind] = counts.get(kind, 0) + 1
-        units.append(Unit(f"{kind}{counts[kind]}", kind,  # type: ignore[arg-type]
-                          morale, leadership, elr, broken, wounded))
-    return tuple(units)
+def morale_of(u: Unit, s: int) -> int:
+    """Current morale: a replaced leader is the next one down; wounded -1 (A17.3)."""
+    m = u.morale
+    if u.kind == "leader" and s & REPLACED:
+        m = lower_leader(u.morale, u.leadership)[0]
+    return m - 1 if s & WOUNDED else m
+
+
+def leadership_of(u: Unit, s: int) -> int:
+    """Current leadership DRM: one worse when wounded (A17.3: -2 becomes -1)."""
+    lead = u.leadership
+    if s & REPLACED:
+        lead = lower_leader(u.morale, u.leadership)[1]
+    return lead + 1 if s & WOUNDED else lead
+
+
+def leads(u: Unit, s: int) -> bool:
+    """A leader gives his DRM to others only in good order and not pinned (A7.8)."""
+    return u.kind == "leader" and not s & (BROKEN | ELIM | PINNED)
 
 
 class StackParams(Params):
     result: Literal[T.IFT_RESULTS] = Field(  # type: ignore[valid-type]
         "NMC", description="the IFT result to apply (e.g. from asl.ift)")
     units: str = Field(
-        "squad:7:3,leader:8:-1", description=UNITS_HELP,
-        examples=["squad:7:3,leader:8:-1", "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken",
-                  "hs:6", "squad:6:2:broken,squad:7", "leader:9:-2:wounded,squad:8:4",
-                  "squad:7,hs:6,leader:8:-1"])
+        "4-6-7,8-1", description=UNITS_HELP,
+        examples=["4-6-7,8-1", "4-6-7,2-4-8,8-1", "4-6-7:broken,9-2:wounded",
+                  "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken", "hs:6,hs:6",
+                  "4-4-7,4-4-7,4-4-7,9-1,8-0"])
     drm: int = Field(0, ge=-3, le=4, description="any further DRM for every unit's MC")
+    elr: int | None = Field(None, ge=0, le=5, description="the side's Experience Level "
+                            "Rating (a unit's own elr=N overrides it; omit to ignore ELR)")
+    lltc_fail: LltcFail = Field(
+        "pinned", description="what failing a Leader Loss Task Check does: pinned (our "
+                              "reading of A10.2) or broken")
 
     @field_validator("units")
     @classmethod
@@ -127,54 +99,30 @@ class StackParams(Params):
         parse_units(v)
         return v
 
-
-def _best_leader(units: list[Unit]) -> int | None:
-    best: int | None = None
-    for i, u in enumerate(units):
-        if u.kind != "leader" or u.eliminated or u.broken:
-            continue
-        if best is None or (u.leadership, -u.morale) < (units[best].leadership,
-                                                        -units[best].morale):
-            best = i
-    return best
+    @model_validator(mode="after")
+    def _parsed(self) -> StackParams:
+        parse_units(self.units, self.elr)
+        return self
 
 
-def casualty(d: Dice, u: Unit) -> Unit:
-    """Casualty reduction: a HS is eliminated, a squad becomes a HS, a leader rolls for
-    his wound."""
-    if u.kind == "hs" or (u.kind == "squad" and u.reduced):
-        d.note("asl.casualty", "{who}: casualty reduction eliminates the half-squad",
-               who=unit_msg(u.name))
-        return u._replace(eliminated=True)
-    if u.kind == "squad":
-        d.note("asl.casualty", "{who}: casualty reduction, the squad becomes a half-squad",
-               who=unit_msg(u.name))
-        return u._replace(reduced=True)
-    killed = wound_killed(d, u.wounded, unit_msg(u.name))
-    return u._replace(eliminated=True) if killed else u._replace(wounded=True)
-
-
+# ------------------------------------------------------------------ one unit's check
 @cache
 def _check_table(morale: int, drm: int, kind: Kind, broken: bool, elr: int | None
                  ) -> tuple[dict[int, MoraleResult], dict[str, MoraleResult]]:
-    """What every 2d6 total does in one check, and the distinct results by label
-    (worked out once per kind of check)."""
+    """What every 2d6 total does in one check, and the distinct results by label."""
     table = {total: judge(total, total + drm, morale, kind, broken, elr)
              for total in range(2, 13)}
     return table, {r.label(): r for r in table.values()}
 
 
 @cache
-def _chain(morale: int, drm: int, kind: Kind, broken: bool, elr: int | None
-           ) -> Callable[[Dice], str]:
-    """The per-item chain of one kind of check; the same object every time, so a
-    driver could memoise its distribution."""
+def _chain(morale: int, drm: int, kind: Kind, broken: bool, elr: int | None,
+           rule: str) -> Callable[[Dice], str]:
+    """One check as a per-item chain (the same object every time: the exact driver
+    memoises its distribution)."""
     table, _ = _check_table(morale, drm, kind, broken, elr)
-    # captured values are hashable (a tuple, not the dict) so the exact driver can
-    # recognise and memoise this chain
     labels = tuple(table[t].label() if t in table else "" for t in range(13))
     what = f"{kind.upper()} DR"
-    rule = f"asl.{kind}"
 
     def chain(dd: Dice) -> str:
         total: int = dd.dice(2, view="sum", rule=rule, what=what)
@@ -183,254 +131,312 @@ def _chain(morale: int, drm: int, kind: Kind, broken: bool, elr: int | None
     return fixed(chain)
 
 
-@lru_cache(maxsize=1024)
-def _each_plan(name: str, morale: int, drm: int, kind: Kind, broken: bool,
-               elr: int | None) -> tuple[Callable[[Dice], str], tuple[str, ...], Msg]:
-    """Chain, labels and name of one unit's check (cached: replays are many)."""
+_CHECK_NAMES = {"mc": "MC", "ptc": "PTC", "tc": "LLTC"}
+
+
+@lru_cache(maxsize=4096)
+def _check_plan(name: str, morale: int, drm: int, kind: Kind, broken: bool,
+                elr: int | None, rule: str
+                ) -> tuple[Callable[[Dice], str], tuple[str, ...], Msg, dict[str, MoraleResult]]:
     _, by_label = _check_table(morale, drm, kind, broken, elr)
-    what = msg("{who} {check}", who=unit_msg(name), check=Msg(kind.upper()))
-    return _chain(morale, drm, kind, broken, elr), tuple(by_label), what
+    check = Msg("LLMC") if rule == "asl.llmc" else Msg(_CHECK_NAMES[kind])
+    what = msg("{who} {check}", who=unit_msg(name), check=check)
+    return _chain(morale, drm, kind, broken, elr, rule), tuple(by_label), what, by_label
 
 
-@lru_cache(maxsize=1024)
-def _each_note(name: str, morale: int, drm: int, kind: Kind, broken: bool,
-               r: MoraleResult) -> tuple[Msg, Msg]:
-    """The step saying how a unit's check went (cached: replays are many)."""
+@lru_cache(maxsize=4096)
+def _check_note(name: str, morale: int, drm: int, kind: Kind, broken: bool,
+                r: MoraleResult, rule: str) -> tuple[Msg, Msg]:
+    check = Msg("LLMC") if rule == "asl.llmc" else Msg(_CHECK_NAMES[kind])
     return (msg("{who} {check} at {drm:+d} against morale {morale}", who=unit_msg(name),
-                check=Msg("PTC") if kind == "ptc" else Msg("MC"), drm=drm, morale=morale),
+                check=check, drm=drm, morale=morale),
             consequence(r, kind, broken, 0))
 
 
-def _check(d: Dice, u: Unit, kind: Kind, drm: int) -> Unit:
-    """One unit's MC or PTC, and the unit after it.
+def check(d: Dice, u: Unit, s: int, kind: Kind, drm: int, rule: str,
+          lltc_fail: LltcFail = "pinned") -> int:
+    """One unit's MC, PTC or Leader Loss TC, and its state after it.
 
-    The DR is asked for as one item's chain (``Dice.one``), so the exact odds branch
-    only over the few distinct results (pass, break, ...) rather than the 11 totals;
-    the driver memoises the chain's distribution. At the table it is one 2d6 roll. A
-    check whose every total gives the same result is rolled as a plain 2d6."""
-    rule = f"asl.{kind}"
-    elr = None if u.kind == "leader" else u.elr  # only squads and HS are replaced
-    table, by_label = _check_table(u.morale, drm, kind, u.broken, elr)
-    if len(by_label) == 1:
-        original = d.dice(2, view="sum", rule=rule, what=f"{kind.upper()} DR")
-        r = table[original]
-        explain(d, rule, unit_msg(u.name), original, drm, u.morale, kind, u.broken, r)
+    The DR is one item's chain (``Dice.one``): exact odds branch over its few distinct
+    results (pass, pin, break...), not the 11 totals; at the table it is one 2d6."""
+    broken = bool(s & BROKEN)
+    tc_kind: Kind = "ptc" if kind == "tc" and lltc_fail == "pinned" else kind
+    chain, labels, what, by_label = _check_plan(u.name, morale_of(u, s), drm, tc_kind,
+                                                broken, u.elr, rule)
+    if len(labels) == 1:  # every total alike: still rolled, for the story
+        d.dice(2, view="sum", rule=rule, what=what)
+        r = by_label[labels[0]]
     else:
-        chain, labels, what = _each_plan(u.name, u.morale, drm, kind, u.broken, elr)
         r = by_label[d.one(chain, labels, rule=rule, what=what)]
-        text, result = _each_note(u.name, u.morale, drm, kind, u.broken, r)
-        d.note(rule, text, result)
+    text, result = _check_note(u.name, morale_of(u, s), drm, tc_kind, broken, r, rule)
+    d.note(rule, text, result)
     if r.eliminated:
-        return u._replace(eliminated=True)
+        return ELIM
     if r.passed:
-        return u
+        return s | PINNED if r.pinned else s
     if r.pinned:
-        return u._replace(pinned=True)
-    if u.broken:
-        return casualty(d, u)
-    out = u._replace(broken=True, replaced=u.replaced or r.replaced)
-    return casualty(d, out) if r.casualty_reduction else out
+        return s | PINNED
+    if broken:
+        return casualty(d, u, s) if r.casualty_reduction else s
+    out = (s | BROKEN | (REPLACED if r.replaced else 0)) & ~PINNED
+    return casualty(d, u, out) if r.casualty_reduction else out
 
 
-def leader_loss(d: Dice, units: list[Unit], i: int, before: Unit) -> None:
-    """If unit ``i`` was a leader and has just been killed, the other units in good
-    order take a Leader Loss MC at his leadership DRM with the sign reversed."""
-    dead = units[i]
-    if dead.kind != "leader" or before.eliminated or not dead.eliminated:
-        return
-    others = [k for k, u in enumerate(units) if k != i and not u.eliminated and not u.broken]
-    if not others:
-        return
-    drm = -dead.leadership
-    d.note("asl.llmc", "{who} is killed: the units with him in good order take a Leader "
-           "Loss MC at {drm:+d}", who=unit_msg(dead.name), drm=drm)
-    for k in others:
-        u = units[k]
-        units[k] = _check(d, u, "mc", drm)
-        leader_loss(d, units, k, u)
+def casualty(d: Dice, u: Unit, s: int) -> int:
+    """Casualty reduction: a HS is eliminated, a squad becomes a HS, a leader rolls his
+    wound dr."""
+    if u.kind == "hs" or (u.kind == "squad" and s & REDUCED):
+        d.note("asl.casualty", "{who}: casualty reduction eliminates the half-squad",
+               who=unit_msg(u.name))
+        return ELIM
+    if u.kind == "squad":
+        d.note("asl.casualty", "{who}: casualty reduction, the squad becomes a half-squad",
+               who=unit_msg(u.name))
+        return s | REDUCED
+    killed = wound_killed(d, bool(s & WOUNDED), unit_msg(u.name))
+    return ELIM if killed else s | WOUNDED
 
 
-Checks = tuple[tuple[Unit, ...], int, int, tuple[int, ...], int]
-"""The state between two rounds of a stack's checks: the units, the leader helping the
-others (-1: none), how many checks are done (-1: the K/ casualty is still to be picked),
-the order of the checks and the best leader (-1: none). Once every check is done it is
-(units, -1, 0, (), -1), so stacks that end alike merge however they got there."""
+# ------------------------------------------------------------------ the attack's plan
+Step = tuple[str, int]
+State = tuple[int, tuple[Any, ...], tuple[int, ...]]
+"""(next step, what the step in progress carries, every unit's state bits)."""
 
 
-def _plan(d: Dice, units: tuple[Unit, ...], skip: set[int]) -> tuple[int, tuple[int, ...], int]:
-    """Who checks, in what order (the best leader first), and who helps from the start:
-    (helper, order, lead), -1 for none."""
-    order = [i for i in range(len(units)) if i not in skip and not units[i].eliminated]
-    lead = _best_leader(list(units))
-    if lead is not None and lead in order:
-        order.remove(lead)
-        order.insert(0, lead)
-    helper = -1
-    if lead is not None and lead not in order:
-        # the best leader takes no check himself (the K/ casualty, wounded) but still
-        # leads the others
-        helper = lead
-        if units[lead].leadership:
-            d.note("asl.leader", "{who} is in good order: his {v:+d} applies to the "
-                   "others' checks", who=unit_msg(units[lead].name),
-                   v=units[lead].leadership)
-    return helper, tuple(order), -1 if lead is None else lead
+def _steps(units: tuple[Unit, ...], result: str) -> tuple[Step, ...]:
+    """The rounds of an attack, fixed by the result and the units: Random Selection
+    dice, the KIA or K/ casualties, the checks (every leader first, highest morale
+    first, A10.7), then Leader Loss checks (A10.2)."""
+    m = len(units)
+    if result == "-":
+        return ()
+    steps: list[Step] = []
+    kia = result.endswith("KIA")
+    if (kia and int(result[0]) < m) or (result.startswith("K/") and m > 1):
+        steps += [("rs", j) for j in range(m)]
+    if kia or result.startswith("K/"):
+        steps.append(("apply", 0))
+    if not kia:
+        leaders = sorted((i for i, u in enumerate(units) if u.kind == "leader"),
+                         key=lambda i: (-morale_of(units[i], initial(units[i])),
+                                        leadership_of(units[i], initial(units[i])), i))
+        others = [i for i, u in enumerate(units) if u.kind != "leader"]
+        steps += [("check", i) for i in (*leaders, *others)]
+    if result != "PTC":
+        steps.append(("lost", 0))
+        steps += [("ll", i) for i in range(m)]
+    return tuple(steps)
 
 
-def checks(d: Dice, units: list[Unit], kind: Kind, drm: int, casualty_first: bool = False
-           ) -> None:
-    """Every unit takes the check: the best leader first, then the others with his
-    leadership DRM if he is still in good order. With ``casualty_first`` (a K/ result) one
-    random unit first suffers casualty reduction, and the others' MC is at +K.
-
-    The rounds run through ``Dice.iterate`` (the K/ casualty, then a unit per round): for
-    exact odds, stacks that reached the same state carry on as one."""
-    start: Checks
-    if casualty_first:
-        start = (tuple(units), -1, -1, (), -1)
-    else:
-        helper, order, lead = _plan(d, tuple(units), set())
-        start = (tuple(units), helper, 0, order, lead)
-    if _finished(start):
-        return
-    after = d.iterate(start, _round(kind, drm), rounds=len(units) + 1, done=_finished)
-    units[:] = after[0]
-
-
-def _finished(state: Checks) -> bool:
-    return state[2] >= len(state[3])
+def _selected(units: tuple[Unit, ...], result: str, aux: tuple[Any, ...]) -> list[int]:
+    m = len(units)
+    if (result.endswith("KIA") and int(result[0]) >= m) or m == 1:
+        return list(range(m))
+    return [j for j, _ in aux]
 
 
 @lru_cache(maxsize=256)
-def _round(kind: Kind, drm: int) -> Callable[[Checks, Dice], Checks]:
-    """One round of :func:`checks` (the same function for the same checks, so the exact
-    driver shares its rounds): the K/ casualty, or the next unit's check."""
+def _round(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
+           ) -> tuple[Callable[[State, Dice], State], int]:
+    """One round of an attack on ``units`` (the same function for the same attack, so
+    the exact driver shares its rounds), and how many rounds there are."""
+    steps = _steps(units, result)
+    n_sel = int(result[0]) if result.endswith("KIA") else 1
+    kind: Kind = "ptc" if result == "PTC" else "mc"
+    mc_drm = drm + (0 if result in ("NMC", "PTC") or result.endswith("KIA")
+                    else int(result[2]) if result.startswith("K/") else int(result[0]))
+    order = {i: k for k, (what, i) in enumerate(steps) if what == "check"}
+    start = tuple(initial(u) for u in units)
 
-    def step(state: Checks, d: Dice) -> Checks:
-        done, helper, k, order, lead = state
-        units = list(done)
-        if k < 0:
-            j = d.pick(len(units), rule="asl.k", what="unit suffering casualty reduction") \
-                if len(units) > 1 else 0
-            d.note("asl.k", "{who} suffers the casualty reduction",
-                   who=unit_msg(units[j].name))
-            before = units[j]
-            units[j] = casualty(d, before)
-            leader_loss(d, units, j, before)
-            skip = set() if units[j].kind == "squad" else {j}
-            helper, order, lead = _plan(d, tuple(units), skip)
-            return _next((tuple(units), helper, 0, order, lead))
-        i = order[k]
-        u = units[i]
-        if u.eliminated:  # by a Leader Loss MC earlier in this round of checks
-            d.note(f"asl.{kind}", "{who} is already eliminated: no check",
-                   who=unit_msg(u.name))
-            return _next((done, helper, k + 1, order, lead))
-        if kind == "ptc" and u.broken:
-            d.note("asl.ptc", "{who} is broken: no PTC (it may get DM)",
-                   who=unit_msg(u.name))
-            return _next((done, helper, k + 1, order, lead))
-        mod = drm + (units[helper].leadership if helper >= 0 else 0)
-        units[i] = _check(d, u, kind, mod)
-        leader_loss(d, units, i, u)
-        if i == lead:
-            after = units[i]
-            if after.eliminated or after.broken:
-                d.note("asl.leader", "{who} is no longer in good order: his leadership "
-                       "does not help the others", who=unit_msg(after.name))
+    def done(k: int, st: tuple[int, ...]) -> State:
+        return (len(steps), (), st) if k >= len(steps) else (k, (), st)
+
+    def step(state: State, d: Dice) -> State:
+        k, aux, st = state
+        what, i = steps[k]
+        ss = list(st)
+        if what == "rs":
+            roll = d.die(rule="asl.random_selection",
+                         what=msg("{who}: Random Selection dr", who=unit_msg(units[i].name)))
+            cands = (*aux, (i, roll))
+            rolls = sorted((r for _, r in cands), reverse=True)
+            if len(rolls) >= n_sel:
+                cands = tuple(c for c in cands if c[1] >= rolls[n_sel - 1])
+            return (k + 1, cands, st)
+        if what == "apply":
+            chosen = _selected(units, result, aux)
+            if result.endswith("KIA"):
+                _kia(d, units, ss, chosen, result)
             else:
-                helper = i
-                if after.leadership:
-                    d.note("asl.leader", "{who} is in good order: his {v:+d} applies to "
-                           "the others' checks", who=unit_msg(after.name),
-                           v=after.leadership)
-        return _next((tuple(units), helper, k + 1, order, lead))
+                _k(d, units, ss, chosen)
+            return done(k + 1, tuple(ss))
+        if what == "check":
+            u, s = units[i], ss[i]
+            if s & ELIM:
+                return done(k + 1, st)
+            if s & HIT:
+                d.note("asl.k", "{who} is the K/ casualty: he takes no MC",
+                       who=unit_msg(u.name))
+                return done(k + 1, st)
+            if kind == "ptc" and s & BROKEN:
+                d.note("asl.ptc", "{who} is broken: no PTC (it may get DM)",
+                       who=unit_msg(u.name))
+                return done(k + 1, st)
+            helper = _helper(units, ss, i, order, k)
+            lead = leadership_of(units[helper], ss[helper]) if helper >= 0 else 0
+            if lead:
+                d.note("asl.leader", "{who} leads: his {v:+d} applies",
+                       who=unit_msg(units[helper].name), v=lead)
+            ss[i] = check(d, u, s, kind, mc_drm + lead, f"asl.{kind}")
+            if u.kind == "leader" and not leads(u, ss[i]) and leads(u, s):
+                d.note("asl.leader", "{who} is no longer in good order (or pinned): his "
+                       "leadership does not help the others", who=unit_msg(u.name))
+            if k + 1 < len(steps) and steps[k + 1][0] != "check":
+                ss = [x & ~HIT for x in ss]
+            return done(k + 1, tuple(ss))
+        if what == "lost":
+            lost = tuple((j, bool(ss[j] & ELIM)) for j, u in enumerate(units)
+                         if u.kind == "leader" and not start[j] & ELIM
+                         and (ss[j] & ELIM or (ss[j] & BROKEN and not start[j] & BROKEN)))
+            ss = [x & ~HIT for x in ss]
+            if not lost:
+                return done(len(steps), tuple(ss))
+            for j, killed in lost:
+                d.note("asl.llmc" if killed else "asl.lltc",
+                       "{who} is killed: after the attack, units of lower morale take a "
+                       "Leader Loss MC" if killed else
+                       "{who} broke: after the attack, units of lower morale take a "
+                       "Leader Loss Task Check", who=unit_msg(units[j].name))
+            return (k + 1, lost, tuple(ss))
+        # "ll": one unit's Leader Loss check
+        u, s = units[i], ss[i]
+        mine = [(j, killed) for j, killed in aux if j != i and not s & ELIM
+                and morale_of(u, s) < morale_of(units[j], start[j])]
+        if mine:
+            killed = any(kd for _, kd in mine)
+            ll_drm = max(-leadership_of(units[j], start[j]) for j, kd in mine
+                         if kd == killed)
+            ll_kind: Kind = "mc" if killed else "tc"
+            ss[i] = check(d, u, s, ll_kind, ll_drm, "asl.llmc" if killed else "asl.lltc",
+                          lltc_fail)
+        last = k + 1 >= len(steps)
+        return (len(steps), (), tuple(ss)) if last else (k + 1, aux, tuple(ss))
 
-    return fixed(step)
+    return fixed(step), len(steps)
 
 
-def _next(state: Checks) -> Checks:
-    """The state itself, or once every check is done only the units."""
-    return (state[0], -1, 0, (), -1) if _finished(state) else state
+def _helper(units: tuple[Unit, ...], ss: list[int], i: int, order: dict[int, int],
+            k: int) -> int:
+    """The leader whose DRM applies to unit ``i``'s check (-1: none): the best of those
+    who have already checked, or take no check (the K/ casualty), and still lead."""
+    best = -1
+    for j, u in enumerate(units):
+        if j == i or not leads(u, ss[j]):
+            continue
+        if order.get(j, -1) >= k and not ss[j] & HIT:
+            continue  # still to check
+        if best < 0 or leadership_of(u, ss[j]) < leadership_of(units[best], ss[best]):
+            best = j
+    return best
 
 
-def apply_result(d: Dice, result: str, units: list[Unit], drm: int) -> None:
+def _kia(d: Dice, units: tuple[Unit, ...], ss: list[int], chosen: list[int],
+         result: str) -> None:
+    if len(chosen) == len(units):
+        d.note("asl.kia", "{res} eliminates every unit in the location", res=result)
+    for j in chosen:
+        d.note("asl.kia", "{who} is eliminated", who=unit_msg(units[j].name))
+        ss[j] = ELIM
+    for j, u in enumerate(units):
+        if j in chosen:
+            continue
+        if ss[j] & BROKEN:
+            d.note("asl.kia", "{who} was already broken: casualty reduction",
+                   who=unit_msg(u.name))
+            ss[j] = casualty(d, u, ss[j])
+        else:
+            d.note("asl.kia", "{who} breaks (DM)", who=unit_msg(u.name))
+            ss[j] = (ss[j] | BROKEN) & ~PINNED
+
+
+def _k(d: Dice, units: tuple[Unit, ...], ss: list[int], chosen: list[int]) -> None:
+    for j in chosen:
+        u = units[j]
+        d.note("asl.k", "{who} suffers the casualty reduction", who=unit_msg(u.name))
+        ss[j] = casualty(d, u, ss[j])
+        if u.kind == "leader" and not ss[j] & ELIM:
+            ss[j] |= HIT  # wounded: takes no MC of his own
+
+
+def apply_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
+                 lltc_fail: LltcFail = "pinned") -> tuple[int, ...]:
+    """Every unit's state bits after ``result``."""
+    start = tuple(initial(u) for u in units)
     if result == "-":
         d.note("asl.ift.result", "no effect")
-        return
-    if result.endswith("KIA"):
-        n = int(result[0])
-        alive = list(range(len(units)))
-        if n >= len(alive):
-            d.note("asl.kia", "{n}KIA eliminates every unit in the location", n=n)
-            for i in alive:
-                units[i] = units[i]._replace(eliminated=True)
-            return
-        for _ in range(n):
-            j = d.pick(len(alive), rule="asl.kia", what="unit eliminated by the KIA")
-            i = alive.pop(j)
-            d.note("asl.kia", "{who} is eliminated", who=unit_msg(units[i].name))
-            units[i] = units[i]._replace(eliminated=True)
-        for i in alive:
-            u = units[i]
-            if u.broken:
-                d.note("asl.kia", "{who} was already broken: casualty reduction",
-                       who=unit_msg(u.name))
-                units[i] = casualty(d, u)
-            else:
-                d.note("asl.kia", "{who} breaks (DM)", who=unit_msg(u.name))
-                units[i] = u._replace(broken=True)
-        return
-    if result.startswith("K/"):
-        n = int(result[2])
-        checks(d, units, "mc", n + drm, casualty_first=True)
-        return
-    if result == "PTC":
-        checks(d, units, "ptc", drm)
-        return
-    checks(d, units, "mc", (0 if result == "NMC" else int(result[0])) + drm)
+        return start
+    step, rounds = _round(units, result, drm, lltc_fail)
+    if not rounds:
+        return start
+    state: State = (0, (), start)
+    _, _, after = d.iterate(state, step, rounds=rounds, done=lambda s: s[0] >= rounds)
+    return after
+
+
+UNIT_FIELDS = tuple(f"unit{i}" for i in range(1, MAX_UNITS + 1))
+
+STACK_OUTCOME = outcome(
+    OutcomeField("units", "str", "each unit's final state: name=state, where state is "
+                 "ok, eliminated, or reduced/replaced/wounded/broken/pinned joined by +"),
+    *(OutcomeField(f, "str", f"the state of unit {n} as listed ('-': no such unit)",
+                   UNIT_STATES) for n, f in enumerate(UNIT_FIELDS, 1)),
+    ("eliminated", "int", "units eliminated"),
+    ("broken", "int", "surviving units that are broken"),
+    ("pinned", "int", "units pinned"),
+)
+
+
+def stack_outcome(units: tuple[Unit, ...], st: tuple[int, ...]) -> dict[str, Any]:
+    names = [state_name(s) for s in st]
+    out: dict[str, Any] = {"units": ",".join(f"{u.name}={n}" for u, n in zip(units, names,
+                                                                             strict=True))}
+    for k, f in enumerate(UNIT_FIELDS):
+        out[f] = names[k] if k < len(names) else "-"
+    out["eliminated"] = sum(1 for s in st if s & ELIM)
+    out["broken"] = sum(1 for s in st if s & BROKEN and not s & ELIM)
+    out["pinned"] = sum(1 for s in st if s & PINNED and not s & ELIM)
+    return out
+
+
+STACK_NOTE = (
+    "Units are named by kind and order (squad1, hs1, leader1). Following the ASL "
+    "Rulebook: Random Selection (A.9) rolls a dr per unit and takes every unit tied for "
+    "the highest (for #KIA the # highest and all tied with them); every leader checks "
+    "first, highest morale first, and a leader in good order and not pinned who has "
+    "checked gives his DRM to the later checks (A10.7, A7.8); an MC passed with a final "
+    "DR equal to the morale pins (A7.8); a wounded leader has morale -1 and leadership "
+    "one worse (A17.3); ELR replacement applies to leaders too, a leader becoming the "
+    "next lower one (A19.1); a K/ casualty that turns a squad into a half-squad still "
+    "takes the MC, a wounded leader does not. Leader Loss (A10.2): after the whole attack, "
+    "units of lower current morale than a killed leader, broken ones too, take a Leader "
+    "Loss MC at his leadership DRM reversed; if he only broke, a Leader Loss Task Check "
+    "(failing it pins: our reading, parameter lltc_fail). With several lost leaders a "
+    "unit takes one check, the worst; a leader lost in the Leader Loss checks causes no "
+    "further ones (our reading). DM markers are not tracked.")
 
 
 @procedure(
     "asl.ift_on_stack",
     title="IFT result on a stack",
-    summary="Apply an IFT result to every unit in one location: random KIA and K/ "
-            "victims, morale checks with the best leader first, leader wounds.",
+    summary="Apply an IFT result to every unit in one location: Random Selection, "
+            "casualty reduction, morale checks with leaders first, pins, Leader Loss.",
     params=StackParams,
-    outcome=outcome(
-        OutcomeField("units", "str", "each unit's final state: name=state, where state is "
-                     "ok, eliminated, or reduced/replaced/wounded/broken/pinned joined by "
-                     "+"),
-        ("eliminated", "int", "units eliminated"),
-        ("broken", "int", "surviving units that are broken"),
-        ("pinned", "int", "units pinned"),
-    ),
-    source="seed 001: #KIA, K/#, NMC, #MC, PTC, leader wounds",
-    note="Units are named by kind and order (squad1, hs1, leader1). The best leader "
-         "(lowest leadership DRM, then highest morale) checks first; if he is still in "
-         "good order his DRM applies to every other unit's check, as in ASL. A K/ "
-         "casualty that turns a squad into a half-squad still takes the MC, as the card "
-         "says; a wounded leader does not. ELR replacement applies to squads and half-squads, "
-         "not leaders (ASL rule). When a leader is killed, the other units in good order "
-         "take a Leader Loss MC at once, at his leadership DRM reversed, before any MC "
-         "still due (our reading; the card only says they may have to); a unit it "
-         "eliminates takes no check of its own. Not modelled: an LLMC when a leader only "
-         "breaks, and DM markers.",
+    outcome=STACK_OUTCOME,
+    source="ASL reference card: #KIA, K/#, NMC, #MC, PTC, leader wounds; ASLRB A.9, "
+           "A7.8, A10.2, A10.7, A17.3, A19.1",
+    note=STACK_NOTE,
 )
 def ift_on_stack(p: StackParams, d: Dice) -> dict[str, Any]:
-    units = list(parse_units(p.units))
+    units = parse_units(p.units, p.elr)
     d.note("asl.ift.result", "{res}: {meaning}", res=p.result, meaning=meaning(p.result))
-    for u in units:
-        if u.kind == "leader" and u.elr is not None:
-            d.note("asl.elr", "{who}: ELR replacement does not apply to leaders, only to "
-                   "squads and half-squads", who=unit_msg(u.name))
-    apply_result(d, p.result, units, p.drm)
-    state = ",".join(f"{u.name}={u.state()}" for u in units)
-    return {
-        "units": state,
-        "eliminated": sum(1 for u in units if u.eliminated),
-        "broken": sum(1 for u in units if u.broken and not u.eliminated),
-        "pinned": sum(1 for u in units if u.pinned and not u.eliminated),
-    }
-
-
+    return stack_outcome(units, apply_result(d, p.result, units, p.drm, p.lltc_fail))

@@ -1,4 +1,4 @@
-"""ASL data from the reference card (seed 001): the IFT, the CCT, the gun-calibre
+"""ASL data from the ASL reference card: the IFT, the CCT, the gun-calibre
 header, terrain effects and the sequence of play.
 
 Everything is built on first use (``functools.cache``), never at import time.
@@ -116,6 +116,9 @@ TERRAIN_TEM: dict[str, int] = {
     "stone_building": 3,
 }
 
+# A hindrance in the target's own hex (grain, orchard: +1), besides its TEM of 0.
+TERRAIN_HINDRANCE: dict[str, int] = {"grain": 1, "orchard": 1}
+
 # Close Combat Table: odds column, its ratio (attacker/defender), kill number.
 CCT_COLUMNS: tuple[tuple[str, Fraction | None, int], ...] = (
     ("<1-8", None, 0),
@@ -137,9 +140,10 @@ CCT_ODDS: tuple[str, ...] = tuple(name for name, _, _ in CCT_COLUMNS)
 
 
 def cct_column(attack: Fraction, defense: Fraction) -> tuple[str, int]:
-    """(odds column, kill number): odds rounded down, in the defender's favour."""
+    """(odds column, kill number): odds rounded down, in the defender's favour (21 FP
+    against 2 is 10-1, not >10-1)."""
     ratio = attack / defense
-    if ratio > 10:
+    if ratio >= 11:
         return CCT_COLUMNS[-1][0], CCT_COLUMNS[-1][2]
     name, kill = CCT_COLUMNS[0][0], CCT_COLUMNS[0][2]
     for col, r, k in CCT_COLUMNS[1:-1]:
@@ -179,6 +183,7 @@ def tables() -> dict[str, Any]:
             "FFMO (moving in open ground)": -1,
             "FFNAM (moving, not assault movement)": -1,
             "hindrance, per hex (cancels FFMO)": "+1",
+            "grain or orchard in the target's own hex (hindrance, cancels FFMO)": "+1",
             "leader-directed fire": "leader's DRM",
             "flamethrower carried by the target, each": -1,
             "TEM": {k: v for k, v in TERRAIN_TEM.items()},
@@ -186,14 +191,19 @@ def tables() -> dict[str, Any]:
         "ift_fp_modifications": {
             "area fire (each cause: pinned firer, AFPh, long range, first/final fire)":
                 "x1/2",
-            "assault fire (AFPh, not at long range)": "round up, +1",
+            "assault fire (AFPh, not at long range)": "round up, +1 per unit",
             "point-blank fire (adjacent target)": "x2",
             "cowering (doubles, not leader-directed)": "1 column left (2 if inexperienced)",
         },
         "cct": {name: kill for name, _, kill in CCT_COLUMNS},
+        "cct_result": {
+            "final DR < kill number": "the defenders are eliminated",
+            "final DR = kill number": "Partial Kill: one defender (Random Selection) "
+                                      "suffers casualty reduction",
+        },
         "cct_modifiers": {
             "ambusher / ambushed (not in melee)": "-1 / +1 DR",
-            "pinned (either side)": "FP x1/2",
+            "pinned attacker (not a defender)": "FP x1/2",
             "CX attacker / attacking a CX unit": "+1 / -1 DR",
             "attacking broken units": "-2 DR",
             "leadership (not for a leader alone)": "leader's DRM",
@@ -205,7 +215,8 @@ def tables() -> dict[str, Any]:
         },
         "leader_wound": {
             "dr 1-4": "wounded",
-            "dr 5+": "killed; the units with him take a Leader Loss MC",
+            "dr 5+": "killed; after the attack the units of lower morale with him take a "
+                     "Leader Loss MC",
             "drm": "+1 if already wounded",
         },
     }

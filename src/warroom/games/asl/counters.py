@@ -1,0 +1,144 @@
+"""ASL units written as players write them: counters (``4-6-7``, ``2-4-8``, ``8-1``,
+``9-2:wounded``) or the long form ``kind:morale[:third][:flags]`` (``squad:7:3``).
+
+A squad or half-squad counter reads FP-range-morale; a leader reads morale and his
+leadership DRM (``9-2`` is morale 9, DRM -2; ``6+1`` is morale 6, DRM +1). A counter of
+3 FP or less is read as a half-squad unless ``:squad`` says otherwise (some nations'
+squads have 3 FP); ``:hs`` forces a half-squad.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache, lru_cache
+from typing import Literal, NamedTuple
+
+from warroom.engine.messages import Msg, msg
+from warroom.engine.params import text_items, whole_number
+from warroom.errors import UsageError
+
+UnitKind = Literal["squad", "hs", "leader"]
+MAX_UNITS = 10
+
+UNITS_HELP = (
+    "the units in the location, comma-separated, as counters: squads and half-squads "
+    "FP-range-morale (4-6-7, 2-4-8), leaders morale and leadership DRM (8-1, 9-2, 6+1). "
+    "Flags after a colon: broken, pinned, wounded (leaders), elr=N, hs or squad (a 3-FP "
+    "counter is read as a half-squad unless :squad). The long form kind:morale[:third] "
+    "also works (squad:7:3 with ELR 3, leader:9:-2 with DRM -2, hs:6). Example: "
+    "4-6-7,4-6-7:broken,9-2:wounded"
+)
+
+_SQUAD = re.compile(r"^(\d+)-(\d+)-(\d+)$")
+_LEADER = re.compile(r"^(\d+)([+-]\d)$")
+
+# A leader replaced by a lower-quality one (ELR, ASLRB A19.1) becomes the next one down.
+LEADER_LADDER: tuple[tuple[int, int], ...] = (
+    (10, -3), (10, -2), (9, -2), (9, -1), (8, -1), (8, 0), (7, 0), (6, 1))
+
+
+class Unit(NamedTuple):
+    """One unit as given (its counter), never changed by the dice."""
+
+    name: str  # squad1, hs2, leader1: kind and order
+    label: str  # the counter as written (4-6-7, 9-2, squad:7)
+    kind: UnitKind
+    morale: int
+    leadership: int = 0
+    fp: int = 0  # 0 when given in the long form (unknown)
+    elr: int | None = None
+    broken: bool = False
+    wounded: bool = False
+    pinned: bool = False
+
+
+# a unit's name in step texts: "squad1" in English, each kind a translatable template
+UNIT_NAMES: dict[str, str] = {"squad": "squad{n}", "hs": "hs{n}", "leader": "leader{n}"}
+
+
+@cache
+def unit_msg(name: str) -> Msg:
+    """'squad1' as a translatable message: its kind's template and its number."""
+    kind = name.rstrip("0123456789")
+    return msg(UNIT_NAMES[kind], n=int(name[len(kind):]))
+
+
+def lower_leader(morale: int, leadership: int) -> tuple[int, int]:
+    """The leader an ELR failure turns this one into (A19.1): the next lower on the
+    ladder 10-3 ... 6+1; a 6+1 stays as he is."""
+    for m, lead in LEADER_LADDER:
+        if (m, -lead) < (morale, -leadership):
+            return m, lead
+    return morale, leadership
+
+
+def _item(item: str, elr: int | None) -> tuple[UnitKind, int, int, int, int | None, set[str]]:
+    """(kind, morale, leadership, fp, elr, flags) of one written unit."""
+    fields = [f.strip().lower() for f in item.split(":")]
+    head, rest = fields[0], fields[1:]
+    flags: set[str] = set()
+    kind: UnitKind
+    fp = leadership = 0
+    m_squad, m_leader = _SQUAD.match(head), _LEADER.match(head)
+    if m_squad:
+        fp = whole_number(m_squad[1], "FP", item, 0, 20)
+        whole_number(m_squad[2], "range", item, 0, 30)
+        morale = whole_number(m_squad[3], "morale", item, 1, 10)
+        kind = "hs" if fp <= 3 else "squad"
+    elif m_leader:
+        morale = whole_number(m_leader[1], "morale", item, 1, 10)
+        leadership = whole_number(m_leader[2], "leadership DRM", item, -3, 1)
+        kind = "leader"
+    elif head in ("squad", "hs", "leader"):
+        if not rest:
+            raise UsageError("{item!r}: give the morale, e.g. {kind}:7", item=item, kind=head)
+        kind = head  # type: ignore[assignment]
+        morale = whole_number(rest[0], "morale", item, 1, 10)
+        rest = rest[1:]
+        if rest and rest[0] not in _FLAGS and not rest[0].startswith("elr="):
+            if kind == "leader":
+                leadership = whole_number(rest[0], "leadership DRM", item, -3, 1)
+            else:
+                elr = whole_number(rest[0], "ELR", item, 0, 5)
+            rest = rest[1:]
+    else:
+        raise UsageError("{item!r}: write a counter (4-6-7, 2-4-8, 8-1, 9-2) or "
+                         "kind:morale (squad:7, hs:6, leader:8:-1)", item=item)
+    for f in rest:
+        if f.startswith("elr="):
+            elr = whole_number(f[4:], "ELR", item, 0, 5)
+        elif f in _FLAGS:
+            flags.add(f)
+        else:
+            raise UsageError("{item!r}: unknown flag {flag!r} (broken, pinned, wounded, "
+                             "elr=N, hs, squad)", item=item, flag=f)
+    if "wounded" in flags and kind != "leader":
+        raise UsageError("{item!r}: only a leader can be wounded", item=item)
+    if flags & {"hs", "squad"}:
+        if kind == "leader":
+            raise UsageError("{item!r}: a leader is neither a squad nor a half-squad",
+                             item=item)
+        kind = "hs" if "hs" in flags else "squad"
+    return kind, morale, leadership, fp, elr, flags
+
+
+_FLAGS = frozenset({"broken", "pinned", "wounded", "hs", "squad"})
+
+
+@lru_cache(maxsize=512)
+def parse_units(text: str, elr: int | None = None, most: int = MAX_UNITS
+                ) -> tuple[Unit, ...]:
+    """Parse a list of units (see ``UNITS_HELP``); ``elr`` is the side's ELR, which a
+    unit's own ``elr=N`` overrides. A usage error names the problem."""
+    items = text_items(text, "unit", "units in one location", "4-6-7", most)
+    units: list[Unit] = []
+    counts: dict[str, int] = {}
+    for item in items:
+        kind, morale, leadership, fp, own_elr, flags = _item(item, elr)
+        if "broken" in flags and "pinned" in flags:
+            raise UsageError("{item!r}: a broken unit cannot be pinned", item=item)
+        counts[kind] = counts.get(kind, 0) + 1
+        units.append(Unit(f"{kind}{counts[kind]}", item.strip(), kind, morale, leadership,
+                          fp, own_elr, "broken" in flags, "wounded" in flags,
+                          "pinned" in flags))
+    return tuple(units)

@@ -1,0 +1,253 @@
+"""asl.fire_group (a fire group's attack resolved on the target stack in one answer) and
+asl.rally (a broken unit's rally attempt, ASLRB A10.6)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from math import ceil
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from warroom.engine.context import Dice
+from warroom.engine.messages import Msg, msg
+from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
+from warroom.errors import UsageError
+from warroom.games.asl.counters import UNITS_HELP, Unit, parse_units, unit_msg
+from warroom.games.asl.ift import RESULT_FIELD, IftParams, Terrain, fmt_fp, resolve_ift
+from warroom.games.asl.stack import (
+    BROKEN,
+    STACK_OUTCOME,
+    LltcFail,
+    StackParams,
+    apply_result,
+    casualty,
+    initial,
+    stack_outcome,
+    state_name,
+)
+
+_IFT = {k: f.description or "" for k, f in IftParams.model_fields.items()}
+_STACK = {k: f.description or "" for k, f in StackParams.model_fields.items()}
+
+Phase = Literal["pfph", "dfph", "afph", "first_fire", "final_fire"]
+
+
+class FireGroupParams(Params):
+    firers: str = Field(
+        "4-6-7,4-6-7,8-1",
+        description="the firing units as counters (squads and half-squads FP-range-morale, "
+                    "a leader to direct them); flags: pinned, af (assault fire, for the AFPh)",
+        examples=["4-6-7,4-6-7,8-1", "6-6-6:af,6-6-6:af", "4-6-7:pinned,2-4-8",
+                  "4-4-7,9-2"])
+    target: str = Field("4-4-7,8-0", description=UNITS_HELP,
+                        examples=["4-4-7,8-0", "4-4-7,4-4-7,2-3-7", "4-4-7:broken,9-1"])
+    phase: Phase = Field("pfph", description="when the group fires: AFPh halves the FP "
+                         "(assault fire then adds +1 per af unit), First/Final Fire halves")
+    pbf: bool = Field(False, description=_IFT["pbf"])
+    long_range: bool = Field(False, description="beyond normal range: FP halved, no "
+                                                "assault fire")
+    area_fire: int = Field(0, ge=0, le=2, description="further area-fire halvings (e.g. "
+                                                      "against concealed units)")
+    terrain: Terrain | None = Field(None, description=_IFT["terrain"])
+    hindrance: int = Field(0, ge=0, le=6, description=_IFT["hindrance"])
+    ffmo: bool = Field(False, description=_IFT["ffmo"])
+    ffnam: bool = Field(False, description=_IFT["ffnam"])
+    drm: int = Field(0, ge=-6, le=6, description=_IFT["drm"])
+    elr: int | None = Field(None, ge=0, le=5, description=_STACK["elr"])
+    lltc_fail: LltcFail = Field("pinned", description=_STACK["lltc_fail"])
+
+    @field_validator("firers")
+    @classmethod
+    def _firers(cls, v: str) -> str:
+        _group(v)
+        return v
+
+    @field_validator("target")
+    @classmethod
+    def _target(cls, v: str) -> str:
+        parse_units(v)
+        return v
+
+    @model_validator(mode="after")
+    def _both(self) -> FireGroupParams:
+        parse_units(self.target, self.elr)
+        return self
+
+
+@lru_cache(maxsize=256)
+def _group(text: str) -> tuple[tuple[Unit, bool], ...]:
+    """The firers with their assault-fire flag; a usage error for a broken firer or a
+    group without a squad or half-squad."""
+    items = [item.split(":") for item in text.split(",") if item.strip()]
+    flags = [any(f.strip().lower() == "af" for f in fields) for fields in items]
+    units = parse_units(",".join(":".join(f for f in fields if f.strip().lower() != "af")
+                                 for fields in items))
+    for u in units:
+        if u.broken:
+            raise UsageError("{item!r}: a broken unit cannot fire", item=u.label)
+    if not any(u.kind != "leader" for u in units):
+        raise UsageError("a fire group needs a squad or half-squad, got {units!r}",
+                         units=text)
+    return tuple(zip(units, flags, strict=True))
+
+
+@lru_cache(maxsize=256)
+def plan(p: FireGroupParams) -> tuple[IftParams, tuple[Msg, ...]]:
+    """The group's total FP (each unit's FP modified on its own, as A7.5 has it) and the
+    IFT attack it makes, with the steps saying how."""
+    notes: list[Msg] = []
+    total = Fraction(0)
+    afph = p.phase == "afph"
+    halvings_all = (1 if afph else 0) + (1 if p.phase in ("first_fire", "final_fire")
+                                         else 0) + (1 if p.long_range else 0) + p.area_fire
+    leaders = []
+    af_units = 0
+    for u, af in _group(p.firers):
+        if u.kind == "leader":
+            leaders.append(u)
+            continue
+        fp = Fraction(u.fp)
+        halvings = halvings_all + (1 if u.pinned else 0)
+        fp /= 2 ** halvings
+        if p.pbf:
+            fp *= 2
+        if af and afph and not p.long_range:
+            fp = Fraction(ceil(fp) + 1)
+            af_units += 1
+            notes.append(msg("{unit}: {fp} FP (assault fire: rounded up, +1)",
+                             unit=unit_msg(u.name), fp=fmt_fp(fp)))
+        else:
+            notes.append(msg("{unit}: {fp} FP", unit=unit_msg(u.name), fp=fmt_fp(fp)))
+        total += fp
+    directing = [u for u in leaders if not u.pinned]
+    lead = min((u.leadership + (1 if u.wounded else 0) for u in directing), default=0)
+    if directing:
+        notes.append(msg("the best leader directs the fire: {v:+d}", v=lead))
+    notes.append(msg("the group fires with {fp} FP", fp=fmt_fp(total)))
+    ift_p = IftParams(fp=min(total, Fraction(200)), terrain=p.terrain,
+                      hindrance=p.hindrance, ffmo=p.ffmo, ffnam=p.ffnam, drm=p.drm,
+                      leader_drm=lead, leader_directed=bool(directing))
+    return ift_p, tuple(notes)
+
+
+@procedure(
+    "asl.fire_group",
+    title="Fire group on a stack",
+    summary="Several units (and a leader directing them) fire together: their FP "
+            "modified unit by unit and totalled, the IFT attack, and its result on every "
+            "unit fired on, in one answer.",
+    params=FireGroupParams,
+    outcome=outcome(RESULT_FIELD,
+                    ("column", "int", "FP column used after cowering (0: no effect)"),
+                    ("final_dr", "int", "the modified IFT DR"),
+                    *STACK_OUTCOME),
+    source="ASL reference card: IFT, IFT DRM, IFT FP modifications; ASLRB A7.5, A7.36",
+    note="Each firer's FP is halved for the AFPh, First/Final Fire, long range, a pinned "
+         "firer and each further area-fire halving, doubled by point-blank fire, then "
+         "an assault-fire unit (flag :af) in the AFPh rounds up and adds +1 (A7.36): two "
+         "6-6-6 in the AFPh are 3+1 and 3+1 = 8 FP. The best unpinned leader directs the "
+         "fire (his DRM; no cowering). The result is applied to the target as "
+         "asl.ift_on_stack does.",
+)
+def fire_group(p: FireGroupParams, d: Dice) -> dict[str, Any]:
+    ift_p, notes = plan(p)
+    for note in notes:
+        d.note("asl.fire_group", note)
+    result, column, final = resolve_ift(ift_p, d)
+    units = parse_units(p.target, p.elr)
+    return {"result": result, "column": column, "final_dr": final,
+            **stack_outcome(units, apply_result(d, result, units, 0, p.lltc_fail))}
+
+
+# ----------------------------------------------------------------------------- rally
+RallyTerrain = Literal["open", "woods", "building", "entrenchment"]
+
+
+class RallyParams(Params):
+    unit: str = Field("4-6-7:broken", description="the broken unit as a counter (4-6-7, "
+                      "2-4-8, 8-1) or kind:morale",
+                      examples=["4-6-7:broken", "2-4-8", "8-1", "squad:7"])
+    dm: bool = Field(False, description="the unit is under Desperation Morale: +4")
+    self_rally: bool = Field(False, description="it rallies itself, with no leader: +1 "
+                                                "(a leader rallying himself too)")
+    leader: str | None = Field(None, description="the leader rallying it, as a counter "
+                               "(9-2; wounded one worse): his leadership DRM",
+                               examples=["8-1", "9-2", "9-2:wounded", None])
+    terrain: RallyTerrain = Field("open", description="woods, building or entrenchment: "
+                                                      "-1 (A10.61)")
+    drm: int = Field(0, ge=-4, le=6, description=_IFT["drm"])
+
+    @field_validator("unit", "leader")
+    @classmethod
+    def _one(cls, v: str | None) -> str | None:
+        if v is not None:
+            parse_units(v, None, 1)
+        return v
+
+    @model_validator(mode="after")
+    def _who(self) -> RallyParams:
+        if self.leader is not None and self.self_rally:
+            raise UsageError("a unit rallied by a leader does not self-rally: give leader "
+                             "or self_rally, not both")
+        if self.leader is not None and parse_units(self.leader)[0].kind != "leader":
+            raise UsageError("{who!r} is not a leader", who=self.leader)
+        return self
+
+
+@procedure(
+    "asl.rally",
+    title="Rally attempt",
+    summary="A broken unit tries to rally in the Rally Phase: 2d6 plus DRM at most its "
+            "morale; an original 12 costs casualty reduction.",
+    params=RallyParams,
+    outcome=outcome(
+        ("rallied", "bool", "the unit is in good order again"),
+        ("casualty_reduction", "bool", "an original 12: casualty reduction"),
+        ("eliminated", "bool", "the casualty reduction eliminated it"),
+        OutcomeField("state", "str", "the unit afterwards",
+                     ("ok", "broken", "reduced+broken", "wounded+broken", "eliminated")),
+    ),
+    source="ASLRB A10.6",
+    note="Following ASLRB A10.6: a broken unit rallies on a final DR at most its morale "
+         "(an original 12 always fails and costs casualty reduction). DRMs: +4 under "
+         "Desperation Morale, +1 when rallying itself without a leader, the rallying "
+         "leader's DRM (a wounded leader's one worse, A17.3), -1 in woods, a building or "
+         "an entrenchment. Other DRMs (e.g. a leader's self-rally rules, Heat of Battle) "
+         "can be given as drm.",
+)
+def rally(p: RallyParams, d: Dice) -> dict[str, Any]:
+    u = parse_units(p.unit, None, 1)[0]
+    total = 0
+    mods: list[Msg] = []
+
+    def add(v: int, why: Msg) -> None:
+        nonlocal total
+        if v:
+            total += v
+            mods.append(msg("{v:+d} {why}", v=v, why=why))
+
+    add(4 if p.dm else 0, Msg("Desperation Morale"))
+    add(1 if p.self_rally else 0, Msg("self-rally"))
+    if p.leader is not None:
+        ld = parse_units(p.leader)[0]
+        add(ld.leadership + (1 if ld.wounded else 0), Msg("leadership"))
+    add(-1 if p.terrain != "open" else 0, msg("terrain ({terrain})", terrain=Msg(p.terrain)))
+    add(p.drm, Msg("DRM"))
+    morale = u.morale - (1 if u.wounded else 0)
+    original = d.dice(2, view="sum", rule="asl.rally", what="rally DR")
+    final = original + total
+    rallied = final <= morale and original != 12
+    d.note("asl.rally", "final DR {final} = original DR {orig} {mods}", final=final,
+           orig=original, mods=mods)
+    d.note("asl.rally", "final DR {final} against morale {morale}",
+           Msg("rallied") if rallied else Msg("an original 12: casualty reduction")
+           if original == 12 else Msg("still broken"), final=final, morale=morale)
+    s = initial(u) | BROKEN
+    if original == 12:
+        s = casualty(d, u, s)
+    state = "ok" if rallied else state_name(s)
+    return {"rallied": rallied, "casualty_reduction": original == 12,
+            "eliminated": state == "eliminated", "state": state}
+
