@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from warroom.engine.messages import Msg, Translator
 
@@ -56,7 +56,8 @@ class WarroomError(Exception):
     English text): its name in snake case without ``Error`` (``UnknownProcedureError``
     -> ``unknown_procedure``), unless the class sets ``code`` itself."""
 
-    code: ClassVar[str] = "warroom"
+    code: str = "warroom"
+    """A stable machine-readable name; a class or (rarely) an instance may set its own."""
     parameter: str | None = None
     """The parameter the error is about, where there is one."""
 
