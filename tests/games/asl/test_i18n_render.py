@@ -57,3 +57,11 @@ def test_chinese_uses_the_card_terms() -> None:
     assert "士气检查" in tr("Morale check")
     assert "火力压制" in tr("every unit fired on takes a pin task check")
     assert "溃散" in tr("failed: breaks (DM)")
+
+
+def test_chinese_uses_the_card_words_for_replaced_and_assault_fire() -> None:
+    tr = i18n.translator("zh")
+    assert "降格" in tr("replaced+broken")
+    assert i18n.label(tr, "assault_fire", "asl.ift") == "突击射击"
+    assert "突击射击" in tr("{unit}: {fp} FP (assault fire: rounded up, +1)")
+    assert "最后骰数" in tr("final DR {final} against morale {morale}")
