@@ -34,6 +34,12 @@ CASES = [
     ("asl.ift_on_stack", {"result": "2KIA", "units": "squad:7,leader:8:-1:broken,hs:6"}),
     ("asl.ift_on_stack", {"result": "PTC", "units": "squad:7,leader:8:-1,hs:6:broken"}),
     ("asl.ift_on_stack", {"result": "-", "units": "squad:7"}),
+    ("asl.ift_on_stack", {"result": "NMC", "units": "9-2:broken,8-1,4-6-7:broken,2-4-8"}),
+    ("asl.fire_group", {"firers": "6-6-6:af,6-6-6:pinned,8-1", "target": "4-4-7,9-1",
+                        "phase": "afph", "terrain": "grain"}),
+    ("asl.rally", {"unit": "4-6-7", "dm": True, "leader": "9-2:wounded",
+                   "terrain": "woods"}),
+    ("asl.cct", {"attackers": "4-6-7:pinned,8-1", "defenders": "4-4-7,2-3-7"}),
 ]
 
 
