@@ -34,6 +34,12 @@ CASES = [
     ("asl.ift_on_stack", {"result": "2KIA", "units": "squad:7,leader:8:-1:broken,hs:6"}),
     ("asl.ift_on_stack", {"result": "PTC", "units": "squad:7,leader:8:-1,hs:6:broken"}),
     ("asl.ift_on_stack", {"result": "-", "units": "squad:7"}),
+    ("asl.ift_on_stack", {"result": "NMC", "units": "9-2:broken,8-1,4-6-7:broken,2-4-8"}),
+    ("asl.fire_group", {"firers": "6-6-6:af,6-6-6:pinned,8-1", "target": "4-4-7,9-1",
+                        "phase": "afph", "terrain": "grain"}),
+    ("asl.rally", {"unit": "4-6-7", "dm": True, "leader": "9-2:wounded",
+                   "terrain": "woods"}),
+    ("asl.cct", {"attackers": "4-6-7:pinned,8-1", "defenders": "4-4-7,2-3-7"}),
 ]
 
 
@@ -57,3 +63,11 @@ def test_chinese_uses_the_card_terms() -> None:
     assert "士气检查" in tr("Morale check")
     assert "火力压制" in tr("every unit fired on takes a pin task check")
     assert "溃散" in tr("failed: breaks (DM)")
+
+
+def test_chinese_uses_the_card_words_for_replaced_and_assault_fire() -> None:
+    tr = i18n.translator("zh")
+    assert "降格" in tr("replaced+broken")
+    assert i18n.label(tr, "assault_fire", "asl.ift") == "突击射击"
+    assert "突击射击" in tr("{unit}: {fp} FP (assault fire: rounded up, +1)")
+    assert "最后骰数" in tr("final DR {final} against morale {morale}")

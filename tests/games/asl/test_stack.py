@@ -118,8 +118,9 @@ def test_leader_who_breaks_causes_a_leader_loss_task_check() -> None:
 def test_every_leader_checks_first_highest_morale_first() -> None:
     # the 9-2 checks first though listed second: 5+6 = 11 > 9, broken. The 8-1 then
     # checks with no help: 3+3 = 6 passes; his -1 helps the 4-6-8: 4+5 = 9 - 1 = 8 =
-    # morale, pinned. After the attack the 9-2's break means an LLTC at +2 for both
-    # (morale 8 < 9): 2+2 + 2 = 6 passes; 1+1 + 2 = 4 passes.
+    # morale, pinned. The 9-2's break means an LLTC at +2 for both (morale 8 < 9), the
+    # squad's right after its own check, the other leader's last: 2+2 + 2 = 6 passes;
+    # 1+1 + 2 = 4 passes.
     r = warroom.roll("asl.ift_on_stack", {"result": "NMC", "units": "8-1,9-2,4-6-8"},
                      dice=[5, 6, 3, 3, 4, 5, 2, 2, 1, 1])
     assert r.outcome["units"] == "leader1=ok,leader2=broken,squad1=pinned"
@@ -305,3 +306,15 @@ def test_rally() -> None:
     assert dist.probability(eliminated=True) == F(1, 36)
     with pytest.raises(UsageError):
         warroom.odds("asl.rally", unit="4-6-7", leader="4-6-7")
+
+
+def test_ten_units_roll_and_refuse_exact_odds_at_once() -> None:
+    from warroom.errors import ExactTooLargeError
+
+    ten = {"result": "K/2", "units": ",".join(["4-6-7"] * 8 + ["9-2", "8-1"])}
+    r = warroom.roll("asl.ift_on_stack", ten, seed=1)
+    assert r.outcome["unit10"] != "-" and len(r.outcome["units"].split(",")) == 10
+    # the joint states of ten units are far past the exact budget: refused before
+    # enumerating (the cost estimate), so the product can fall back to an estimate
+    with pytest.raises(ExactTooLargeError):
+        warroom.odds("asl.ift_on_stack", **ten)

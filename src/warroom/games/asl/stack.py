@@ -205,8 +205,10 @@ State = tuple[int, tuple[Any, ...], tuple[int, ...]]
 
 def _steps(units: tuple[Unit, ...], result: str) -> tuple[Step, ...]:
     """The rounds of an attack, fixed by the result and the units: Random Selection
-    dice, the KIA or K/ casualties, the checks (every leader first, highest morale
-    first, A10.7), then Leader Loss checks (A10.2)."""
+    dice, the KIA or K/ casualties, every leader's check (highest morale first, A10.7),
+    then each other unit's check followed by its Leader Loss check (A10.2: no later
+    event depends on the order, and every leader lost by this attack is known by then),
+    then the leaders' own Leader Loss checks."""
     m = len(units)
     if result == "-":
         return ()
@@ -216,15 +218,14 @@ def _steps(units: tuple[Unit, ...], result: str) -> tuple[Step, ...]:
         steps += [("rs", j) for j in range(m)]
     if kia or result.startswith("K/"):
         steps.append(("apply", 0))
+    leaders = sorted((i for i, u in enumerate(units) if u.kind == "leader"),
+                     key=lambda i: (-morale_of(units[i], initial(units[i])),
+                                    leadership_of(units[i], initial(units[i])), i))
     if not kia:
-        leaders = sorted((i for i, u in enumerate(units) if u.kind == "leader"),
-                         key=lambda i: (-morale_of(units[i], initial(units[i])),
-                                        leadership_of(units[i], initial(units[i])), i))
-        others = [i for i, u in enumerate(units) if u.kind != "leader"]
-        steps += [("check", i) for i in (*leaders, *others)]
-    if result != "PTC":
-        steps.append(("lost", 0))
-        steps += [("ll", i) for i in range(m)]
+        steps += [("check", i) for i in leaders]
+    steps += [("unit", i) for i, u in enumerate(units) if u.kind != "leader"]
+    if result != "PTC" and len(leaders) > 1:
+        steps += [("ll", i) for i in leaders]
     return tuple(steps)
 
 
@@ -235,21 +236,56 @@ def _selected(units: tuple[Unit, ...], result: str, aux: tuple[Any, ...]) -> lis
     return [j for j, _ in aux]
 
 
+def _lost(units: tuple[Unit, ...], start: tuple[int, ...], ss: tuple[int, ...] | list[int]
+          ) -> tuple[tuple[int, bool], ...]:
+    """The leaders this attack has lost: (index, killed), killed or newly broken."""
+    return tuple((j, bool(ss[j] & ELIM)) for j, u in enumerate(units)
+                 if u.kind == "leader" and (ss[j] & ELIM or (ss[j] & BROKEN
+                                                            and not start[j] & BROKEN)))
+
+
 @lru_cache(maxsize=256)
 def _round(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
            ) -> tuple[Callable[[State, Dice], State], int]:
     """One round of an attack on ``units`` (the same function for the same attack, so
-    the exact driver shares its rounds), and how many rounds there are."""
+    the exact driver shares its rounds), and how many rounds there are at most."""
     steps = _steps(units, result)
     n_sel = int(result[0]) if result.endswith("KIA") else 1
+    kia = result.endswith("KIA")
     kind: Kind = "ptc" if result == "PTC" else "mc"
-    mc_drm = drm + (0 if result in ("NMC", "PTC") or result.endswith("KIA")
+    mc_drm = drm + (0 if result in ("NMC", "PTC") or kia
                     else int(result[2]) if result.startswith("K/") else int(result[0]))
     order = {i: k for k, (what, i) in enumerate(steps) if what == "check"}
     start = tuple(initial(u) for u in units)
+    end = len(steps)
 
-    def done(k: int, st: tuple[int, ...]) -> State:
-        return (len(steps), (), st) if k >= len(steps) else (k, (), st)
+    def announce(d: Dice, lost: tuple[tuple[int, bool], ...]) -> None:
+        for j, killed in lost:
+            d.note("asl.llmc" if killed else "asl.lltc",
+                   "{who} is killed: after the attack, units of lower morale take a "
+                   "Leader Loss MC" if killed else
+                   "{who} broke: after the attack, units of lower morale take a "
+                   "Leader Loss Task Check", who=unit_msg(units[j].name))
+
+    def leader_loss(d: Dice, i: int, ss: list[int], lost: tuple[tuple[int, bool], ...]
+                    ) -> None:
+        u, s = units[i], ss[i]
+        if s & ELIM:
+            return
+        mine = [(j, kd) for j, kd in lost
+                if j != i and morale_of(u, s) < morale_of(units[j], start[j])]
+        if not mine:
+            return
+        killed = any(kd for _, kd in mine)
+        ll_drm = max(-leadership_of(units[j], start[j]) for j, kd in mine if kd == killed)
+        ss[i] = check(d, u, s, "mc" if killed else "tc", ll_drm,
+                      "asl.llmc" if killed else "asl.lltc", lltc_fail)
+
+    def after(k: int, aux: tuple[Any, ...], ss: list[int]) -> State:
+        """The next state: HIT cleared once the checks are over; the end merged."""
+        if k >= end or steps[k][0] == "ll":
+            ss = [x & ~HIT for x in ss]
+        return (end, (), tuple(ss)) if k >= end else (k, aux, tuple(ss))
 
     def step(state: State, d: Dice) -> State:
         k, aux, st = state
@@ -265,64 +301,57 @@ def _round(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
             return (k + 1, cands, st)
         if what == "apply":
             chosen = _selected(units, result, aux)
-            if result.endswith("KIA"):
+            if kia:
                 _kia(d, units, ss, chosen, result)
             else:
                 _k(d, units, ss, chosen)
-            return done(k + 1, tuple(ss))
+            return after(k + 1, (), ss)
         if what == "check":
-            u, s = units[i], ss[i]
-            if s & ELIM:
-                return done(k + 1, st)
-            if s & HIT:
-                d.note("asl.k", "{who} is the K/ casualty: he takes no MC",
-                       who=unit_msg(u.name))
-                return done(k + 1, st)
-            if kind == "ptc" and s & BROKEN:
-                d.note("asl.ptc", "{who} is broken: no PTC (it may get DM)",
-                       who=unit_msg(u.name))
-                return done(k + 1, st)
-            helper = _helper(units, ss, i, order, k)
-            lead = leadership_of(units[helper], ss[helper]) if helper >= 0 else 0
-            if lead:
-                d.note("asl.leader", "{who} leads: his {v:+d} applies",
-                       who=unit_msg(units[helper].name), v=lead)
-            ss[i] = check(d, u, s, kind, mc_drm + lead, f"asl.{kind}")
-            if u.kind == "leader" and not leads(u, ss[i]) and leads(u, s):
-                d.note("asl.leader", "{who} is no longer in good order (or pinned): his "
-                       "leadership does not help the others", who=unit_msg(u.name))
-            if k + 1 < len(steps) and steps[k + 1][0] != "check":
-                ss = [x & ~HIT for x in ss]
-            return done(k + 1, tuple(ss))
-        if what == "lost":
-            lost = tuple((j, bool(ss[j] & ELIM)) for j, u in enumerate(units)
-                         if u.kind == "leader" and not start[j] & ELIM
-                         and (ss[j] & ELIM or (ss[j] & BROKEN and not start[j] & BROKEN)))
-            ss = [x & ~HIT for x in ss]
-            if not lost:
-                return done(len(steps), tuple(ss))
-            for j, killed in lost:
-                d.note("asl.llmc" if killed else "asl.lltc",
-                       "{who} is killed: after the attack, units of lower morale take a "
-                       "Leader Loss MC" if killed else
-                       "{who} broke: after the attack, units of lower morale take a "
-                       "Leader Loss Task Check", who=unit_msg(units[j].name))
-            return (k + 1, lost, tuple(ss))
-        # "ll": one unit's Leader Loss check
-        u, s = units[i], ss[i]
-        mine = [(j, killed) for j, killed in aux if j != i and not s & ELIM
-                and morale_of(u, s) < morale_of(units[j], start[j])]
-        if mine:
-            killed = any(kd for _, kd in mine)
-            ll_drm = max(-leadership_of(units[j], start[j]) for j, kd in mine
-                         if kd == killed)
-            ll_kind: Kind = "mc" if killed else "tc"
-            ss[i] = check(d, u, s, ll_kind, ll_drm, "asl.llmc" if killed else "asl.lltc",
-                          lltc_fail)
-        last = k + 1 >= len(steps)
-        return (len(steps), (), tuple(ss)) if last else (k + 1, aux, tuple(ss))
+            _check_unit(d, units, ss, i, kind, mc_drm, order, k)
+            return after(k + 1, (), ss)
+        if what == "unit":
+            first = k == 0 or steps[k - 1][0] != "unit"
+            lost = _lost(units, start, ss) if result != "PTC" else ()
+            if first and lost:
+                announce(d, lost)
+            if not kia:
+                _check_unit(d, units, ss, i, kind, mc_drm, order, k)
+            leader_loss(d, i, ss, lost)
+            if k + 1 < end and steps[k + 1][0] == "ll":
+                return after(k + 1, lost, ss)
+            return after(k + 1, (), ss)
+        # "ll": a leader's own Leader Loss check, against the leaders lost by the attack
+        lost = aux if aux or (k > 0 and steps[k - 1][0] == "unit") else _lost(units, start, ss)
+        if (k == 0 or steps[k - 1][0] != "ll") and lost and not any(
+                steps[x][0] == "unit" for x in range(k)):
+            announce(d, lost)
+        leader_loss(d, i, ss, lost)
+        return after(k + 1, lost, ss)
 
     return fixed(step), len(steps)
+
+
+def _check_unit(d: Dice, units: tuple[Unit, ...], ss: list[int], i: int, kind: Kind,
+                mc_drm: int, order: dict[int, int], k: int) -> None:
+    """Unit ``i``'s MC or PTC from the IFT result, with the leader helping it."""
+    u, s = units[i], ss[i]
+    if s & ELIM:
+        return
+    if s & HIT:
+        d.note("asl.k", "{who} is the K/ casualty: he takes no MC", who=unit_msg(u.name))
+        return
+    if kind == "ptc" and s & BROKEN:
+        d.note("asl.ptc", "{who} is broken: no PTC (it may get DM)", who=unit_msg(u.name))
+        return
+    helper = _helper(units, ss, i, order, k)
+    lead = leadership_of(units[helper], ss[helper]) if helper >= 0 else 0
+    if lead:
+        d.note("asl.leader", "{who} leads: his {v:+d} applies",
+               who=unit_msg(units[helper].name), v=lead)
+    ss[i] = check(d, u, s, kind, mc_drm + lead, f"asl.{kind}")
+    if u.kind == "leader" and not leads(u, ss[i]) and leads(u, s):
+        d.note("asl.leader", "{who} is no longer in good order (or pinned): his "
+               "leadership does not help the others", who=unit_msg(u.name))
 
 
 def _helper(units: tuple[Unit, ...], ss: list[int], i: int, order: dict[int, int],
@@ -383,6 +412,24 @@ def apply_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
     return after
 
 
+def joint_size(units: tuple[Unit, ...]) -> int:
+    """A rough count of the joint final states of a stack after a morale-check result:
+    exact odds enumerate about ten times as many rounds as there are joint states."""
+    out = 1
+    for u in units:
+        out *= {"leader": 5, "squad": 5, "hs": 4}[u.kind] - (2 if u.broken else 0)
+    return out
+
+
+def _cost(p: StackParams) -> int:
+    if p.result == "-":
+        return 1
+    units = parse_units(p.units, p.elr)
+    if p.result.endswith("KIA") or p.result == "PTC":
+        return int(6 ** len(units)) + int(2 ** len(units))
+    return 10 * joint_size(units)
+
+
 UNIT_FIELDS = tuple(f"unit{i}" for i in range(1, MAX_UNITS + 1))
 
 STACK_OUTCOME = outcome(
@@ -432,6 +479,7 @@ STACK_NOTE = (
             "casualty reduction, morale checks with leaders first, pins, Leader Loss.",
     params=StackParams,
     outcome=STACK_OUTCOME,
+    cost=_cost,
     source="ASL reference card: #KIA, K/#, NMC, #MC, PTC, leader wounds; ASLRB A.9, "
            "A7.8, A10.2, A10.7, A17.3, A19.1",
     note=STACK_NOTE,
