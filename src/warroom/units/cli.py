@@ -1,0 +1,56 @@
+"""``warroom force check FILE`` and ``warroom force show FILE``: unit rosters."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+force_app = typer.Typer(
+    name="force",
+    help="Forces (rosters): TOML files of unit profiles. FILE may be example:fow, "
+    "example:asl, example:bkc or example:cwc for the examples shipped with warroom.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+FileArg = Annotated[str, typer.Argument(help="the force file (TOML), or example:GAME")]
+
+
+@force_app.command("check")
+def check(file: FileArg) -> None:
+    """Check a force file: errors name the line and field (exit code 2)."""
+    from warroom.units.forces import load_force
+
+    force = load_force(file)
+    sys.stdout.write(f"{file}: {force.game}, {len(force.units)} units, OK\n")
+
+
+@force_app.command("show")
+def show(file: FileArg) -> None:
+    """Show a force's units as a table."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from warroom.units.forces import load_force
+
+    force = load_force(file)
+    table = Table(title=f"{force.name or file} ({force.game})", show_lines=False)
+    table.add_column("unit")
+    table.add_column("")
+    table.add_column("profile")
+    for unit in force.units:
+        for i, (label, text) in enumerate(unit.summary()):
+            table.add_row(unit.name if i == 0 else "", label, text)
+    console = Console(highlight=False, soft_wrap=False)
+    console.print(table)
+    if force.note:
+        console.print(force.note)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``warroom force`` to the main app (once)."""
+    if any(group.typer_instance is force_app for group in app.registered_groups):
+        return
+    app.add_typer(force_app, name="force")
