@@ -21,10 +21,14 @@ FileArg = Annotated[str, typer.Argument(help="the force file (TOML), or example:
 @force_app.command("check")
 def check(file: FileArg) -> None:
     """Check a force file: errors name the line and field (exit code 2)."""
+    from warroom.cli import _tr
+    from warroom.engine.messages import msg
     from warroom.units.forces import load_force
 
     force = load_force(file)
-    sys.stdout.write(f"{file}: {force.game}, {len(force.units)} units, OK\n")
+    text = msg("{file}: {game}, {n} units, OK", file=file, game=force.game,
+               n=len(force.units))
+    sys.stdout.write(text.render(_tr()) + "\n")
 
 
 @force_app.command("show")
@@ -33,13 +37,15 @@ def show(file: FileArg) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from warroom.cli import _tr
     from warroom.units.forces import load_force
 
+    tr = _tr()
     force = load_force(file)
     table = Table(title=f"{force.name or file} ({force.game})", show_lines=False)
-    table.add_column("unit")
+    table.add_column(tr("unit"))
     table.add_column("")
-    table.add_column("profile")
+    table.add_column(tr("profile"))
     for unit in force.units:
         for i, (label, text) in enumerate(unit.summary()):
             table.add_row(unit.name if i == 0 else "", label, text)

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from warroom.errors import UsageError
+from warroom.errors import ErrorText, UsageError, verbatim
 from warroom.units.base import Profile
 
 GAMES = ("fow", "asl", "bkc", "cwc")
@@ -33,7 +33,8 @@ _KEY = re.compile(r"^\s*([A-Za-z0-9_]+)\s*=")
 class ForceError(UsageError):
     """A force file that cannot be read: the file, line and field, and what is wrong."""
 
-    def __init__(self, file: str, line: int | None, field: str, problem: str) -> None:
+    def __init__(self, file: str, line: int | None, field: str,
+                 problem: str | ErrorText) -> None:
         if line is None:
             super().__init__("{file}: {field}: {problem}", file=file, field=field,
                              problem=problem)
@@ -138,25 +139,27 @@ def load_force(source: str | Path) -> Force:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ForceError(name, None, "file", exc.strerror or str(exc)) from None
+        raise ForceError(name, None, "file", verbatim(exc.strerror or str(exc))) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"\(at line (\d+)", str(exc))
         raise ForceError(name, int(m.group(1)) if m else None, "TOML",
-                         str(exc).split(" (at line")[0]) from None
+                         verbatim(str(exc).split(" (at line")[0])) from None
     lines = line_map(text)
     game = data.get("game")
     if game not in GAMES:
         raise ForceError(name, _line(lines, ("game",)), "game",
-                         f"give game = one of {', '.join(GAMES)}")
+                         ErrorText("give game = one of {valid}", valid=", ".join(GAMES)))
     for key in data:
         if key not in ("game", "name", "note", "unit"):
             raise ForceError(name, _line(lines, (key,)), key,
-                             "unknown key (game, name, note and [[unit]] tables)")
+                             ErrorText("unknown key (game, name, note and [[unit]] "
+                                       "tables)"))
     raw = data.get("unit", [])
     if not isinstance(raw, list) or not raw:
-        raise ForceError(name, None, "unit", "a force needs at least one [[unit]] table")
+        raise ForceError(name, None, "unit",
+                         ErrorText("a force needs at least one [[unit]] table"))
     model = model_for(game)
     units: list[Any] = []
     seen: set[str] = set()
@@ -164,17 +167,19 @@ def load_force(source: str | Path) -> Force:
         try:
             unit = model.model_validate(item)
         except ValidationError as exc:
+            from warroom.engine.params import _reason
+
             err = exc.errors(include_url=False)[0]
             loc = ("unit", i, *err["loc"])
-            problem = str(err["msg"]).removeprefix("Value error, ")
+            problem = _reason(err, str(err["msg"]).removeprefix("Value error, "))
             raise ForceError(name, _line(lines, loc), _field(loc), problem) from None
         except UsageError as exc:  # e.g. an unknown special rule
             raise ForceError(name, _line(lines, ("unit", i, "rules")), _field(("unit", i)),
-                             str(exc)) from None
+                             exc.text) from None
         key = unit.name.lower()  # type: ignore[attr-defined]
         if key in seen:
             raise ForceError(name, _line(lines, ("unit", i, "name")), _field(("unit", i,
-                             "name")), "two units have this name")
+                             "name")), ErrorText("two units have this name"))
         seen.add(key)
         units.append(unit)
     return Force(name, game, str(data.get("name", "")), str(data.get("note", "")),

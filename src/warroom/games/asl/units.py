@@ -36,28 +36,29 @@ class Counter(NamedTuple):
 
 
 def parse_counter(text: str) -> Counter:
-    """``"4-6-7"`` -> a squad counter; a ValueError says what was expected."""
+    """``"4-6-7"`` -> a squad counter; a UsageError says what was expected."""
     t = " ".join(text.strip().lower().split())
     m = _MMC.match(t)
     if m:
         kind: CounterKind = "hs" if m.group(1) == "hs" else "squad"
         fp, rng, morale = int(m.group(2)), int(m.group(3)), int(m.group(4))
         if not 1 <= morale <= 10:
-            raise ValueError(f"{text!r}: morale must be 1 to 10")
+            raise UsageError("{text!r}: morale must be 1 to 10", text=text)
         return Counter(kind, text.strip(), fp, rng, morale)
     m = _LEADER.match(t)
     if m:
         morale, drm = int(m.group(1)), int(m.group(3)) * (-1 if m.group(2) == "-" else 1)
         if not 1 <= morale <= 10 or not -3 <= drm <= 1:
-            raise ValueError(f"{text!r}: a leader's morale is 1 to 10 and his DRM -3 to +1")
+            raise UsageError("{text!r}: a leader's morale is 1 to 10 and his DRM -3 to +1",
+                             text=text)
         return Counter("leader", text.strip(), morale=morale, drm=drm)
     m = _SW.match(t)
     if m:
         return Counter("sw", text.strip(), int(m.group(2)), int(m.group(3)),
                        breakdown=int(m.group(4)) if m.group(4) else None,
                        name=m.group(1).upper())
-    raise ValueError(f"{text!r} is not a counter: write a squad 4-6-7, a half-squad "
-                     "hs 2-6-7, a leader 8-1 or a support weapon MMG 4-10 B11")
+    raise UsageError("{text!r} is not a counter: write a squad 4-6-7, a half-squad "
+                     "hs 2-6-7, a leader 8-1 or a support weapon MMG 4-10 B11", text=text)
 
 
 class AslStack(Profile):

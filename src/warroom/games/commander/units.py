@@ -21,8 +21,9 @@ def parse_attack(text: str) -> tuple[int, str]:
     """``"3*"`` -> ``(3, "*")``; ``"5"`` -> ``(5, "none")``."""
     m = _ATTACK.match(str(text).strip())
     if not m or int(m.group(1)) > 30:
-        raise ValueError(f"{text!r} is not an attack value: a number 0 to 30, then * "
-                         "(cannot hit armour) or # (cannot hit soft targets) if marked")
+        raise UsageError("{text!r} is not an attack value: a number 0 to 30, then * "
+                         "(cannot hit armour) or # (cannot hit soft targets) if marked",
+                         text=text)
     return int(m.group(1)), m.group(2) or "none"
 
 
@@ -49,7 +50,7 @@ class CommanderUnit(Profile):
     @model_validator(mode="after")
     def _hq(self) -> CommanderUnit:
         if (self.cv is None) != (self.type != "hq"):
-            raise ValueError("an HQ has a command value cv; other units have none")
+            raise UsageError("an HQ has a command value cv; other units have none")
         return self
 
     def summary(self) -> list[tuple[str, str]]:

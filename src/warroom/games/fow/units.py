@@ -48,7 +48,7 @@ class FowTeam(Profile):
     @model_validator(mode="after")
     def _armour(self) -> FowTeam:
         if self.type != "tank" and (self.front or self.side or self.top):
-            raise ValueError("only tanks have armour (front, side, top)")
+            raise UsageError("only tanks have armour (front, side, top)")
         return self
 
 
@@ -90,8 +90,7 @@ def _weapon(team: FowTeam, name: str | None, unit: str) -> tuple[FowWeapon, bool
     """The weapon a team fires (the named one, else its first) and whether it is the
     main gun (the first listed)."""
     if not team.weapons:
-        raise UsageError("{unit}: the {team} teams have no weapons", unit=unit,
-                         team=team.name or team.type)
+        raise UsageError("{unit} has no weapons", unit=unit)
     if name is None:
         return team.weapons[0], True
     for i, w in enumerate(team.weapons):
