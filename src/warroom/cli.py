@@ -161,7 +161,7 @@ def _units(procedure: str, words: list[str] | None, from_unit: str | None,
 
     built = params_for(procedure, from_unit, at_unit, **given)
     if not as_json:
-        sys.stdout.write("".join(f"  {line}\n" for line in built.lines()))
+        sys.stdout.write("".join(f"  {line}\n" for line in built.lines(_tr())))
     return built.params
 
 

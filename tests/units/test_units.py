@@ -139,7 +139,7 @@ def test_fow_shoot_from_units() -> None:
                         "moving_rof1": True, "target_skill": "veteran", "target": "tank",
                         "teams": 2, "armour": 10, "range_cm": 45, "moved": "true"}
     assert "armour 10: Panthers, front armour" in b.lines()
-    assert b.sources["range_cm"] == "given"
+    assert str(b.sources["range_cm"]) == "given explicitly"
 
 
 def test_fow_shoot_side_armour_halted_pinned_and_override() -> None:
@@ -149,7 +149,8 @@ def test_fow_shoot_side_armour_halted_pinned_and_override() -> None:
     b = params_for("fow.shoot", "example:fow:Shermans", "example:fow:Panthers",
                    pinned="yes", armour=7)
     assert b.params["dice"] == 3 and b.params["pinned_rof1"] is True
-    assert b.params["armour"] == 7 and b.sources["armour"] == "given"  # explicit wins
+    # an explicit parameter wins
+    assert b.params["armour"] == 7 and str(b.sources["armour"]) == "given explicitly"
     b = params_for("fow.shoot", "example:fow:Panthers", "example:fow:Rifle platoon",
                    weapon="vehicle mg")
     assert (b.params["dice"], b.params["at"], b.params["main_gun"]) == (6, 2, False)

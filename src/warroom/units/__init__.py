@@ -8,7 +8,7 @@ from. Explicit parameters override what the units give::
     >>> from warroom.units import params_for
     >>> built = params_for("fow.shoot", "example:fow:Shermans", "example:fow:Panthers",
     ...                    range_cm=30)
-    >>> built.params["armour"], built.sources["armour"]
+    >>> built.params["armour"], str(built.sources["armour"])
     (10, 'Panthers, front armour')
 
 ``warroom.odds(proc, from_unit=..., at_unit=..., **situation)`` does the same inside
@@ -21,10 +21,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from warroom.engine.messages import Msg, Translator, msg
 from warroom.errors import UsageError
 
-Builder = Callable[[Any, Any, Any, frozenset[str]], tuple[dict[str, Any], dict[str, str]]]
+Builder = Callable[[Any, Any, Any, frozenset[str]], tuple[dict[str, Any], dict[str, Msg]]]
 
+GIVEN = msg("given explicitly")
 # situation keys a builder reads that are not parameters of the procedure
 SITUATION: dict[str, frozenset[str]] = {
     "fow.shoot": frozenset({"weapon", "pinned"}),
@@ -46,18 +48,20 @@ GAME_OF = {"fow.shoot": "fow", "fow.shoot_mixed": "fow", "asl.ift": "asl",
 @dataclass(frozen=True)
 class Built:
     """A procedure's parameters built from units: ``params`` (for :func:`warroom.odds`
-    and friends) and ``sources``, where each came from ("given" for explicit ones)."""
+    and friends) and ``sources``, where each came from ("given explicitly" for explicit
+    ones), as messages: ``str()`` in English, ``render(tr)`` in any language."""
 
     procedure: str
     params: dict[str, Any]
-    sources: dict[str, str]
+    sources: dict[str, Msg]
 
-    def lines(self) -> list[str]:
-        """``["armour 10: Panthers, front armour", ...]``."""
+    def lines(self, tr: Translator | None = None) -> list[str]:
+        """``["armour 10: Panthers, front armour", ...]`` (in ``tr``'s language)."""
         def show(v: Any) -> str:
             return ("yes" if v else "no") if isinstance(v, bool) else str(v)
 
-        return [f"{k} {show(self.params[k])}: {v}" for k, v in self.sources.items()]
+        return [f"{k} {show(self.params[k])}: {v.render(tr)}"
+                for k, v in self.sources.items()]
 
 
 def _builder(procedure: str) -> Builder:
@@ -115,7 +119,7 @@ def params_for(procedure: str, from_unit: Any = None, at_unit: Any = None, /,
     for key, value in situation.items():
         if key in names:
             params[key] = value
-            sources[key] = "given"
+            sources[key] = GIVEN
         elif key not in SITUATION[procedure]:
             from warroom.errors import UnknownParameterError
 

@@ -14,6 +14,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator
 
+from warroom.engine.messages import Msg, msg
 from warroom.errors import UsageError
 from warroom.units.base import Profile, Situation
 
@@ -94,49 +95,51 @@ class AslStack(Profile):
 
 
 def ift_params(attacker: AslStack, target: AslStack | None, s: Situation
-               ) -> tuple[dict[str, Any], dict[str, str]]:
+               ) -> tuple[dict[str, Any], dict[str, Msg]]:
     """``asl.ift``: the stack's firepower at ``range_hexes`` (beyond normal range and
     up to twice it, half firepower: long range, ASLRB A7.22; out of reach, no fire), its
     best leader's DRM, point-blank fire at range 1."""
     del target
     rng = s.int("range_hexes")
     total = Fraction(0)
-    parts: list[str] = []
+    parts: list[Msg] = []
     for c in attacker.parsed():
         if c.kind == "leader":
             continue
         fp = Fraction(c.fp)
         if rng is not None and rng > c.range:
             if rng > 2 * c.range:
-                parts.append(f"{c.text} out of range")
+                parts.append(msg("{counter} out of range", counter=c.text))
                 continue
             fp /= 2
-            parts.append(f"{c.text} {c.fp}/2 long range")
+            parts.append(msg("{counter} {fp}/2 long range", counter=c.text, fp=c.fp))
         else:
-            parts.append(f"{c.text} {c.fp}")
+            parts.append(msg("{counter} {fp}", counter=c.text, fp=c.fp))
         total += fp
     if not total:
         raise UsageError("{unit}: nothing in the stack can fire at {range} hexes",
                          unit=attacker.name, range=rng)
     out: dict[str, Any] = {"fp": str(total)}
-    src = {"fp": f"{attacker.name}: " + " + ".join(parts)}
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = msg("{a} + {b}", a=joined, b=part)
+    src = {"fp": msg("{unit}: {parts}", unit=attacker.name, parts=joined)}
     leaders = [c for c in attacker.parsed() if c.kind == "leader"]
     if leaders and not s.flag("leader_broken"):
         best = min(leaders, key=lambda c: c.drm)
+        who = msg("{unit}, leader {counter}", unit=attacker.name, counter=best.text)
         if best.drm:
-            out["leader_drm"] = best.drm
-            src["leader_drm"] = f"{attacker.name}, leader {best.text}"
-        out["leader_directed"] = True
-        src["leader_directed"] = f"{attacker.name}, leader {best.text}"
+            out["leader_drm"], src["leader_drm"] = best.drm, who
+        out["leader_directed"], src["leader_directed"] = True, who
     if rng == 1:
-        out["pbf"], src["pbf"] = True, "range 1 hex: point-blank fire"
+        out["pbf"], src["pbf"] = True, msg("range 1 hex: point-blank fire")
     if s.flag("pinned"):
-        out["area_fire"], src["area_fire"] = 1, f"{attacker.name}: pinned, FP halved"
+        out["area_fire"], src["area_fire"] = 1, msg("{unit}: pinned, FP halved", unit=attacker.name)
     return out, src
 
 
 def stack_params(attacker: AslStack | None, target: AslStack, s: Situation
-                 ) -> tuple[dict[str, Any], dict[str, str]]:
+                 ) -> tuple[dict[str, Any], dict[str, Msg]]:
     """``asl.ift_on_stack``: the target stack's squads, half-squads and leaders with
     their morale, the leader's DRM and the side's ELR (``broken=N`` marks the first N
     units broken)."""
@@ -156,5 +159,5 @@ def stack_params(attacker: AslStack | None, target: AslStack, s: Situation
         raise UsageError("{unit}: the stack has no squads, half-squads or leaders",
                          unit=target.name)
     return ({"units": ",".join(units)},
-            {"units": f"{target.name}: counters {', '.join(target.counters)}, ELR "
-                      f"{target.elr}"})
+            {"units": msg("{unit}: counters {counters}, ELR {elr}", unit=target.name,
+                          counters=", ".join(target.counters), elr=target.elr)})

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from warroom.engine.messages import Msg, msg
 from warroom.errors import UsageError
 from warroom.units.base import Profile, Situation
 
@@ -62,7 +63,7 @@ class CommanderUnit(Profile):
 
 
 def fire_params(attacker: CommanderUnit, target: CommanderUnit, s: Situation,
-                names: frozenset[str]) -> tuple[dict[str, Any], dict[str, str]]:
+                names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
     """``bkc.fire`` / ``cwc.fire``: each attacking unit's attack value that can hit the
     target (the first listed without ``*`` against armour, without ``#`` against soft
     targets; ``weapon=N`` picks the Nth), the target's save, hits and type. ``names``
@@ -82,32 +83,35 @@ def fire_params(attacker: CommanderUnit, target: CommanderUnit, s: Situation,
                              unit=attacker.name, target=target.name)
     value, marker = values[index]
     out: dict[str, Any] = {}
-    src: dict[str, str] = {}
-    label = f"{attacker.name}, attack {attacker.attack[index]}"
+    src: dict[str, Msg] = {}
+    label = msg("{unit}, attack {value}", unit=attacker.name, value=attacker.attack[index])
     if attacker.count > 1:
         out["attackers"] = ",".join([str(value)] * attacker.count)
-        src["attackers"] = f"{label}, {attacker.count} units"
+        src["attackers"] = msg("{unit}, attack {value}, {n} units", unit=attacker.name,
+                               value=attacker.attack[index], n=attacker.count)
     else:
         out["attacks"], src["attacks"] = value, label
     if marker != "none":
         out["attack_marker"], src["attack_marker"] = marker, label
     if target.armoured:
-        out["armoured"], src["armoured"] = True, f"{target.name}, armoured"
+        out["armoured"], src["armoured"] = True, msg("{unit}, armoured", unit=target.name)
     if target.save:
-        out["save"], src["save"] = target.save, f"{target.name}, save"
-    out["hits_value"], src["hits_value"] = target.hits, f"{target.name}, hits"
+        out["save"], src["save"] = target.save, msg("{unit}, save", unit=target.name)
+    out["hits_value"], src["hits_value"] = target.hits, msg("{unit}, hits", unit=target.name)
     kind = {"hq": "target_hq", "recce": "target_recce", "at_gun": "anti_tank"}
     if target.type == "sniper" and "flamethrower_or_sniper" in names:
         kind["sniper"] = "target_hq"  # CWC: HQs and snipers are hit on 6
     if target.type in kind and kind[target.type] in names:
         out[kind[target.type]] = True
-        src[kind[target.type]] = f"{target.name}, type {target.type}"
+        src[kind[target.type]] = msg("{unit}, type {type}", unit=target.name, type=target.type)
     hits = s.int("hits")
     if hits:
-        out["existing_hits"], src["existing_hits"] = hits, f"{target.name}: hits marker"
+        out["existing_hits"] = hits
+        src["existing_hits"] = msg("{unit}: hits marker", unit=target.name)
     range_cm = s.int("range_cm")
     if ("afv_vs_soft_20" in names and attacker.armoured and not target.armoured
             and range_cm is not None and range_cm <= 20):
         out["afv_vs_soft_20"] = True
-        src["afv_vs_soft_20"] = f"{attacker.name} armoured, {target.name} soft, {range_cm} cm"
+        src["afv_vs_soft_20"] = msg("{unit} armoured, {target} soft, {range} cm",
+                                    unit=attacker.name, target=target.name, range=range_cm)
     return out, src

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from warroom.engine.messages import Msg, msg
 from warroom.errors import UsageError
 from warroom.games.fow.common import Motivation, Skill
 from warroom.games.fow.special_rules import catalog
@@ -18,6 +19,7 @@ from warroom.units.base import Profile, Situation
 
 TeamType = Literal["tank", "infantry", "gun", "soft"]
 LONG_RANGE_CM = 40
+SITUATION = msg("situation")
 
 
 class FowWeapon(Profile):
@@ -106,11 +108,11 @@ def _target_type(target: FowPlatoon) -> FowTeam:
 
 
 def shoot_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
-                 ) -> tuple[dict[str, Any], dict[str, str]]:
+                 ) -> tuple[dict[str, Any], dict[str, Msg]]:
     """``fow.shoot`` parameters: every shooting team fires its chosen weapon (the first
     listed, or ``weapon=``) at the target platoon."""
     out: dict[str, Any] = {}
-    src: dict[str, str] = {}
+    src: dict[str, Msg] = {}
     moved, pinned = s.flag("moved"), s.flag("pinned")
     fired = [(t, *_weapon(t, s.text("weapon"), attacker.name)) for t in attacker.teams
              if t.weapons]
@@ -120,9 +122,11 @@ def shoot_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
     same = [f for f in fired if f[1] == weapon]
     rof = 1 if pinned else (weapon.rof_moving if moved else weapon.rof_halted)
     out["dice"] = sum(t.count for t, _, _ in same) * rof
-    why = "ROF 1, pinned down" if pinned else (
-        f"ROF {rof} {'moving' if moved else 'halted'}")
-    src["dice"] = f"{attacker.name}: {sum(t.count for t, _, _ in same)} x {weapon.name}, {why}"
+    why = msg("ROF 1, pinned down") if pinned else (
+        msg("ROF {rof} moving", rof=rof) if moved else msg("ROF {rof} halted", rof=rof))
+    src["dice"] = msg("{unit}: {n} x {weapon}, {why}", unit=attacker.name,
+                      n=sum(t.count for t, _, _ in same), weapon=weapon.name, why=why)
+    uw = {"unit": attacker.name, "weapon": weapon.name}
     range_cm = s.int("range_cm")
     if range_cm is not None and range_cm > weapon.range_cm:
         raise UsageError("{unit}: {weapon} reaches {max} cm, the target is at {range} cm",
@@ -132,45 +136,48 @@ def shoot_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
     if weapon.no_he and tt.type not in ("tank", "soft"):
         raise UsageError("{unit}: {weapon} has no HE and can only hit vehicles",
                          unit=attacker.name, weapon=weapon.name)
-    out["at"], src["at"] = weapon.at, f"{attacker.name}, {weapon.name} AT"
+    out["at"], src["at"] = weapon.at, msg("{unit}, {weapon} AT", **uw)
     out["firepower"] = weapon.firepower
-    src["firepower"] = f"{attacker.name}, {weapon.name} firepower"
+    src["firepower"] = msg("{unit}, {weapon} firepower", **uw)
     if weapon.bunker_buster:
         out["bunker_buster"] = True
-        src["bunker_buster"] = f"{attacker.name}, {weapon.name} bunker buster"
-    out["main_gun"], src["main_gun"] = main, f"{attacker.name}, {weapon.name} " + (
-        "(the first weapon listed)" if main else "(not the first weapon listed)")
+        src["bunker_buster"] = msg("{unit}, {weapon} bunker buster", **uw)
+    out["main_gun"], src["main_gun"] = main, (
+        msg("{unit}, {weapon} (the first weapon listed)", **uw) if main
+        else msg("{unit}, {weapon} (not the first weapon listed)", **uw))
     if moved and rof == 1 and not pinned:
         out["moving_rof1"] = True
-        src["moving_rof1"] = f"{attacker.name}, {weapon.name} ROF 1 moving"
+        src["moving_rof1"] = msg("{unit}, {weapon} ROF 1 moving", **uw)
     if pinned:
         out["pinned_rof1"] = True
-        src["pinned_rof1"] = f"{attacker.name}: pinned down"
+        src["pinned_rof1"] = msg("{unit}: pinned down", unit=attacker.name)
     if attacker.rules:
-        out["rules"], src["rules"] = ",".join(attacker.rules), f"{attacker.name}, special rules"
+        out["rules"] = ",".join(attacker.rules)
+        src["rules"] = msg("{unit}, special rules", unit=attacker.name)
     out["target_skill"] = target.skill
-    src["target_skill"] = f"{target.name}, skill"
-    out["target"], src["target"] = tt.type, f"{target.name}, team type"
+    src["target_skill"] = msg("{unit}, skill", unit=target.name)
+    out["target"], src["target"] = tt.type, msg("{unit}, team type", unit=target.name)
     out["teams"] = sum(t.count for t in target.teams if t.type == tt.type)
-    src["teams"] = f"{target.name}, {tt.type} teams"
+    src["teams"] = msg("{unit}, {kind} teams", unit=target.name, kind=tt.type)
     if tt.type == "tank":
         aspect = s.text("aspect") or "front"
         if aspect not in ("front", "side"):
             raise UsageError("aspect for direct fire is front or side, got {value!r}",
                              value=aspect)
         out["armour"] = tt.front if aspect == "front" else tt.side
-        src["armour"] = f"{target.name}, {aspect} armour"
+        src["armour"] = (msg("{unit}, front armour", unit=target.name) if aspect == "front"
+                         else msg("{unit}, side armour", unit=target.name))
     if target.rules:
         out["target_rules"] = ",".join(target.rules)
-        src["target_rules"] = f"{target.name}, special rules"
+        src["target_rules"] = msg("{unit}, special rules", unit=target.name)
     for marker in ("gone_to_ground", "concealed"):
         if s.flag(marker):
-            out[marker], src[marker] = True, "situation"
+            out[marker], src[marker] = True, SITUATION
     return out, src
 
 
 def mixed_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
-                 ) -> tuple[dict[str, Any], dict[str, str]]:
+                 ) -> tuple[dict[str, Any], dict[str, Msg]]:
     """``fow.shoot_mixed`` parameters: one weapons entry per kind of shooting team, one
     teams entry per target team (armour of the aspect hit)."""
     moved, pinned = s.flag("moved"), s.flag("pinned")
@@ -212,16 +219,19 @@ def mixed_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
             teams.append(":".join(item))
     out: dict[str, Any] = {"weapons": ",".join(weapons), "teams": ",".join(teams),
                            "target_skill": target.skill, "aspect": aspect}
-    src = {"weapons": f"{attacker.name}: " + ", ".join(parts),
-           "teams": f"{target.name}: its teams, {aspect} armour",
-           "target_skill": f"{target.name}, skill", "aspect": "situation"}
+    src = {"weapons": msg("{unit}: {weapons}", unit=attacker.name, weapons=", ".join(parts)),
+           "teams": (msg("{unit}: its teams, front armour", unit=target.name)
+                     if aspect == "front" else
+                     msg("{unit}: its teams, side armour", unit=target.name)),
+           "target_skill": msg("{unit}, skill", unit=target.name), "aspect": SITUATION}
     if moved:
-        out["moved"], src["moved"] = True, "situation"
+        out["moved"], src["moved"] = True, SITUATION
     if attacker.rules:
-        out["rules"], src["rules"] = ",".join(attacker.rules), f"{attacker.name}, special rules"
+        out["rules"] = ",".join(attacker.rules)
+        src["rules"] = msg("{unit}, special rules", unit=attacker.name)
     if target.rules:
         out["target_rules"] = ",".join(target.rules)
-        src["target_rules"] = f"{target.name}, special rules"
+        src["target_rules"] = msg("{unit}, special rules", unit=target.name)
     if s.flag("concealed"):
-        out["concealed"], src["concealed"] = True, "situation"
+        out["concealed"], src["concealed"] = True, SITUATION
     return out, src
