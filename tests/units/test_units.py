@@ -281,3 +281,14 @@ def test_every_units_message_is_translated(lang: str) -> None:
     assert len(found) > 25
     missing = sorted(t for t in found if not table.get(t))
     assert not missing, missing
+
+
+def test_built_as_json_in_polish() -> None:
+    from warroom import i18n
+
+    b = params_for("bkc.fire", "example:bkc:Tanks", "example:bkc:Infantry", cover="cover")
+    data = b.to_json(i18n.translator("pl"))
+    assert data["params"] == {"attackers": "3,3,3", "hits_value": 3, "cover": "cover"}
+    assert data["filled"] == {"attackers": "Tanks, atak 3, jednostek: 3",
+                              "hits_value": "Infantry, wartość trafień",
+                              "cover": "podano wprost"}

@@ -63,6 +63,12 @@ class Built:
         return [f"{k} {show(self.params[k])}: {v.render(tr)}"
                 for k, v in self.sources.items()]
 
+    def to_json(self, tr: Translator | None = None) -> dict[str, Any]:
+        """``{"procedure", "params", "filled": {name: where it came from}}``, the shape
+        of the battle tracker's ``filled`` (texts in ``tr``'s language)."""
+        return {"procedure": self.procedure, "params": dict(self.params),
+                "filled": {k: v.render(tr) for k, v in self.sources.items()}}
+
 
 def _builder(procedure: str) -> Builder:
     if procedure in ("fow.shoot", "fow.shoot_mixed"):
