@@ -79,3 +79,32 @@ def test_unit_errors_exit_2(capsys: pytest.CaptureFixture[str], args: list[str],
                             words: str) -> None:
     code, _, err = run(capsys, *args)
     assert code == 2 and words in err
+
+
+def test_force_show_json_gives_whole_profiles(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "force", "show", "example:fow", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["game"] == "fow"
+    shermans = data["units"][0]
+    assert shermans["name"] == "Shermans" and shermans["teams"][0]["front"] == 6
+    # the reference card's vehicle machine-guns table: .50 cal, 40 cm, ROF 3, AT 4, FP 5+
+    mg = shermans["teams"][0]["weapons"][1]
+    assert (mg["range_cm"], mg["rof_halted"], mg["at"], mg["firepower"]) == (40, 3, 4, 5)
+
+
+def test_special_rules_of_both_sides_go_to_the_procedure(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "f.toml"
+    path.write_text(
+        'game = "fow"\n[[unit]]\nname = "A"\nrules = ["volley_fire"]\n[[unit.teams]]\n'
+        'type = "infantry"\ncount = 2\n[[unit.teams.weapons]]\nname = "rifle"\n'
+        'range_cm = 40\nrof_halted = 1\nrof_moving = 1\nat = 2\nfirepower = 6\n'
+        '[[unit]]\nname = "B"\nskill = "veteran"\nrules = ["quality_of_quantity"]\n'
+        '[[unit.teams]]\ntype = "infantry"\ncount = 8\n', encoding="utf-8")
+    code, out, err = run(capsys, "odds", "fow.shoot", "--from", f"{path}:A", "--at",
+                         f"{path}:B", "--json")
+    assert code == 0, err
+    params = json.loads(out)["params"]
+    assert params["rules"] == ["volley_fire"] and params["target_rules"] == [
+        "quality_of_quantity"]
+    assert (params["dice"], params["teams"], params["target_skill"]) == (2, 8, "veteran")

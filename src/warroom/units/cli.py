@@ -32,7 +32,9 @@ def check(file: FileArg) -> None:
 
 
 @force_app.command("show")
-def show(file: FileArg) -> None:
+def show(file: FileArg, as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the force as JSON (every unit's whole profile).")] = False,
+         ) -> None:
     """Show a force's units as a table."""
     from rich.console import Console
     from rich.table import Table
@@ -42,6 +44,13 @@ def show(file: FileArg) -> None:
 
     tr = _tr()
     force = load_force(file)
+    if as_json:
+        import json
+
+        data = {"game": force.game, "name": force.name, "note": force.note,
+                "units": [u.model_dump(mode="json") for u in force.units]}
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
     table = Table(title=f"{force.name or file} ({force.game})", show_lines=False)
     table.add_column(tr("unit"))
     table.add_column("")
