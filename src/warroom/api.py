@@ -32,8 +32,16 @@ def registry() -> Registry:
 
 def prepare(procedure: str, params: Mapping[str, Any],
             reg: Registry | None = None) -> tuple[Procedure, Params]:
-    """Look up a procedure and validate its parameters (raises UsageError)."""
+    """Look up a procedure and validate its parameters (raises UsageError).
+
+    ``from_unit=`` / ``at_unit=`` (unit profiles or ``"FILE:UNIT"``) fill the parameters
+    from the units' stats (:func:`warroom.units.params_for`)."""
     proc = (reg or registry()).procedure(procedure)
+    if "from_unit" in params or "at_unit" in params:
+        from warroom.units import params_for, split_units
+
+        actor, target, rest = split_units(params)
+        params = params_for(proc.id, actor, target, **rest).params
     return proc, validate(proc, params)
 
 

@@ -77,6 +77,15 @@ ParamsArg = Annotated[
 ProcArg = Annotated[str, typer.Argument(help="game.procedure, e.g. fow.shoot",
                                         autocompletion=_complete_procedure)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+FromOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--from", help="The acting unit, FILE:UNIT (a force file, or "
+                 "example:GAME): its stats fill the parameters.", show_default=False),
+]
+AtOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--at", help="The target unit, FILE:UNIT.", show_default=False),
+]
 LangOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--lang", help="Language: en, pl or zh (default: WARROOM_LANG or en).",
@@ -141,6 +150,21 @@ def _parse(words: list[str] | None) -> dict[str, str]:
     return parse_assignments(words or [])
 
 
+def _units(procedure: str, words: list[str] | None, from_unit: str | None,
+           at_unit: str | None, as_json: bool) -> dict[str, Any]:
+    """The parameters, filled from ``--from`` / ``--at`` units where given (and, unless
+    under --json, where each value came from, printed first)."""
+    given: dict[str, Any] = _parse(words)
+    if from_unit is None and at_unit is None:
+        return given
+    from warroom.units import params_for
+
+    built = params_for(procedure, from_unit, at_unit, **given)
+    if not as_json:
+        sys.stdout.write("".join(f"  {line}\n" for line in built.lines(_tr())))
+    return built.params
+
+
 # --------------------------------------------------------------------------- rules
 @app.command()
 def rules(
@@ -182,6 +206,8 @@ def odds(
     show_all: Annotated[bool, typer.Option("--all", help="Every whole outcome, even when "
                                            "there are thousands (else each field's and "
                                            "unit's chances).")] = False,
+    from_unit: FromOpt = None,
+    at_unit: AtOpt = None,
     lang: LangOpt = None,
 ) -> None:
     """Exact odds of every outcome, before you commit.
@@ -199,7 +225,7 @@ def odds(
         from rich.console import Console
 
         working = Console(stderr=True).status(_tr()("Working out the exact odds..."))
-    proc, p = api.prepare(procedure, _parse(params))
+    proc, p = api.prepare(procedure, _units(procedure, params, from_unit, at_unit, as_json))
     with working:
         try:
             dist = drivers.exact(proc, p)
@@ -234,6 +260,8 @@ def roll(
         "--seed", help="Seed for virtual dice (the same seed gives the same dice).",
         show_default=False)] = None,
     as_json: JsonOpt = False,
+    from_unit: FromOpt = None,
+    at_unit: AtOpt = None,
     lang: LangOpt = None,
 ) -> None:
     """Resolve once, with virtual dice or the ones on your table, step by step."""
@@ -246,7 +274,8 @@ def roll(
     entered = parse_dice(dice) if dice is not None else None
     if dice is not None and not entered:
         raise UsageError("--dice needs at least one die, e.g. --dice 3,5,6")
-    res = api.roll(procedure, _parse(params), seed=seed, entered=entered)
+    res = api.roll(procedure, _units(procedure, params, from_unit, at_unit, as_json),
+                   seed=seed, entered=entered)
     if as_json:
         _print_json(res.to_json(_tr()))
         return
@@ -265,6 +294,8 @@ def simulate(
     seed: Annotated[Optional[int], typer.Option("--seed", show_default=False,  # noqa: UP045
                                                 help="Seed for repeatable runs.")] = None,
     as_json: JsonOpt = False,
+    from_unit: FromOpt = None,
+    at_unit: AtOpt = None,
     lang: LangOpt = None,
 ) -> None:
     """Monte Carlo: many resolutions, with 95% confidence intervals."""
@@ -275,7 +306,7 @@ def simulate(
     if not 1 <= samples <= api.MAX_SAMPLES:
         raise ParameterError("samples", f"{samples} is out of range", f"1 to {api.MAX_SAMPLES}")
     _set_lang(lang)
-    proc, p = api.prepare(procedure, _parse(params))
+    proc, p = api.prepare(procedure, _units(procedure, params, from_unit, at_unit, as_json))
     show = not as_json and samples >= 20_000 and sys.stderr.isatty()
     if show:
         from rich.console import Console
@@ -323,7 +354,7 @@ def _register_subcommands() -> None:
     if _REGISTERED:
         return
     _REGISTERED.append(True)
-    for module in ("warroom.battle.cli", "warroom.web.cli"):
+    for module in ("warroom.battle.cli", "warroom.web.cli", "warroom.units.cli"):
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:

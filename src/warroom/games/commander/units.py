@@ -1,0 +1,117 @@
+"""Blitzkrieg Commander / Cold War Commander unit profiles: attack values (``5``,
+``3*`` cannot hit armour, ``2#`` cannot hit soft targets), hits, save, armoured or not,
+the unit's type (an HQ with its command value)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from warroom.engine.messages import Msg, msg
+from warroom.errors import UsageError
+from warroom.units.base import Profile, Situation
+
+UnitType = Literal["infantry", "engineers", "afv", "ifv", "artillery", "at_gun", "hq",
+                   "recce", "sniper"]
+_ATTACK = re.compile(r"^(\d{1,2})\s*([*#]?)$")
+
+
+def parse_attack(text: str) -> tuple[int, str]:
+    """``"3*"`` -> ``(3, "*")``; ``"5"`` -> ``(5, "none")``."""
+    m = _ATTACK.match(str(text).strip())
+    if not m or int(m.group(1)) > 30:
+        raise UsageError("{text!r} is not an attack value: a number 0 to 30, then * "
+                         "(cannot hit armour) or # (cannot hit soft targets) if marked",
+                         text=text)
+    return int(m.group(1)), m.group(2) or "none"
+
+
+class CommanderUnit(Profile):
+    """One BKC/CWC unit (``count`` identical units, e.g. three tanks)."""
+
+    name: str = Field(min_length=1)
+    type: UnitType
+    count: int = Field(1, ge=1, le=12)
+    attack: tuple[str, ...] = ()
+    hits: int = Field(ge=1, le=10)
+    save: int = Field(0, ge=0, le=6, description="save N+ (0: none)")
+    armoured: bool = False
+    cv: int | None = Field(None, ge=2, le=12, description="command value (HQs)")
+
+    @field_validator("attack", mode="before")
+    @classmethod
+    def _attack(cls, v: Any) -> Any:
+        items = [v] if isinstance(v, (str, int)) else v
+        for a in items:
+            parse_attack(str(a))
+        return tuple(str(a) for a in items)
+
+    @model_validator(mode="after")
+    def _hq(self) -> CommanderUnit:
+        if (self.cv is None) != (self.type != "hq"):
+            raise UsageError("an HQ has a command value cv; other units have none")
+        return self
+
+    def summary(self) -> list[tuple[str, str]]:
+        text = (f"{self.count}x {self.type}, attack {' / '.join(self.attack) or '-'}, "
+                f"hits {self.hits}, save {f'{self.save}+' if self.save else '-'}"
+                f"{', armoured' if self.armoured else ''}"
+                f"{f', CV {self.cv}' if self.cv else ''}")
+        return [("", text)]
+
+
+def fire_params(attacker: CommanderUnit, target: CommanderUnit, s: Situation,
+                names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
+    """``bkc.fire`` / ``cwc.fire``: each attacking unit's attack value that can hit the
+    target (the first listed without ``*`` against armour, without ``#`` against soft
+    targets; ``weapon=N`` picks the Nth), the target's save, hits and type. ``names``
+    are the procedure's parameters (the two games differ)."""
+    values = [parse_attack(a) for a in attacker.attack]
+    pick = s.int("weapon")
+    if pick is not None:
+        if not 1 <= pick <= len(values):
+            raise UsageError("{unit}: weapon={n}, but it has {count} attack values",
+                             unit=attacker.name, n=pick, count=len(values))
+        index = pick - 1
+    else:
+        bad = "*" if target.armoured else "#"
+        index = next((i for i, (_, m) in enumerate(values) if m != bad), -1)
+        if index < 0:
+            raise UsageError("{unit} has no attack value that can hit {target}",
+                             unit=attacker.name, target=target.name)
+    value, marker = values[index]
+    out: dict[str, Any] = {}
+    src: dict[str, Msg] = {}
+    label = msg("{unit}, attack {value}", unit=attacker.name, value=attacker.attack[index])
+    if attacker.count > 1:
+        out["attackers"] = ",".join([str(value)] * attacker.count)
+        src["attackers"] = msg("{unit}, attack {value}, {n} units", unit=attacker.name,
+                               value=attacker.attack[index], n=attacker.count)
+    else:
+        out["attacks"], src["attacks"] = value, label
+    if marker != "none":
+        out["attack_marker"], src["attack_marker"] = marker, label
+    if target.armoured:
+        out["armoured"], src["armoured"] = True, msg("{unit}, armoured", unit=target.name)
+    if target.save:
+        out["save"], src["save"] = target.save, msg("{unit}, save", unit=target.name)
+    out["hits_value"], src["hits_value"] = target.hits, msg("{unit}, hits", unit=target.name)
+    kind = {"hq": "target_hq", "recce": "target_recce", "at_gun": "anti_tank"}
+    if target.type == "sniper" and "flamethrower_or_sniper" in names:
+        kind["sniper"] = "target_hq"  # CWC: HQs and snipers are hit on 6
+    if target.type in kind and kind[target.type] in names:
+        out[kind[target.type]] = True
+        src[kind[target.type]] = msg("{unit}, type {type}", unit=target.name, type=target.type)
+    hits = s.int("hits")
+    if hits:
+        out["existing_hits"] = hits
+        src["existing_hits"] = msg("{unit}: hits marker", unit=target.name)
+    range_cm = s.int("range_cm")
+    if ("afv_vs_soft_20" in names and attacker.armoured and not target.armoured
+            and range_cm is not None and range_cm <= 20):
+        out["afv_vs_soft_20"] = True
+        src["afv_vs_soft_20"] = msg("{unit} armoured, {target} soft, {range} cm",
+                                    unit=attacker.name, target=target.name, range=range_cm)
+    return out, src

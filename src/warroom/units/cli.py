@@ -1,0 +1,71 @@
+"""``warroom force check FILE`` and ``warroom force show FILE``: unit rosters."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+force_app = typer.Typer(
+    name="force",
+    help="Forces (rosters): TOML files of unit profiles. FILE may be example:fow, "
+    "example:asl, example:bkc or example:cwc for the examples shipped with warroom.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+FileArg = Annotated[str, typer.Argument(help="the force file (TOML), or example:GAME")]
+
+
+@force_app.command("check")
+def check(file: FileArg) -> None:
+    """Check a force file: errors name the line and field (exit code 2)."""
+    from warroom.cli import _tr
+    from warroom.engine.messages import msg
+    from warroom.units.forces import load_force
+
+    force = load_force(file)
+    text = msg("{file}: {game}, {n} units, OK", file=file, game=force.game,
+               n=len(force.units))
+    sys.stdout.write(text.render(_tr()) + "\n")
+
+
+@force_app.command("show")
+def show(file: FileArg, as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the force as JSON (every unit's whole profile).")] = False,
+         ) -> None:
+    """Show a force's units as a table."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from warroom.cli import _tr
+    from warroom.units.forces import load_force
+
+    tr = _tr()
+    force = load_force(file)
+    if as_json:
+        import json
+
+        data = {"game": force.game, "name": force.name, "note": force.note,
+                "units": [u.model_dump(mode="json") for u in force.units]}
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    table = Table(title=f"{force.name or file} ({force.game})", show_lines=False)
+    table.add_column(tr("unit"))
+    table.add_column("")
+    table.add_column(tr("profile"))
+    for unit in force.units:
+        for i, (label, text) in enumerate(unit.summary()):
+            table.add_row(unit.name if i == 0 else "", label, text)
+    console = Console(highlight=False, soft_wrap=False)
+    console.print(table)
+    if force.note:
+        console.print(force.note)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``warroom force`` to the main app (once)."""
+    if any(group.typer_instance is force_app for group in app.registered_groups):
+        return
+    app.add_typer(force_app, name="force")
