@@ -341,7 +341,8 @@ def _hit_spec(team: Team, weapon: Weapon, armour: int, saves: Saves) -> HitSpec:
     far = (team.far or weapon.far) and team.armoured
     return HitSpec(target=team.kind, armour=armour + (1 if far else 0),
                    at=weapon.at, firepower=weapon.firepower, dug_in=team.dug,
-                   gone_to_ground=team.gtg, schurzen=saves.schurzen and heavy,
+                   gone_to_ground=team.gtg and team.kind == "gun",  # only guns' saves
+                   schurzen=saves.schurzen and heavy,
                    improvised_armour=saves.improvised_armour and heavy,
                    bunker_buster=weapon.bb, rule="fow.shoot_mixed")
 
@@ -546,15 +547,16 @@ def _resolution(weapons: tuple[Weapon, ...], teams: tuple[Team, ...],
     """For an allocation ``plan``: the note of each team hit, and the teams that roll
     together (alike but for their number, with the same hits) with their chain."""
     notes = []
-    groups: dict[tuple[Team, tuple[int, ...]], list[Msg]] = {}
+    groups: dict[Any, tuple[str, list[Msg]]] = {}  # teams whose rolls are alike
     for team, took in zip(teams, plan, strict=True):
         if took:
             notes.append((team.label(), _hit_names(weapons, took)))
-            groups.setdefault((team._replace(n=0), took), []).append(team.label())
+            chain = _team_roll(team._replace(n=0), weapons, took, saves)
+            groups.setdefault(chain, (team.kind, []))[1].append(team.label())
     out: list[Group] = []
-    for (team, took), names in groups.items():
-        what = names[0] if len(names) == 1 else msg(GROUP_NAMES[team.kind], count=len(names))
-        out.append((len(names), _team_roll(team, weapons, took, saves), what, tuple(names)))
+    for chain, (kind, names) in groups.items():
+        what = names[0] if len(names) == 1 else msg(GROUP_NAMES[kind], count=len(names))
+        out.append((len(names), chain, what, tuple(names)))
     return tuple(notes), tuple(out)
 
 

@@ -12,7 +12,7 @@ from warroom.engine.messages import msg
 from warroom.engine.procedure import OutcomeField, outcome, procedure
 from warroom.engine.steps import Target
 from warroom.games.fow.common import LABELS, Motivation, motivation_target, team_chain
-from warroom.games.fow.shooting import ShootParams, hit_spec, pinned, to_hit_reroll, to_hit_target
+from warroom.games.fow.shooting import ShootParams, hit_spec, pinned, roll_to_hit
 from warroom.games.fow.special_rules.params import RulesParams
 
 
@@ -200,16 +200,7 @@ class TransportShotParams(ShootParams):
          "dismounting with no room are destroyed (room). target_rules are the target "
          "side's, passengers included (Tank Rider Companies).")
 def shoot_transport(p: TransportShotParams, d: Dice) -> dict[str, Any]:
-    n = 2 * p.dice if p.target_at_double else p.dice
-    if n != p.dice:
-        d.note("fow.shoot.dice", "target moved at the double: one die becomes 2"
-               if p.dice == 1 else "target moved at the double: {dice} dice become {n}",
-               dice=p.dice, n=n)
-    reroll, why = to_hit_reroll(p)
-    if why:
-        d.note("fow.shoot.reroll", "{name}: failed to-hit rolls are re-rolled", name=msg(why))
-    hits = int(d.pool(n, to_hit_target(p), rule="fow.shoot.to_hit", what="to hit",
-                      reroll=reroll))
+    hits = int(roll_to_hit(p, d))  # the passengers' fate depends on it: known here
     spec = hit_spec(p, "fow.shoot_transport")
     vehicle = "unharmed"
     killing: Any = hits

@@ -136,6 +136,15 @@ def hit_spec(p: ShootParams, rule: str) -> HitSpec:
          "shooting step 9): hits_before adds the hits of earlier shots. Limited Vision: "
          "+1 to hit a target in the side or rear arc, unless the tank has a Cupola (card).")
 def shoot(p: ShootParams, d: Dice) -> dict[str, Any]:
+    hits = roll_to_hit(p, d)
+    destroyed, bailed = resolve_spread(d, hits, p.teams, hit_spec(p, "fow.shoot"))
+    return {"hits": hits, "destroyed": destroyed, "bailed_out": bailed,
+            "pinned": pinned(d, p, hits, p.hits_before, "fow.shoot")}
+
+
+def roll_to_hit(p: ShootParams, d: Dice) -> Any:
+    """The shot's to-hit roll: doubled dice at a target at the double, the modifiers
+    and the re-rolls of special rules. Returns the hits."""
     n = p.dice
     if p.target_at_double and n:
         n = 2 * n
@@ -146,10 +155,7 @@ def shoot(p: ShootParams, d: Dice) -> dict[str, Any]:
     reroll, why = to_hit_reroll(p)
     if why:
         d.note("fow.shoot.reroll", "{name}: failed to-hit rolls are re-rolled", name=msg(why))
-    hits = d.pool(n, t, rule="fow.shoot.to_hit", what="to hit", reroll=reroll)
-    destroyed, bailed = resolve_spread(d, hits, p.teams, hit_spec(p, "fow.shoot"))
-    return {"hits": hits, "destroyed": destroyed, "bailed_out": bailed,
-            "pinned": pinned(d, p, hits, p.hits_before, "fow.shoot")}
+    return d.pool(n, t, rule="fow.shoot.to_hit", what="to hit", reroll=reroll)
 
 
 def pinned(d: Dice, p: RulesParams, hits: Any, before: int, rule: str) -> Any:
