@@ -226,6 +226,9 @@ def test_odds_are_never_left_looking_current(visit: Any, server_url: str) -> Non
     page.locator('input[name="dice"]').press_sequentially("0")  # 60 dice
     expect(page.locator("#odds th[scope=row]", has_text=re.compile(r"^60$"))).to_be_attached()
     assert page.evaluate("document.activeElement.name") == "dice"
+    # the address follows the form: the language switch keeps what was typed
+    assert "dice=60" in page.url and "/odds" not in page.url
+    assert "dice=60" in (page.locator('a[data-lang="pl"]').get_attribute("href") or "")
     # the odds request fails: the odds are marked outdated, with a retry button
     page.route("**/p/demo.pool/odds*", lambda route: route.abort())
     page.fill('input[name="dice"]', "2")

@@ -112,9 +112,25 @@
       if (ok) {
         var fresh = document.querySelector("#odds template.odds-summary");
         if (fresh) { bar.querySelector(".sum").innerHTML = fresh.innerHTML; }
+        keepInAddress(event.detail.xhr);
       }
       setState(ok ? "fresh" : "failed");
     });
+    // the page's address follows the form, so a reload or a language switch keeps
+    // what was typed
+    var keepInAddress = function (xhr) {
+      if (!xhr || !xhr.responseURL || !window.history.replaceState || !window.URL) { return; }
+      var u = new URL(xhr.responseURL);
+      if (!/\/odds$/.test(u.pathname)) { return; }
+      u.pathname = u.pathname.replace(/\/odds$/, "");
+      u.searchParams.delete("lang");
+      window.history.replaceState(window.history.state, "", u.pathname + u.search);
+      document.querySelectorAll(".langs a[data-lang]").forEach(function (a) {
+        var to = new URL(u.href);
+        to.searchParams.set("lang", a.getAttribute("data-lang"));
+        a.setAttribute("href", to.pathname + to.search);
+      });
+    };
     retry.addEventListener("click", function () {
       setState("updating");
       if (window.htmx) { window.htmx.trigger(params, "submit"); }
