@@ -309,3 +309,12 @@ def test_a_heavy_action_does_not_block_another_battles_write(tmp_path: Path,
     waited = time.perf_counter() - t0
     worker.join()
     assert waited < 0.5, waited
+
+
+def test_serve_on_every_interface_warns_and_names_the_lan_address(monkeypatch: Any) -> None:
+    from warroom.web import security
+
+    assert security.exposed_warning("127.0.0.1", 8000) is None
+    monkeypatch.setattr(security, "lan_address", lambda: "192.168.1.20")
+    text = security.exposed_warning("0.0.0.0", 8000) or ""
+    assert "anyone on your network" in text and "http://192.168.1.20:8000/" in text

@@ -114,3 +114,27 @@ def client_address(request: Request) -> str:
     """Who is asking, for the rate limits (the socket's peer: no proxy headers trusted)."""
     client: Any = request.client
     return str(client.host) if client is not None else "?"
+
+
+def lan_address() -> str | None:
+    """This computer's address on its local network (what a phone at the table types),
+    found without sending anything; None when there is no network."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))  # a documentation address: nothing is sent
+            address = str(probe.getsockname()[0])
+    except OSError:
+        return None
+    return None if address.startswith("127.") else address
+
+
+def exposed_warning(host: str, port: int) -> str | None:
+    """What ``warroom serve`` says when it listens on every interface."""
+    if host not in ("0.0.0.0", "::"):
+        return None
+    lan = lan_address()
+    where = f"http://{lan}:{port}/" if lan else f"this computer's address, port {port}"
+    return (f"WARNING: anyone on your network can reach this server; a battle is guarded "
+            f"only by its links. Phones at the table open {where}")
