@@ -250,7 +250,12 @@ def test_headers_origin_docs_and_listing(client: Any) -> None:
     r = client.post("/battles", data={"game": "fow"},
                     headers={"origin": "https://evil.example"})
     assert r.status_code == 403 and r.json()["code"] == "cross_site"
+    r = client.post("/battles", data={"game": "fow"}, headers={"sec-fetch-site": "cross-site"})
+    assert r.status_code == 403
     r = client.post("/battles", data={"game": "fow"}, headers={"origin": "http://testserver"})
+    assert r.status_code == 201
+    r = client.post("/battles", data={"game": "fow"}, headers={"origin": "null",
+                                                               "sec-fetch-site": "same-origin"})
     assert r.status_code == 201
     made = client.post("/api/battles", json={"game": "fow"}).json()
     client.cookies.clear()
