@@ -58,8 +58,11 @@ def turn(browser: Any, page: Any, server_url: str) -> None:
     page.goto(f"{server_url}/battles")
     page.select_option("#new-game", "demo")
     page.fill("#new-name", "Prokhorovka")
-    page.fill("#new-seed", "7")
     page.click("#new-battle")
+    # the one page with every link: the creator hands side B its link from here
+    expect(page.locator("h1")).to_contain_text("Prokhorovka")
+    link_b = page.locator('a[data-share="B"]').get_attribute("href")
+    page.click("#open-a")
     expect(page.locator("h1")).to_contain_text("Prokhorovka")
     expect(page.locator("#position")).to_contain_text("you act for side A")
     expect(page.locator("#checklist")).to_contain_text("Roll what needs rolling")
@@ -70,8 +73,8 @@ def turn(browser: Any, page: Any, server_url: str) -> None:
     page.click("#add-unit")
     expect(page.locator("#units")).to_contain_text("Tigers")
 
-    # side B joins on a second device with the link side A shares
-    link_b = page.locator('a[data-share="B"]').get_attribute("href")
+    # side B joins on a second device with its link; A's page never shows it
+    assert page.locator('a[data-share="B"]').count() == 0
     phone_b = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     phone_b.set_default_timeout(10_000)
     phone_b.goto(server_url + link_b)

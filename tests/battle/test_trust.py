@@ -250,7 +250,12 @@ def test_headers_origin_docs_and_listing(client: Any) -> None:
     r = client.post("/battles", data={"game": "fow"},
                     headers={"origin": "https://evil.example"})
     assert r.status_code == 403 and r.json()["code"] == "cross_site"
+    r = client.post("/battles", data={"game": "fow"}, headers={"sec-fetch-site": "cross-site"})
+    assert r.status_code == 403
     r = client.post("/battles", data={"game": "fow"}, headers={"origin": "http://testserver"})
+    assert r.status_code == 201
+    r = client.post("/battles", data={"game": "fow"}, headers={"origin": "null",
+                                                               "sec-fetch-site": "same-origin"})
     assert r.status_code == 201
     made = client.post("/api/battles", json={"game": "fow"}).json()
     client.cookies.clear()
@@ -309,3 +314,12 @@ def test_a_heavy_action_does_not_block_another_battles_write(tmp_path: Path,
     waited = time.perf_counter() - t0
     worker.join()
     assert waited < 0.5, waited
+
+
+def test_serve_on_every_interface_warns_and_names_the_lan_address(monkeypatch: Any) -> None:
+    from warroom.web import security
+
+    assert security.exposed_warning("127.0.0.1", 8000) is None
+    monkeypatch.setattr(security, "lan_address", lambda: "192.168.1.20")
+    text = security.exposed_warning("0.0.0.0", 8000) or ""
+    assert "anyone on your network" in text and "http://192.168.1.20:8000/" in text

@@ -38,9 +38,10 @@ def register(app: typer.Typer) -> None:
         shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
         typer.echo(f"warroom is running at http://{shown}:{port}/  "
                    f"(battles kept in {shown_url(db)})")
-        if host in ("0.0.0.0", "::"):
-            typer.echo("Other devices on your network can use this computer's address "
-                       f"with port {port}.")
+        from warroom.web.security import exposed_warning
+
+        if warning := exposed_warning(host, port):
+            typer.echo(warning)
         typer.echo("Press Ctrl+C to stop.")
         from warroom.serving import Serving
 

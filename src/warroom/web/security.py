@@ -40,16 +40,19 @@ Next = Callable[[Request], Awaitable[Response]]
 
 
 def same_origin(request: Request) -> bool:
-    """A post is allowed when the browser says it comes from this site (Origin, else
-    Referer); a client that sends neither (curl, a script) is not a browser a page could
-    have tricked."""
+    """A post is allowed when the browser says it comes from this site. Browsers send
+    ``Sec-Fetch-Site`` (trusted first: with ``Referrer-Policy: no-referrer`` a form's
+    ``Origin`` is ``null`` even on its own site); older ones an ``Origin`` or ``Referer``
+    to compare with ``Host``. A client that sends none of them (curl, a script) is not a
+    browser a page elsewhere could have driven."""
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site:
+        return fetch_site in ("same-origin", "none")
     source = request.headers.get("origin")
-    if source is None:
+    if not source or source == "null":
         source = request.headers.get("referer")
         if not source:
             return True
-    elif source == "null":  # a sandboxed frame or a file: never this site's own page
-        return False
     host = request.headers.get("host", "")
     return urlsplit(source).netloc.lower() == host.lower()
 
@@ -114,3 +117,27 @@ def client_address(request: Request) -> str:
     """Who is asking, for the rate limits (the socket's peer: no proxy headers trusted)."""
     client: Any = request.client
     return str(client.host) if client is not None else "?"
+
+
+def lan_address() -> str | None:
+    """This computer's address on its local network (what a phone at the table types),
+    found without sending anything; None when there is no network."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))  # a documentation address: nothing is sent
+            address = str(probe.getsockname()[0])
+    except OSError:
+        return None
+    return None if address.startswith("127.") else address
+
+
+def exposed_warning(host: str, port: int) -> str | None:
+    """What ``warroom serve`` says when it listens on every interface."""
+    if host not in ("0.0.0.0", "::"):
+        return None
+    lan = lan_address()
+    where = f"http://{lan}:{port}/" if lan else f"this computer's address, port {port}"
+    return (f"WARNING: anyone on your network can reach this server; a battle is guarded "
+            f"only by its links. Phones at the table open {where}")
