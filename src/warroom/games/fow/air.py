@@ -79,7 +79,7 @@ def _nothing(**extra: Any) -> dict[str, Any]:
                     ("destroyed", "int", "teams destroyed"),
                     ("bailed_out", "int", "tanks bailed out"),
                     ("pinned", "bool", "the target platoon is pinned down")),
-    source="seed 000 (reference card: air support)",
+    source="FoW reference card, air support",
     note="The support pool starts at 7/5/3 dice and loses one die per earlier call; "
          "aircraft arrive if any die shows 5+ (ground attack) or 6 (interceptors). A die "
          "gives the flight size: 1-2 one aircraft, 3-5 two, 6 three. Each anti-aircraft "

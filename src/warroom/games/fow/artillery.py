@@ -79,7 +79,7 @@ def battery_reroll(guns: int) -> Literal["hits", "none", "misses"]:
                     ("destroyed", "int", "teams destroyed"),
                     ("bailed_out", "int", "tanks bailed out"),
                     ("pinned", "bool", "the target platoon is pinned down")),
-    source="seed 000 (reference card: artillery); seed 002 special-rule articles",
+    source="FoW reference card, artillery; FoW special-rule articles",
     note="Ranging in: 2+/3+/4+ by the target's skill, +1 concealed, +1 gone to ground, "
          "+1 when the company command team observes (Under Command removes it). To hit: "
          "battery skill 5+/4+/3+, +1 if ranged in on the second attempt, +2 on the third "

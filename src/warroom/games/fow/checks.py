@@ -24,7 +24,7 @@ from warroom.games.fow.common import (
 )
 from warroom.games.fow.special_rules.params import RulesParams
 
-SOURCE_CARD = "seed 000 (reference card)"
+SOURCE_CARD = "FoW reference card"
 
 
 # --------------------------------------------------------------------------- fow.test

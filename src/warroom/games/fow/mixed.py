@@ -449,7 +449,7 @@ def _cost(p: MixedParams) -> int:
                     ("destroyed", "int", "teams destroyed"),
                     ("bailed_out", "int", "tanks bailed out"),
                     ("pinned", "bool", "the target platoon is pinned down")),
-    source="seed 002: 'Jak się gra we Flames of War' part 4, allocation rules 1-9; part 5",
+    source="FoW article on shooting, allocation rules 1-9; FoW article on the effects of hits",
     note="Allocation as the article orders it: an equal share each, the rest first to teams "
          "not gone to ground, then gone to ground, then bogged or bailed out, nearer before "
          "over 40 cm, then a declared priority type (priority= for every weapon, or a "

@@ -120,7 +120,8 @@ def hit_spec(p: ShootParams, rule: str) -> HitSpec:
                     ("destroyed", "int", "teams destroyed"),
                     ("bailed_out", "int", "tanks bailed out (0 for other targets)"),
                     ("pinned", "bool", "the target platoon is pinned down")),
-    source="seed 002: 'Jak się gra we Flames of War' parts 4 and 5; seed 000 card",
+    source="FoW article on shooting; FoW article on the effects of hits; "
+           "FoW reference card, shooting",
     note="Gone to ground adds +1 only together with concealment (article's table: base, "
          "concealed, gone to ground and concealed); the card lists it as a separate +1. "
          "Needing 7 cannot hit. Tanks: d6 + armour (+1 over 40 cm) against AT; a tank with "
@@ -225,7 +226,7 @@ def _spread(hits: int, groups: list[int]) -> tuple[list[int], int]:
                     ("hits_out_of_action", "int", "hits on bogged or bailed-out teams"),
                     ("hits_far", "int", "hits on teams over 40 cm away"),
                     ("most_on_one_team", "int", "the most hits any one of these teams takes")),
-    source="seed 002: 'Jak się gra we Flames of War' part 4, allocation rules 1-9",
+    source="FoW article on shooting, allocation rules 1-9",
     note="Rules 1-4 and 8 are computed: every team takes an equal share, and the hits left "
          "over go first to teams in good order, then gone to ground, then bogged or bailed "
          "out, nearer before farther within each. Gun-tank hits (5+ per hit) go to that "

@@ -30,7 +30,7 @@ from warroom.games.fow.special_rules.common import (
 )
 from warroom.games.fow.special_rules.params import RulesParams
 
-SOURCE = "seed 000 (card, German rules); seed 002 (German special rules article)"
+SOURCE = "FoW reference card, German rules; FoW article on German special rules"
 
 # --- Stormtroopers ------------------------------------------------------------------
 

@@ -21,8 +21,8 @@ from warroom.games.fow.special_rules.common import (
 )
 from warroom.games.fow.special_rules.params import RulesParams
 
-SOURCE_GB = "seed 000 (card, British rules); seed 002 (British special rules article)"
-SOURCE_US = "seed 000 (card, US rules); seed 002 (US special rules article)"
+SOURCE_GB = "FoW reference card, British rules; FoW article on British special rules"
+SOURCE_US = "FoW reference card, US rules; FoW article on US special rules"
 
 # --- Tip and Run --------------------------------------------------------------------
 

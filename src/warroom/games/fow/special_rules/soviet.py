@@ -17,7 +17,7 @@ from warroom.engine.procedure import OutcomeField, Procedure, outcome, procedure
 from warroom.games.fow.special_rules.common import Motivation, motivation_target
 from warroom.games.fow.special_rules.params import RulesParams
 
-SOURCE = "seed 000 (card, Soviet rules); seed 002 (Soviet special rules article)"
+SOURCE = "FoW reference card, Soviet rules; FoW article on Soviet special rules"
 
 # --- Komissar -----------------------------------------------------------------------
 
