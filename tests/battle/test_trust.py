@@ -323,3 +323,17 @@ def test_serve_on_every_interface_warns_and_names_the_lan_address(monkeypatch: A
     monkeypatch.setattr(security, "lan_address", lambda: "192.168.1.20")
     text = security.exposed_warning("0.0.0.0", 8000) or ""
     assert "anyone on your network" in text and "http://192.168.1.20:8000/" in text
+
+
+def test_a_battle_from_before_committed_dice_still_imports_verifies_and_plays(
+        tmp_path: Path) -> None:
+    """An export of version 1 (its seed public from the start, the old roll generator)."""
+    data = json.loads((Path(__file__).parent / "data" / "export_v1.json").read_text())
+    bt = Battles(open_store(str(tmp_path / "old.db")))  # the real games
+    made = bt.import_(data)
+    bid = made["id"]
+    assert made["origin"] == "unsigned" and bt.verify(bid).ok
+    bt.do(bid, "fow.shoot", {"unit": "S", "target": "G"})
+    bt.end(bid)
+    assert bt.show(bid)["seed"] == "5" and bt.verify(bid).ok
+    bt.store.close()
