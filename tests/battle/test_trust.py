@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.battle.fakes import battles, registry
+from tests.battle import test_web_api
+from tests.battle.fakes import battles
 from warroom.battle.core import Battles, commitment_of
 from warroom.battle.errors import AccessError
 from warroom.battle.store import open_store
@@ -214,17 +213,7 @@ def test_fuzzed_imports_never_crash_nor_write_half(tmp_path: Path, path: list[in
 
 # -- the server ---------------------------------------------------------------------------
 
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[Any]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from fastapi.testclient import TestClient
-    from warroom.web.app import create_app
-
-    app = create_app(tmp_path / "web.db")
-    app.state.battles = Battles(open_store(str(tmp_path / "web.db")), registry())
-    with TestClient(app) as c:
-        yield c
+client = test_web_api.client  # an app on a temporary database, with the fake games
 
 
 def test_hostile_imports_over_http_are_4xx(client: Any, tmp_path: Path) -> None:
