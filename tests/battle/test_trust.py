@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.battle.fakes import battles, registry
+from tests.battle import test_web_api
+from tests.battle.fakes import battles
 from warroom.battle.core import Battles, commitment_of
 from warroom.battle.errors import AccessError
 from warroom.battle.store import open_store
@@ -214,17 +213,7 @@ def test_fuzzed_imports_never_crash_nor_write_half(tmp_path: Path, path: list[in
 
 # -- the server ---------------------------------------------------------------------------
 
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[Any]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from fastapi.testclient import TestClient
-    from warroom.web.app import create_app
-
-    app = create_app(tmp_path / "web.db")
-    app.state.battles = Battles(open_store(str(tmp_path / "web.db")), registry())
-    with TestClient(app) as c:
-        yield c
+client = test_web_api.client  # an app on a temporary database, with the fake games
 
 
 def test_hostile_imports_over_http_are_4xx(client: Any, tmp_path: Path) -> None:
@@ -323,3 +312,17 @@ def test_serve_on_every_interface_warns_and_names_the_lan_address(monkeypatch: A
     monkeypatch.setattr(security, "lan_address", lambda: "192.168.1.20")
     text = security.exposed_warning("0.0.0.0", 8000) or ""
     assert "anyone on your network" in text and "http://192.168.1.20:8000/" in text
+
+
+def test_a_battle_from_before_committed_dice_still_imports_verifies_and_plays(
+        tmp_path: Path) -> None:
+    """An export of version 1 (its seed public from the start, the old roll generator)."""
+    data = json.loads((Path(__file__).parent / "data" / "export_v1.json").read_text())
+    bt = Battles(open_store(str(tmp_path / "old.db")))  # the real games
+    made = bt.import_(data)
+    bid = made["id"]
+    assert made["origin"] == "unsigned" and bt.verify(bid).ok
+    bt.do(bid, "fow.shoot", {"unit": "S", "target": "G"})
+    bt.end(bid)
+    assert bt.show(bid)["seed"] == "5" and bt.verify(bid).ok
+    bt.store.close()

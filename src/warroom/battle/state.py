@@ -147,6 +147,12 @@ class State:
     end_asked: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
+        if self.commitment is None and not self.ended and not self.end_asked:
+            # a battle from before committed dice keeps its old shape (and digests)
+            return {"id": self.id, "game": self.game, "name": self.name,
+                    "seed": int(self.seed or 0), "turn": self.turn, "side": self.side,
+                    "phase": self.phase, "rolls": self.rolls,
+                    "units": [u.to_json() for u in self.units.values()]}
         return {"id": self.id, "game": self.game, "name": self.name,
                 "commitment": self.commitment, "seed": self.seed, "ended": self.ended,
                 "end_asked": list(self.end_asked),
@@ -158,6 +164,9 @@ class State:
         """The state a snapshot stored (``to_json``'s inverse)."""
         units = {u["name"]: Unit(u["name"], u["side"], dict(u["stats"]), dict(u["markers"]))
                  for u in data["units"]}
+        if "commitment" not in data:  # the old shape: a public seed
+            return cls(data["id"], data["game"], data["name"], None, str(data["seed"]),
+                       data["turn"], data["side"], data["phase"], data["rolls"], units)
         return cls(data["id"], data["game"], data["name"], data["commitment"], data["seed"],
                    data["turn"], data["side"], data["phase"], data["rolls"], units,
                    data["ended"], list(data["end_asked"]))
