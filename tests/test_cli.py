@@ -228,8 +228,8 @@ def test_roll_and_simulate_fields_translated(capsys: pytest.CaptureFixture[str])
 def test_rules_never_cut_a_long_value_short(capsys: pytest.CaptureFixture[str]) -> None:
     # a text parameter's default and the example in its meaning are read in full
     _, out, _ = run(capsys, "rules", "asl")
-    assert "default squad:7:3,leader:8:-1\n" in out
-    assert "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken" in out
+    assert "default 4-6-7,8-1\n" in out
+    assert "4-6-7,4-6-7:broken,9-2:wounded" in out
     assert "…" not in out
 
 
@@ -333,7 +333,7 @@ def test_every_error_class_has_a_stable_code() -> None:
              if isinstance(cls, type) and issubclass(cls, errors.WarroomError)}
     assert codes[errors.UnknownProcedureError] == "unknown_procedure"
     assert codes[errors.TooFewDiceError] == "too_few_dice"
-    assert codes[battle_errors.StaleStateError] == "stale_state"
+    assert codes[battle_errors.StaleStateError] == "stale"
     assert len(set(codes.values())) == len(codes)  # one class, one code
 
 

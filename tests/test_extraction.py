@@ -42,7 +42,7 @@ ENGLISH_ONLY = {
     "a second 'created' event", "undoes the creation",
     "a battle log must start with its 'created' event", "empty battle log",
     "dice: give at least one die, e.g. 3,5,6 (or leave it out and let warroom roll)",
-    "give either dice or seed, not both",
+    "give either dice or seed, not both", "an undo is folded by popping its target",
 }
 
 

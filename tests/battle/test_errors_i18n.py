@@ -178,8 +178,9 @@ CASES: dict[str, tuple[Call, str, tuple[str, ...]]] = {
         "got 'x'", ("'units'", "'squad:x'", "'x'")),
     "asl: unit kind": (
         odds("asl.ift_on_stack", units="tank:7"),
-        "parameter 'units': 'tank:7' is not valid: 'tank:7': unit kind must be squad, hs or "
-        "leader, got 'tank'", ("'tank:7'", "squad", "hs", "leader", "'tank'")),
+        "parameter 'units': 'tank:7' is not valid: 'tank:7': write a counter (4-6-7, 2-4-8, "
+        "8-1, 9-2) or kind:morale (squad:7, hs:6, leader:8:-1)",
+        ("'tank:7'", "4-6-7", "squad:7", "leader:8:-1")),
     "asl: leadership": (
         odds("asl.ift_on_stack", units="leader:8:-5"),
         "parameter 'units': 'leader:8:-5' is not valid: 'leader:8:-5': leadership DRM must "

@@ -274,9 +274,10 @@ def undo(battle_id: IdArg, expect: ExpectOpt = None, db: DbOpt = None,
 @battle_app.command("end")
 def end(battle_id: IdArg, expect: ExpectOpt = None, db: DbOpt = None,
         as_json: JsonOpt = False) -> None:
-    """End the battle and reveal its dice seed: from then on anyone can check every
-    virtual die against the commitment made when it was created (on the web both sides
-    must ask)."""
+    """End the battle and reveal its dice seed.
+
+    From then on anyone can check every virtual die against the commitment made when
+    the battle was created (on the web both sides must ask)."""
     event = _battles(db).end(battle_id, expect=expect)
     if as_json:
         _out(event)
