@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
-from warroom.engine.procedure import Params
+from warroom.engine.procedure import Params, Procedure
 from warroom.engine.results import Distribution, Estimate
 from warroom.errors import ExactTooLargeError, RuleError, UsageError
 
@@ -132,11 +132,13 @@ def shared_cache() -> OddsCache:
     return _CACHE[0]
 
 
-def cached_odds(proc_id: str, params: Mapping[str, Any] | Params) -> Distribution:
+def cached_odds(proc_id: str, params: Mapping[str, Any] | Params, *,
+                procedure: Procedure | None = None) -> Distribution:
     """Exact odds through the shared cache, computed here on a miss (for callers outside
     the event loop, such as a battle's luck). ``params`` as given (validated here) or
-    already validated. Raises :class:`ExactTooLargeError` (also remembered) for a
-    question past the exact budget, :class:`UsageError` for bad parameters."""
+    already validated (then ``procedure``, when given, is the one they belong to).
+    Raises :class:`ExactTooLargeError` (also remembered) for a question past the exact
+    budget, :class:`UsageError` for bad parameters."""
     from warroom import api
     from warroom.engine import drivers
     from warroom.engine.params import normalized
@@ -145,6 +147,8 @@ def cached_odds(proc_id: str, params: Mapping[str, Any] | Params) -> Distributio
         proc, p = api.prepare(proc_id, params)
     else:
         proc, p = api.registry().procedure(proc_id), params
+        if procedure is not None and procedure is not proc:
+            return drivers.exact(procedure, p)  # not the registered rule: never cached
     key = cache_key(proc.id, normalized(p))
     cache = shared_cache()
     found = cache.get("exact", key)

@@ -633,19 +633,21 @@ class Battles:
 
     @staticmethod
     def _expected(proc: Procedure, params: Any) -> dict[str, str]:
-        """Exact expectation of each numeric field (a bool: its chance of being true)."""
+        """Expectation of each numeric field (a bool: its chance of being true): exact,
+        through the odds cache the pages share; for a question past the exact budget, a
+        Monte Carlo estimate's mean (as a decimal, so it never reads as exact)."""
         from warroom.engine import drivers
+        from warroom.errors import ExactTooLargeError
+        from warroom.serving import cached_odds
 
-        dist = drivers.exact(proc, params)
         kinds = {f.name: f.kind for f in proc.outcome}
-        out: dict[str, str] = {}
-        for name in proc.fields:
-            if kinds[name] not in ("int", "bool"):
-                continue
-            marg = dist.marginal(name)
-            mean = sum((Fraction(int(v)) * p for v, p in marg.items()), Fraction(0))
-            out[name] = _frac(mean)
-        return out
+        names = [n for n in proc.fields if kinds[n] in ("int", "bool")]
+        try:
+            dist = cached_odds(proc.id, params, procedure=proc)
+        except ExactTooLargeError:
+            est = drivers.estimate(proc, params, seconds=2.0)
+            return {name: f"{est.mean(name)[0]:.4f}" for name in names}
+        return {name: _frac(dist.mean(name)) for name in names}
 
     # ------------------------------------------------------------------ luck
     def luck(self, battle_id: str) -> dict[str, Any]:
@@ -788,6 +790,9 @@ class Battles:
             "clear": ev.get("clear"), "filled": ev.get("filled"), "given": ev.get("given"),
         }, target or actor, key))
         out = []
+        stored = ev.get("params")
+        if isinstance(stored, dict):  # a parameter added since then took its default
+            again["params"] = {k: v for k, v in again["params"].items() if k in stored}
         for k in ("params", "dice", "outcome", "steps", "expected", "effects"):
             if again[k] != ev.get(k):
                 out.append(f"{ev['procedure']}: {k} do not reproduce")
