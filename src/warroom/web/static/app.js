@@ -116,6 +116,14 @@
       }
       setState(ok ? "fresh" : "failed");
     });
+    // any new odds panel (also one that replaces an estimate by itself) refreshes the bar
+    document.addEventListener("htmx:afterSettle", function (event) {
+      var target = event.detail && event.detail.target;
+      var fresh = document.querySelector("#odds template.odds-summary");
+      if (target && target.id === "odds" && fresh) {
+        bar.querySelector(".sum").innerHTML = fresh.innerHTML;
+      }
+    });
     // the page's address follows the form, so a reload or a language switch keeps
     // what was typed
     var keepInAddress = function (xhr) {
