@@ -12,7 +12,7 @@ import pytest
 import warroom
 from warroom.errors import UsageError
 
-Key = tuple[bool, bool, int, int]  # destroyed, broken, turns, teams_left
+Key = tuple[bool, bool, int, int]  # destroyed, broken, turn, teams_left
 
 
 def engagement(**raw: Any) -> dict[Key, F]:
@@ -20,7 +20,7 @@ def engagement(**raw: Any) -> dict[Key, F]:
     assert dist.total() == 1
     out: dict[Key, F] = {}
     for o, p in dist.items():
-        k = (o["destroyed"], o["broken"], o["turns"], o["teams_left"])
+        k = (o["destroyed"], o["broken"], o["turn"], o["teams_left"])
         out[k] = out.get(k, F(0)) + p
     return out
 
@@ -147,6 +147,6 @@ def test_start_teams_below_teams_is_refused() -> None:
 
 def test_roll_tells_the_turns_in_order() -> None:
     res = warroom.roll("fow.engagement", {"dice": 2, "teams": 2, "turns": 2}, seed=7)
-    assert res.outcome["turns"] in (1, 2)
+    assert res.outcome["turn"] in (1, 2)
     assert any(s.to_dict()["rule"].startswith("fow.shoot.to_hit") for s in res.steps)
     assert any(s.to_dict()["rule"].startswith("fow.morale.platoon") for s in res.steps)

@@ -56,7 +56,7 @@ def _over(s: State) -> bool:
     outcome=outcome(("destroyed", "bool", "no team of the platoon is left fighting"),
                     ("broken", "bool", "the platoon failed a platoon morale check and left "
                                        "the table"),
-                    ("turns", "int", "the turn the engagement ended (the last turn when "
+                    ("turn", "int", "the turn the engagement ended (the last turn when "
                                      "the platoon held)"),
                     ("teams_left", "int", "teams still fighting at the end")),
     source="FoW reference card, shooting steps and platoon morale checks",
@@ -72,7 +72,7 @@ def _over(s: State) -> bool:
 def engagement(p: EngagementParams, d: Dice) -> dict[str, Any]:
     end, turns = d.stages((p.teams, 0, False), _turn(p), rounds=p.turns, done=_over)
     left, _, broken = end
-    return {"destroyed": left == 0, "broken": broken, "turns": turns, "teams_left": left}
+    return {"destroyed": left == 0, "broken": broken, "turn": turns, "teams_left": left}
 
 
 @lru_cache(maxsize=256)
