@@ -104,3 +104,14 @@ def test_agrees_with_the_fire_procedure_composed_by_hand(pid: str, shot: dict[st
                                                          turns: int, k: int) -> None:
     assert engagement(pid, turns=turns, attacks_per_turn=k, **shot) == \
         _oracle(pid.replace("engagement", "fire"), shot, turns, k)
+
+
+def test_large_engagements_refuse_exact_odds_at_once() -> None:
+    # 60 dice, 4 attacks a turn, hits value 10: about 11 s of exact work, measured;
+    # the cost estimate refuses before spending it (the product then estimates)
+    from warroom.errors import ExactTooLargeError
+
+    with pytest.raises(ExactTooLargeError):
+        warroom.odds("cwc.engagement", attacks=60, attacks_per_turn=4, hits_value=10)
+    # one attack a turn stays exact whatever the dice
+    assert warroom.odds("cwc.engagement", attacks=60, hits_value=10).total() == 1
