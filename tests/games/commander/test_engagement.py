@@ -115,3 +115,15 @@ def test_large_engagements_refuse_exact_odds_at_once() -> None:
         warroom.odds("cwc.engagement", attacks=60, attacks_per_turn=4, hits_value=10)
     # one attack a turn stays exact whatever the dice
     assert warroom.odds("cwc.engagement", attacks=60, hits_value=10).total() == 1
+
+
+@pytest.mark.parametrize(("pid", "params"), [
+    ("bkc.engagement", {"attacks": 1, "hits_value": 2, "turns": 2}),
+    ("cwc.engagement", {"attacks": 1, "hits_value": 2, "attacks_per_turn": 2, "turns": 1,
+                        "save": 5})])
+def test_exact_odds_are_every_typed_roll_counted(pid: str, params: dict[str, Any]) -> None:
+    from tests.helpers import replay_oracle
+
+    d = warroom.odds(pid, **params)
+    assert replay_oracle(pid, params, limit=9) == {
+        k: F(w, d.denominator) for k, w in d.weights.items()}

@@ -150,3 +150,15 @@ def test_roll_tells_the_turns_in_order() -> None:
     assert res.outcome["turn"] in (1, 2)
     assert any(s.to_dict()["rule"].startswith("fow.shoot.to_hit") for s in res.steps)
     assert any(s.to_dict()["rule"].startswith("fow.morale.platoon") for s in res.steps)
+
+
+@pytest.mark.parametrize("params", [
+    {"dice": 1, "teams": 2, "start_teams": 3, "turns": 2},
+    {"dice": 1, "teams": 1, "turns": 2, "target": "tank", "armour": 1, "at": 5,
+     "firepower": 4}])
+def test_exact_odds_are_every_typed_roll_counted(params: dict[str, Any]) -> None:
+    from tests.helpers import replay_oracle
+
+    d = warroom.odds("fow.engagement", **params)
+    assert replay_oracle("fow.engagement", params, limit=9) == {
+        k: F(w, d.denominator) for k, w in d.weights.items()}
