@@ -10,7 +10,7 @@ from warroom.games.commander import bkc_system, cwc_system
 from warroom.games.commander.data import Rules, load
 
 PROCS = ("command", "orders", "artillery_call", "air_call", "aa_fire", "fire", "assault",
-         "air_strike", "crossfire")
+         "air_strike", "crossfire", "engagement")
 
 
 def names(game: str, proc: str) -> set[str]:

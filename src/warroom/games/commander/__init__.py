@@ -12,6 +12,7 @@ from typing import Any
 from warroom.engine.registry import GameSystem
 from warroom.games.commander import core
 from warroom.games.commander.data import ModSpec, Rules, load
+from warroom.games.commander.engagement import engagement
 
 
 def build_system(rules: Rules) -> GameSystem:
@@ -27,6 +28,7 @@ def build_system(rules: Rules) -> GameSystem:
         core.assault(rules),
         core.air_strike(rules, fire.params),
         core.crossfire(rules, fire.params),
+        engagement(rules, fire),
     )
     return GameSystem(rules.id, rules.title, procedures, tables=tables(rules),
                       description=rules.description)

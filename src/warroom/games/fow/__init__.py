@@ -54,11 +54,13 @@ def system() -> GameSystem:
     from warroom.games.fow.artillery import PROCEDURES as ARTILLERY
     from warroom.games.fow.assault import PROCEDURES as ASSAULT
     from warroom.games.fow.checks import PROCEDURES as CHECKS
+    from warroom.games.fow.engagement import PROCEDURES as ENGAGEMENT
     from warroom.games.fow.mixed import PROCEDURES as MIXED
     from warroom.games.fow.passengers import PROCEDURES as PASSENGERS
     from warroom.games.fow.shooting import PROCEDURES as SHOOTING
 
     procs: list[Procedure] = [*CHECKS, *SHOOTING, *MIXED, *ARTILLERY, *AIR, *ASSAULT, *PASSENGERS]
+    procs.extend(ENGAGEMENT)
     tables = load_tables()
     extra = getattr(special, "procedures", None)
     if callable(extra):
