@@ -8,12 +8,13 @@ bodies, battle errors with a machine-readable ``code``, and no ``/docs`` unless 
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from warroom.errors import ErrorText
 
@@ -35,9 +36,6 @@ MAX_BODY = 8 * 1024 * 1024
 
 DOCS_ENV = "WARROOM_API_DOCS"
 """Set to 1 to serve ``/docs`` and ``/redoc`` (they load Swagger UI from a CDN)."""
-
-Next = Callable[[Request], Awaitable[Response]]
-
 
 def same_origin(request: Request) -> bool:
     """A post is allowed when the browser says it comes from this site. Browsers send
@@ -62,19 +60,47 @@ def _refuse(status: int, text: ErrorText, code: str) -> Response:
                         status_code=status)
 
 
-async def _guard(request: Request, call_next: Next) -> Response:
-    if request.method not in ("GET", "HEAD", "OPTIONS"):
-        if not same_origin(request):
-            response = _refuse(403, ErrorText(
-                "this request comes from another site; warroom only takes forms from its "
-                "own pages"), "cross_site")
-            return _headers(response)
-        length = request.headers.get("content-length", "")
-        if length.isdigit() and int(length) > MAX_BODY:
-            return _headers(_refuse(413, ErrorText(
-                "the request is too large (at most {most} MB)", most=MAX_BODY // 2**20),
-                "too_large"))
-    return _headers(await call_next(request))
+class Guard:
+    """Plain ASGI middleware (not ``BaseHTTPMiddleware``, which would hide a client's
+    going away from the routes that cancel abandoned work): refuses cross-site and
+    oversized posts, and adds the security headers to every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        refusal = _refusal(request) if request.method not in ("GET", "HEAD", "OPTIONS") \
+            else None
+        if refusal is not None:
+            await _headers(refusal)(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in HEADERS.items():
+                    if name not in headers:
+                        headers[name] = value
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _refusal(request: Request) -> Response | None:
+    if not same_origin(request):
+        return _refuse(403, ErrorText(
+            "this request comes from another site; warroom only takes forms from its "
+            "own pages"), "cross_site")
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_BODY:
+        return _refuse(413, ErrorText(
+            "the request is too large (at most {most} MB)", most=MAX_BODY // 2**20),
+            "too_large")
+    return None
 
 
 def _headers(response: Response) -> Response:
@@ -87,7 +113,7 @@ def install(app: FastAPI) -> None:
     """Add the defences to ``app`` (call once, after its routes)."""
     from warroom.battle.errors import BattleError
 
-    app.middleware("http")(_guard)
+    app.add_middleware(Guard)
 
     @app.exception_handler(BattleError)
     async def _battle_error(request: Request, exc: BattleError) -> Response:
