@@ -146,6 +146,15 @@ class OddsView:
     all_url: str = ""
 
     @property
+    def joint_fields(self) -> list[str]:
+        """The whole-outcome table's columns: the fields that vary (a stack's empty unit
+        slots, always "-", say nothing and would only widen the page)."""
+        if self.dist is None:
+            return []
+        return [name for i, name in enumerate(self.dist.fields)
+                if len({key[i] for key in self.dist.weights}) > 1] or list(self.dist.fields)
+
+    @property
     def margin(self) -> str:
         """Percentage points a chance of an estimate may be off by (95%, at worst)."""
         return f"{self.estimate_margin * 100:.1f}" if self.samples else ""
