@@ -201,12 +201,15 @@ def casualty(d: Dice, u: Unit, s: int) -> int:
     """Casualty reduction: a HS is eliminated, a squad becomes a HS, a leader rolls his
     wound dr."""
     if u.kind == "hs" or (u.kind == "squad" and s & REDUCED):
-        d.note("asl.casualty", "{who}: casualty reduction eliminates the half-squad",
-               who=unit_msg(u.name))
+        if d.explains:
+            d.note("asl.casualty", "{who}: casualty reduction eliminates the half-squad",
+                   who=unit_msg(u.name))
         return ELIM
     if u.kind == "squad":
-        d.note("asl.casualty", "{who}: casualty reduction, the squad becomes a half-squad",
-               who=unit_msg(u.name))
+        if d.explains:
+            d.note("asl.casualty",
+                   "{who}: casualty reduction, the squad becomes a half-squad",
+                   who=unit_msg(u.name))
         return s | REDUCED
     killed = wound_killed(d, bool(s & WOUNDED), unit_msg(u.name))
     return ELIM if killed else s | WOUNDED
@@ -380,11 +383,11 @@ def _check_unit(d: Dice, units: tuple[Unit, ...], ss: list[int], i: int, kind: K
         return
     helper = _helper(units, ss, i, order, k)
     lead = leadership_of(units[helper], ss[helper]) if helper >= 0 else 0
-    if lead:
+    if lead and d.explains:
         d.note("asl.leader", "{who} leads: his {v:+d} applies",
                who=unit_msg(units[helper].name), v=lead)
     ss[i] = check(d, u, s, kind, mc_drm + lead, f"asl.{kind}")
-    if u.kind == "leader" and not leads(u, ss[i]) and leads(u, s):
+    if d.explains and u.kind == "leader" and not leads(u, ss[i]) and leads(u, s):
         d.note("asl.leader", "{who} is no longer in good order (or pinned): his "
                "leadership does not help the others", who=unit_msg(u.name))
 
