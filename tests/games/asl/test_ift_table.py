@@ -119,3 +119,25 @@ def test_rules_show_the_tables_and_sequence_of_play(capsys: pytest.CaptureFixtur
         "asl.leader_wound", "asl.cct", "asl.ambush"}
     assert data["tables"]["cct"][">10-1"] == 13
     assert len(data["tables"]["ift"]) == 18  # two header lines and 16 DR rows
+
+
+@pytest.mark.parametrize(("lang", "words"), [
+    ("zh", ("回合流程", "3.5 AFPh：前进射击阶段", "最后骰数 < 击杀数",
+            "突击射击（前进射击阶段，非远射程）", "步兵射击表（IFT）",
+            "火炮毫米", "长官负伤", "已负伤则 +1")),
+    ("pl", ("kolejność faz", "3.8 CCPh: faza walki wręcz", "końcowy DR < liczba zabicia",
+            "ogień szturmowy (AFPh, nie na dużym zasięgu)", "budynek kamienny")),
+])
+def test_rules_tables_in_the_readers_language(lang: str, words: tuple[str, ...],
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The Tables part of ``rules asl`` goes through the catalogs: names, keys, texts."""
+    from warroom.cli import main
+
+    assert main(["--lang", lang, "rules", "asl"]) == 0
+    out = " ".join(capsys.readouterr()[0].split())
+    tables = out[out.rindex("Tables"):]
+    for word in words:
+        assert " ".join(word.split()) in tables, word
+    for english in ("sequence_of_play", "Rally Phase", "final DR < kill number",
+                    "assault fire (AFPh", "if already wounded", "wooden_building"):
+        assert english not in tables, english

@@ -153,45 +153,63 @@ def _check_note(name: str, morale: int, drm: int, kind: Kind, broken: bool,
             consequence(r, kind, broken, 0))
 
 
+@lru_cache(maxsize=65536)
+def _plan(u: Unit, s: int, kind: Kind, drm: int, rule: str, lltc_fail: LltcFail
+          ) -> tuple[Callable[[Dice], str], tuple[str, ...], Msg,
+                     dict[str, tuple[MoraleResult, int, bool]], Kind, bool]:
+    """Everything one check needs that depends only on the unit, its state and the
+    check: the chain, its labels, and per label the result, the next state bits and
+    whether casualty reduction follows (worked out once, not per path)."""
+    broken = bool(s & BROKEN)
+    tc_kind: Kind = "ptc" if kind == "tc" and lltc_fail == "pinned" else kind
+    chain, labels, what, by_label = _check_plan(u.name, morale_of(u, s), drm, tc_kind,
+                                                broken, u.elr, rule)
+    after: dict[str, tuple[MoraleResult, int, bool]] = {}
+    for label, r in by_label.items():
+        if r.eliminated:
+            after[label] = (r, ELIM, False)
+        elif r.passed or r.pinned:
+            after[label] = (r, s | PINNED if r.pinned else s, False)
+        elif broken:
+            after[label] = (r, s, r.casualty_reduction)
+        else:
+            after[label] = (r, (s | BROKEN | (REPLACED if r.replaced else 0)) & ~PINNED,
+                            r.casualty_reduction)
+    return chain, labels, what, after, tc_kind, broken
+
+
 def check(d: Dice, u: Unit, s: int, kind: Kind, drm: int, rule: str,
           lltc_fail: LltcFail = "pinned") -> int:
     """One unit's MC, PTC or Leader Loss TC, and its state after it.
 
     The DR is one item's chain (``Dice.one``): exact odds branch over its few distinct
     results (pass, pin, break...), not the 11 totals; at the table it is one 2d6."""
-    broken = bool(s & BROKEN)
-    tc_kind: Kind = "ptc" if kind == "tc" and lltc_fail == "pinned" else kind
-    chain, labels, what, by_label = _check_plan(u.name, morale_of(u, s), drm, tc_kind,
-                                                broken, u.elr, rule)
+    chain, labels, what, after, tc_kind, broken = _plan(u, s, kind, drm, rule, lltc_fail)
     if len(labels) == 1:  # every total alike: still rolled, for the story
         d.dice(2, view="sum", rule=rule, what=what)
-        r = by_label[labels[0]]
+        label = labels[0]
     else:
-        r = by_label[d.one(chain, labels, rule=rule, what=what)]
-    text, result = _check_note(u.name, morale_of(u, s), drm, tc_kind, broken, r, rule)
-    d.note(rule, text, result)
-    if r.eliminated:
-        return ELIM
-    if r.passed:
-        return s | PINNED if r.pinned else s
-    if r.pinned:
-        return s | PINNED
-    if broken:
-        return casualty(d, u, s) if r.casualty_reduction else s
-    out = (s | BROKEN | (REPLACED if r.replaced else 0)) & ~PINNED
-    return casualty(d, u, out) if r.casualty_reduction else out
+        label = d.one(chain, labels, rule=rule, what=what)
+    r, out, reduce = after[label]
+    if d.explains:
+        text, result = _check_note(u.name, morale_of(u, s), drm, tc_kind, broken, r, rule)
+        d.note(rule, text, result)
+    return casualty(d, u, out) if reduce else out
 
 
 def casualty(d: Dice, u: Unit, s: int) -> int:
     """Casualty reduction: a HS is eliminated, a squad becomes a HS, a leader rolls his
     wound dr."""
     if u.kind == "hs" or (u.kind == "squad" and s & REDUCED):
-        d.note("asl.casualty", "{who}: casualty reduction eliminates the half-squad",
-               who=unit_msg(u.name))
+        if d.explains:
+            d.note("asl.casualty", "{who}: casualty reduction eliminates the half-squad",
+                   who=unit_msg(u.name))
         return ELIM
     if u.kind == "squad":
-        d.note("asl.casualty", "{who}: casualty reduction, the squad becomes a half-squad",
-               who=unit_msg(u.name))
+        if d.explains:
+            d.note("asl.casualty",
+                   "{who}: casualty reduction, the squad becomes a half-squad",
+                   who=unit_msg(u.name))
         return s | REDUCED
     killed = wound_killed(d, bool(s & WOUNDED), unit_msg(u.name))
     return ELIM if killed else s | WOUNDED
@@ -246,9 +264,10 @@ def _lost(units: tuple[Unit, ...], start: tuple[int, ...], ss: tuple[int, ...] |
 
 @lru_cache(maxsize=256)
 def _round(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
-           ) -> tuple[Callable[[State, Dice], State], int]:
+           ) -> tuple[Callable[[State, Dice], State], Callable[[State], bool], int]:
     """One round of an attack on ``units`` (the same function for the same attack, so
-    the exact driver shares its rounds), and how many rounds there are at most."""
+    the exact driver shares its rounds, keyed by the attack: it captures a dict), the
+    test that the attack is over, and how many rounds there are at most."""
     steps = _steps(units, result)
     n_sel = int(result[0]) if result.endswith("KIA") else 1
     kia = result.endswith("KIA")
@@ -281,10 +300,25 @@ def _round(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
         ss[i] = check(d, u, s, "mc" if killed else "tc", ll_drm,
                       "asl.llmc" if killed else "asl.lltc", lltc_fail)
 
+    def idle(k: int, lost: tuple[tuple[int, bool], ...], ss: list[int]) -> bool:
+        """Whether Leader Loss step ``k`` rolls nothing and says nothing: its leader is
+        gone or no leader of higher morale was lost (and no announcement is due)."""
+        i = steps[k][1]
+        u, s = units[i], ss[i]
+        if lost and steps[k - 1][0] != "ll" and not any(w == "unit" for w, _ in steps[:k]):
+            return False
+        return bool(s & ELIM) or not any(
+            j != i and morale_of(u, s) < morale_of(units[j], start[j]) for j, _ in lost)
+
     def after(k: int, aux: tuple[Any, ...], ss: list[int]) -> State:
         """The next state: HIT cleared once the checks are over; the end merged."""
         if k >= end or steps[k][0] == "ll":
             ss = [x & ~HIT for x in ss]
+        while k < end and steps[k][0] == "ll":  # skip Leader Loss steps that do nothing
+            lost = aux if aux or steps[k - 1][0] == "unit" else _lost(units, start, ss)
+            if not idle(k, lost, ss):
+                break
+            k, aux = k + 1, lost
         return (end, (), tuple(ss)) if k >= end else (k, aux, tuple(ss))
 
     def step(state: State, d: Dice) -> State:
@@ -328,7 +362,11 @@ def _round(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
         leader_loss(d, i, ss, lost)
         return after(k + 1, lost, ss)
 
-    return fixed(step), len(steps)
+    def done(state: State) -> bool:
+        return state[0] >= end
+
+    key = ("asl.stack", units, result, drm, lltc_fail)
+    return fixed(step, (*key, "round")), fixed(done, (*key, "done")), end
 
 
 def _check_unit(d: Dice, units: tuple[Unit, ...], ss: list[int], i: int, kind: Kind,
@@ -345,11 +383,11 @@ def _check_unit(d: Dice, units: tuple[Unit, ...], ss: list[int], i: int, kind: K
         return
     helper = _helper(units, ss, i, order, k)
     lead = leadership_of(units[helper], ss[helper]) if helper >= 0 else 0
-    if lead:
+    if lead and d.explains:
         d.note("asl.leader", "{who} leads: his {v:+d} applies",
                who=unit_msg(units[helper].name), v=lead)
     ss[i] = check(d, u, s, kind, mc_drm + lead, f"asl.{kind}")
-    if u.kind == "leader" and not leads(u, ss[i]) and leads(u, s):
+    if d.explains and u.kind == "leader" and not leads(u, ss[i]) and leads(u, s):
         d.note("asl.leader", "{who} is no longer in good order (or pinned): his "
                "leadership does not help the others", who=unit_msg(u.name))
 
@@ -404,11 +442,11 @@ def apply_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
     if result == "-":
         d.note("asl.ift.result", "no effect")
         return start
-    step, rounds = _round(units, result, drm, lltc_fail)
+    step, done, rounds = _round(units, result, drm, lltc_fail)
     if not rounds:
         return start
     state: State = (0, (), start)
-    _, _, after = d.iterate(state, step, rounds=rounds, done=lambda s: s[0] >= rounds)
+    _, _, after = d.iterate(state, step, rounds=rounds, done=done)
     return after
 
 
