@@ -510,6 +510,9 @@ class Serving:
                 return Answer(key, exact=result)
             pending = result is None
         est = await self.estimate(proc, raw, params, key, estimate_seconds)
+        done = self.cache.get("exact", key)
+        if isinstance(done, Distribution):  # the exact odds came while it was estimated
+            return Answer(key, exact=done)
         return Answer(key, estimate=est, pending=pending and key in self.jobs)
 
     def cached(self, proc_id: str, raw: Mapping[str, Any]) -> Answer | None:

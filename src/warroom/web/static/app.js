@@ -12,6 +12,15 @@
     cell.textContent = showing ? cell.dataset.exact : cell.dataset.pct;
   });
 
+  // A field other than a typed-in one (those ask as you type) asks for new odds when it
+  // changes (an event, not an hx-trigger filter: the CSP allows htmx no eval).
+  document.addEventListener("change", function (event) {
+    var field = event.target;
+    var form = field.closest ? field.closest("form[hx-get]") : null;
+    if (!form || field.classList.contains("live") || !window.htmx) { return; }
+    window.htmx.trigger(form, "fields-changed");
+  });
+
   // "Add a choice" on the compare page reloads the whole page with one more column.
   document.addEventListener("click", function (event) {
     var button = event.target.closest ? event.target.closest("button.add-set") : null;
