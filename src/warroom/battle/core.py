@@ -25,6 +25,7 @@ import hmac
 import json
 import random
 import secrets
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -65,6 +66,8 @@ if TYPE_CHECKING:
 
 EXPORT_FORMAT = "warroom-battle"
 EXPORT_VERSION = 2
+WRITE_ATTEMPTS = 40
+"""How often a write that found the battle moved on is computed again before giving up."""
 """2: dice committed (no seed until the end), events typed, the export signed."""
 
 __all__ = ["MAX_NAME", "Battles", "Report", "commitment_of", "roll_rng"]
@@ -322,11 +325,14 @@ class Battles:
 
         Nothing is computed while the write lock is held. With ``expect`` any change since
         ``expect`` is refused; without it, a write that finds the battle moved on is
-        computed again on the new state (a few times at most).
+        computed again on the new state (backing off a little more each time, up to
+        :data:`WRITE_ATTEMPTS` times).
         """
         from sqlalchemy.exc import IntegrityError
 
-        for _attempt in range(8):
+        for attempt in range(WRITE_ATTEMPTS):
+            if attempt:
+                time.sleep(0.002 * attempt)  # racing writers drift apart
             snap = self._snapshot(battle_id)
             counter = snap.counter
             if expect is not None and expect != counter:
