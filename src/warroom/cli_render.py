@@ -87,7 +87,7 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
             for prm in proc["params"]:
                 choices = prm.get("choices", [])
                 if len(choices) > 12:
-                    allowed = f"any of {len(choices)} names (listed under Tables)"
+                    allowed = tr("any of {n} names (listed under Tables)").format(n=len(choices))
                 else:
                     allowed = ", ".join(choices)
                 if not allowed and ("minimum" in prm or "maximum" in prm):
@@ -95,8 +95,8 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
                     hi = prm.get("maximum", "")
                     allowed = f"{_n(lo)}..{_n(hi)}"
                 value = prm["default"]
-                default = ("(required)" if prm["required"] else
-                           f"default {'none' if value in ([], (), None) else fmt_value(value)}")
+                default = (tr("(required)") if prm["required"] else tr("default {value}").format(
+                    value=tr("none") if value in ([], (), None) else fmt_value(value)))
                 facts = " · ".join(x for x in (prm["type"], default, allowed) if x)
                 head = Text("    ")
                 head.append(_named(tr, prm["name"], proc["id"]), style="cyan")
@@ -104,11 +104,11 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
                 console.print(head)
                 _indented(console, tr(prm["description"]), 8)
             outs = ", ".join(_named(tr, f["name"], proc["id"]) for f in proc["outcome"])
-            console.print(f"    [dim]outcome:[/dim] {escape(outs)}")
+            console.print(f"    [dim]{escape(tr('outcome:'))}[/dim] {escape(outs)}")
             if proc.get("note"):
-                _indented(console, f"note: {tr(proc['note'])}", 4)
+                _indented(console, tr("note: {note}").format(note=tr(proc["note"])), 4)
         if full and system.get("tables"):
-            console.print(Text("\n  Tables", style="bold"))
+            console.print(Text("\n  " + tr("Tables"), style="bold"))
             for name, value in system["tables"].items():
                 console.print(f"  [cyan]{escape(tr(name))}[/cyan]")
                 _render_table_value(console, value, indent="    ", tr=tr)
