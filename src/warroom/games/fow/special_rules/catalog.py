@@ -3,7 +3,7 @@
 Interface shared by every fow procedure: a side's rules are given as a list of
 snake_case names (``rules=quality_of_quantity,schurzen``). ``RULES`` is the data, one
 entry per special rule named in the sources (the special-rules part of the reference
-card, seed 000, and the Soviet, British, US and German articles, seed 002); see
+the FoW reference card, and the Soviet, British, US and German FoW articles); see
 docs/fow-special-rules.md for the status of each.
 
 ``changes`` names the procedures whose odds a rule changes. ``status`` is
@@ -171,7 +171,7 @@ RULES: tuple[SpecialRule, ...] = (
        "Assault guns with tank escorts follow the tank escort rules and may fire their hull "
        "MG alongside the hull-mounted main gun.",
        category="unit", source="article"),
-    # --- Tiger Ace skills (seed 002, German article) -----------------------------
+    # --- Tiger Ace skills (the German FoW article) ----------------------------------
     _r("schnell", "Schnell!", "german",
        "Tiger Ace skill 1: the platoon makes Stormtrooper moves on 2+.",
        ("fow.stormtroopers",), "implemented", category="tiger_ace", source="article"),

@@ -1,6 +1,6 @@
 """Ratings and target numbers the special-rule procedures share.
 
-These are the reference card's tables (seed 000): skill tests, motivation tests, the
+These are the reference card's tables (the FoW reference card): skill tests, motivation tests, the
 to-hit number by the target's skill (also used to range in artillery), and the
 battery's to-hit number by its own skill. Kept here so the special rules do not depend
 on the order in which the core fow procedures are written.

@@ -2,8 +2,8 @@
 
 Stormtroopers, Tiger Ace (the skills table), Stuka zu Fuss (a bombardment from one
 launcher), Kampfgruppe (the new platoon's ratings) and Armoured Rocket Launchers
-(clearing the smoke trail). Sources: the German part of the card (seed 000) and the
-German article (seed 002); where they differ the article wins and the note says so.
+(clearing the smoke trail). Sources: the German part of the card (the FoW reference card) and the
+German article (the FoW article); where they differ the article wins and the note says so.
 """
 
 from __future__ import annotations

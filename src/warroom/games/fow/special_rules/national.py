@@ -1,6 +1,6 @@
 """British and US special rules that are procedures of their own.
 
-Tip and Run and British Bulldog (British article, seed 002; card, seed 000), and the US
+Tip and Run and British Bulldog (the FoW article on British rules; the FoW reference card), and the US
 Tank Destroyers' Seek, Strike and Destroy deployment (US article, LFTF May 2015 update).
 """
 

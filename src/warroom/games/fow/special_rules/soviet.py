@@ -1,7 +1,7 @@
 """Soviet special rules that are procedures of their own: Komissar and Infiltration.
 
-Sources: the Soviet part of the card (seed 000) and the Soviet special rules article
-(seed 002). Under Centralised Control a Soviet company plays as a platoon and a
+Sources: the Soviet part of the card (the FoW reference card) and the Soviet special rules article
+(the FoW article). Under Centralised Control a Soviet company plays as a platoon and a
 battalion as a company; the texts below say "company" where the article does.
 """
 
