@@ -1,7 +1,8 @@
 """British and US special rules that are procedures of their own.
 
-Tip and Run and British Bulldog (the FoW article on British rules; the FoW reference card), and the US
-Tank Destroyers' Seek, Strike and Destroy deployment (US article, LFTF May 2015 update).
+Tip and Run and British Bulldog (the FoW article on British rules; the FoW reference
+card), and the US Tank Destroyers' Seek, Strike and Destroy deployment (US article,
+LFTF May 2015 update).
 """
 
 from __future__ import annotations
