@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import warroom  # noqa: E402
+from benchmarks.battles import battle_rows  # noqa: E402
 from benchmarks.q1 import PEERS, bench_system  # noqa: E402
 from warroom import api  # noqa: E402
 
@@ -290,6 +291,7 @@ def main() -> None:
     rows.extend(largest_rows())
     rows.extend(assault_rows())
     rows.extend(monte_carlo_rows())
+    rows.extend(battle_rows())
     rows.append(cli_row())
     _print(rows)
 

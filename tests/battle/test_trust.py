@@ -261,25 +261,34 @@ def test_creation_is_rate_limited(client: Any) -> None:
 
 
 # -- cost ---------------------------------------------------------------------------------
-
-def _do_ms(bt: Battles, bid: str, n: int = 15) -> float:
-    start = time.perf_counter()
-    for _ in range(n):
-        bt.do(bid, "demo.pool", {"unit": "Tigers", "dice": 2}, dice=[3, 4])
-    return (time.perf_counter() - start) / n * 1000
+# How long a `do` takes at 10 and at 3,000 events is a figure for `make bench`
+# (benchmarks/battles.py), not for a timed test on a noisy machine. What keeps it flat is
+# pinned here: a write starts from the stored snapshot and never reads or replays the log.
 
 
-def test_a_do_at_3000_events_costs_about_what_it_costs_at_10(tmp_path: Path) -> None:
+def test_a_do_at_3000_events_reads_the_snapshot_not_the_log(tmp_path: Path,
+                                                             monkeypatch: Any) -> None:
     bt = battles(tmp_path / "cost.db")
     bid = str(bt.new("demo", "Long")["id"])
     bt.add_unit(bid, "A", "Tigers", {"dice": 2})
-    early = _do_ms(bt, bid)
     for _ in range(3000 - 20):
         bt.mark(bid, "Tigers", "hits", "+1")
-    late = _do_ms(bt, bid)
-    print(f"\ndo at ~10 events: {early:.2f} ms; at ~3,000 events: {late:.2f} ms")
-    assert late < 2 * early + 2
-    assert bt.verify(bid).ok
+    reads: list[str] = []
+    real_load = type(bt.store).load_events
+
+    def counting_load(conn: Any, battle_id: str) -> list[dict[str, Any]]:
+        reads.append(battle_id)
+        return real_load(conn, battle_id)
+
+    monkeypatch.setattr(type(bt.store), "load_events", staticmethod(counting_load))
+    before = bt.show(bid)["counter"]
+    for _ in range(3):
+        bt.do(bid, "demo.pool", {"unit": "Tigers", "dice": 2}, dice=[3, 4])
+    bt.undo(bid)
+    assert bt.show(bid)["counter"] == before + 4
+    assert reads == []  # three actions and an undo, not one read of the 3,000-event log
+    monkeypatch.undo()
+    assert bt.verify(bid).ok  # and the snapshots agree with a full replay
 
 
 def test_a_heavy_action_does_not_block_another_battles_write(tmp_path: Path,
