@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -296,22 +295,25 @@ def test_a_heavy_action_does_not_block_another_battles_write(tmp_path: Path,
     bt = battles(tmp_path / "lock.db")
     slow, quick = (str(bt.new("demo", n)["id"]) for n in ("slow", "quick"))
     real = Battles._expected
-    started = threading.Event()
+    started, release = threading.Event(), threading.Event()
+    waited_out: list[bool] = []
 
     def heavy(proc: Any, params: Any) -> dict[str, str]:
         started.set()
-        time.sleep(1.5)  # a long exact computation
+        # a long exact computation: it lasts until the other battle's write is done
+        waited_out.append(not release.wait(20))
         return real(proc, params)
 
     monkeypatch.setattr(Battles, "_expected", staticmethod(heavy))
     worker = threading.Thread(target=bt.do, args=(slow, "demo.pool", {"dice": 2}))
     worker.start()
     assert started.wait(5)
-    t0 = time.perf_counter()
-    bt.add_unit(quick, "A", "Scouts")
-    waited = time.perf_counter() - t0
+    bt.add_unit(quick, "A", "Scouts")  # would wait 20 s if the computation held the lock
+    release.set()
     worker.join()
-    assert waited < 0.5, waited
+    assert waited_out == [False]  # the other write was done while the computation ran
+    assert [u["name"] for u in bt.show(quick)["units"]] == ["Scouts"]
+    assert bt.show(slow)["counter"] == 2
 
 
 def test_serve_on_every_interface_warns_and_names_the_lan_address(monkeypatch: Any) -> None:
