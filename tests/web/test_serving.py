@@ -106,11 +106,11 @@ def test_heavy_odds_and_rolls_do_not_delay_light_odds(tmp_path: Path) -> None:
                 th.join(30)
         assert not errors
         assert app.state.serving.jobs  # the heavy exact job was really running meanwhile
-    # What is pinned is that a light answer never waits for a heavy job (seconds each):
+    # What is pinned is that a light answer never waits for a heavy job (seconds each);
     # the bounds leave this noisy shared machine room; `make bench` (web_load) keeps the
     # latency figures themselves.
     delay = statistics.median(busy) - statistics.median(quiet)
-    assert delay < 0.25, (quiet, busy)
+    assert delay < 0.1, (quiet, busy)  # the bound, on the median
     assert sorted(busy)[len(busy) * 9 // 10 - 1] < 0.5 + max(quiet), (quiet, busy)
 
 
