@@ -370,8 +370,10 @@ def page_new(request: Request, game: Annotated[str, Form()],
     return response
 
 
-def _context(request: Request, battle_id: str, key: str) -> dict[str, Any]:
-    """What the battle section shows to this link's holder."""
+def _context(request: Request, battle_id: str, key: str, form: Any = None,
+             keep: bool = False) -> dict[str, Any]:
+    """What the battle section shows to this link's holder; the Resolve form as ``form``
+    (else the address's query) picks it (:func:`_resolve_view`)."""
     bt = battles(request)
     role, side = _role(bt, battle_id, key)
     info = bt.show(battle_id)
@@ -386,6 +388,8 @@ def _context(request: Request, battle_id: str, key: str) -> dict[str, Any]:
         "share": share, "base": f"/battles/{battle_id}/{key}",
         "markers": _marker_names(info["game"]),
         "mine": [u for u in info["units"] if side is not None and u["side"] == side],
+        "r": _resolve_view(request, bt, battle_id, key, side, info["counter"],
+                           request.query_params if form is None else form, keep=keep),
     }
 
 
@@ -401,8 +405,8 @@ def _describe(request: Request, events: list[dict[str, Any]]) -> None:
 
 
 def _page(request: Request, battle_id: str, key: str, error: str | None = None,
-          status: int = 200) -> HTMLResponse:
-    ctx = _context(request, battle_id, key)
+          status: int = 200, form: Any = None, keep: bool = False) -> HTMLResponse:
+    ctx = _context(request, battle_id, key, form, keep)
     response = _render(request, "battles/battle.html", {**ctx, "error": error}, status)
     _remember(request, response, battle_id, key)
     return response
@@ -586,3 +590,111 @@ def page_undo(battle_id: str, key: str, request: Request,
               expect: Annotated[str, Form()] = "") -> Response:
     return _act(request, battle_id, key,
                 lambda bt, side: bt.undo(battle_id, expect=_expect(expect), by=side))
+
+
+# ---------------------------------------------------------------------------- Resolve form
+def _resolve_view(request: Request, bt: Battles, battle_id: str, key: str,
+                  side: str | None, counter: int, form: Any, *, keep: bool = False,
+                  expect: int | None = None) -> Any:
+    """The Resolve form for this link (:mod:`warroom.web.resolve`); None for a spectator."""
+    from warroom.web import resolve
+    from warroom.web.lang import translator
+    from warroom.web.templating import page_lang
+
+    if side is None:
+        return None
+    return resolve.build(request, bt, bt.state(battle_id), side, form, counter,
+                         f"/battles/{battle_id}/{key}", keep=keep, expect=expect,
+                         tr=translator(page_lang(request)))
+
+
+def _resolve_for(request: Request, battle_id: str, key: str, form: Any,
+                 pass_expect: bool = True) -> Any:
+    bt = battles(request)
+    side = _side(bt, battle_id, key)
+    counter = int(bt.row(battle_id)["counter"])
+    seen = _expect(str(form.get("expect") or "")) if pass_expect else None
+    return _resolve_view(request, bt, battle_id, key, side, counter, form, expect=seen)
+
+
+@router.get("/battles/{battle_id}/{key}/resolve", response_class=HTMLResponse,
+            summary="The Resolve form for the units and procedure picked")
+def page_resolve(battle_id: str, key: str, request: Request) -> HTMLResponse:
+    """htmx asks for the form alone when units or the procedure change (the counter the
+    page was drawn from is kept); without JavaScript the whole page comes back."""
+    if not request.headers.get("hx-request"):
+        return _page(request, battle_id, key)
+    view = _resolve_for(request, battle_id, key, request.query_params)
+    response = _render(request, "battles/_resolve.html",
+                       {"r": view, "base": f"/battles/{battle_id}/{key}"})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.get("/battles/{battle_id}/{key}/resolve/odds", response_class=HTMLResponse,
+            summary="The exact odds of the Resolve form's values (the odds panel)")
+async def page_resolve_odds(battle_id: str, key: str, request: Request) -> HTMLResponse:
+    """The procedure page's odds path: exact odds within the deadline, else the estimate
+    and a follow-up request (``_wait=1``) until the exact odds replace it."""
+    from warroom.web.lang import translator
+    from warroom.web.pages import compute_odds
+    from warroom.web.templating import page_lang
+
+    form = request.query_params
+    view = await run_in_threadpool(_resolve_for, request, battle_id, key, form)
+    if view.proc is None:
+        return _render(request, "battles/_resolve.html",
+                       {"r": view, "base": f"/battles/{battle_id}/{key}"})
+    odds, _shown = await compute_odds(request, view.proc, view.raw,
+                                      translator(page_lang(request)),
+                                      refresh=view.odds_url + "&_wait=1",
+                                      wait=form.get("_wait") == "1")
+    response = _render(request, "_odds.html", {"odds": odds})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.get("/battles/{battle_id}/{key}/resolve/dice", response_class=HTMLResponse,
+            summary="What the typed dice still need (the next step's dice and what for)")
+def page_resolve_dice(battle_id: str, key: str, request: Request) -> HTMLResponse:
+    view = _resolve_for(request, battle_id, key, request.query_params)
+    response = _render(request, "battles/_dice_next.html", {"r": view})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.post("/battles/{battle_id}/{key}/resolve")
+async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Response:
+    """Roll: record the resolution and go back to the page (303), whose log shows it
+    first. A refused write (someone else changed the battle: 409; anything else: 422)
+    shows the page again with the message and every value the player typed."""
+    form = await request.form()
+
+    def run() -> Response:
+        from warroom.dice.sources import parse_dice
+        from warroom.engine.params import describe
+        from warroom.web import resolve
+        from warroom.web.pages import raw_params
+
+        bt = battles(request)
+        side = _side(bt, battle_id, key)
+        choice = resolve.read_choice(form)
+        try:
+            proc = bt._procedure(bt.state(battle_id).game, choice.procedure)
+            st = bt.state(battle_id)
+            actors = [st.unit(u) for u in choice.units]
+            target = st.unit(choice.target) if choice.target else None
+            filled, _where = resolve.unit_values(proc, actors, target)
+            typed = raw_params(describe(proc.params), form, resolve.PREFIX)
+            dice_text = str(form.get("dice") or "")
+            entered = parse_dice(dice_text) if dice_text.strip() else None
+            resolve.record(bt, battle_id, proc.id, choice.units, choice.target,
+                           resolve.explicit(proc, typed, filled), entered,
+                           expect=_expect(str(form.get("expect") or "")), by=side)
+        except UsageError as exc:
+            status = 409 if isinstance(exc, StaleStateError) else exc.http_status
+            return _page(request, battle_id, key, _message(request, exc), status,
+                         form=form, keep=True)
+        return RedirectResponse(f"/battles/{battle_id}/{key}", status_code=303)
+
+    return await run_in_threadpool(run)

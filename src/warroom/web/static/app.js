@@ -17,8 +17,31 @@
   document.addEventListener("change", function (event) {
     var field = event.target;
     var form = field.closest ? field.closest("form[hx-get]") : null;
-    if (!form || field.classList.contains("live") || !window.htmx) { return; }
+    // (a field with a request of its own, such as the battle form's unit pickers, asks
+    // for itself)
+    if (!form || field.classList.contains("live") || field.hasAttribute("hx-get") ||
+        !window.htmx) { return; }
     window.htmx.trigger(form, "fields-changed");
+  });
+
+  // The battle page's Resolve form: a changed parameter marks the odds shown outdated
+  // until the new ones arrive; a request for them that fails leaves them marked.
+  function resolveParam(el) {
+    var form = el && el.closest ? el.closest("#do-form") : null;
+    return form && el.name && el.name.indexOf("p.") === 0 && el.name !== "p._sent";
+  }
+  function markOdds(on) {
+    var odds = document.querySelector("#do-form #odds");
+    if (odds) { odds.classList.toggle("stale", on); }
+  }
+  ["input", "change"].forEach(function (kind) {
+    document.addEventListener(kind, function (event) {
+      if (resolveParam(event.target)) { markOdds(true); }
+    });
+  });
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail && event.detail.target;
+    if (target && target.id === "odds" && target.closest("#do-form")) { markOdds(false); }
   });
 
   // "Add a choice" on the compare page reloads the whole page with one more column.
@@ -283,8 +306,8 @@
     }
 
     function refresh(asked) {
-      return fetch(root.dataset.section, {headers: {"Accept": "text/html"}, cache: "no-store",
-                                          credentials: "same-origin"})
+      return fetch(sectionAddress(), {headers: {"Accept": "text/html"}, cache: "no-store",
+                                      credentials: "same-origin"})
         .then(function (r) { return r.ok ? r.text() : null; })
         .then(function (html) {
           if (html === null || leaving) { return false; }
@@ -300,6 +323,7 @@
           root.querySelectorAll("details[data-keep]").forEach(function (d) {
             if (open[d.getAttribute("data-keep")]) { d.open = true; }
           });
+          if (window.htmx) { window.htmx.process(root); }  // the Resolve form's requests
           window.scrollTo(x, y);
           banner.hidden = true;
           root.classList.remove("updated");
@@ -307,6 +331,18 @@
           root.classList.add("updated");
           return true;
         });
+    }
+
+    // the section comes back with the Resolve form as picked here (units, procedure,
+    // the values typed for it): only the counter it was drawn from moves on
+    function sectionAddress() {
+      var form = document.getElementById("do-form");
+      if (!form || !window.FormData || !window.URLSearchParams) { return root.dataset.section; }
+      var query = new URLSearchParams();
+      new FormData(form).forEach(function (value, name) {
+        if (name !== "expect" && typeof value === "string") { query.append(name, value); }
+      });
+      return root.dataset.section + "?" + query.toString();
     }
 
     function poll() {

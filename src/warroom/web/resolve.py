@@ -1,0 +1,269 @@
+"""The battle page's Resolve form, filled in as a player thinks: "these units of mine do
+this to that unit of yours".
+
+The player picks the acting unit(s) from their side's units and the target from the
+other side's, then the procedure by its title (only those that apply to the units
+picked), then sees a form generated from the procedure's parameters (the procedure
+page's own fields, ``macros.html``) with the units' values filled in and editable, the
+exact odds before rolling (the procedure page's odds panel and its deadline/estimate
+path), and how many dice the next step needs, worked out by the entered-dice driver
+itself (:class:`~warroom.errors.TooFewDiceError`). The routes are in
+:mod:`warroom.web.battles`; this module only reads the form and builds what it shows.
+
+Fields of the form: ``unit`` (repeated: the acting units), ``target``, ``procedure``,
+``p.NAME`` (the procedure's parameters), ``dice``, ``expect`` (the state counter the
+form was drawn from), ``_for`` (the choice the fields were filled for) and ``_filled``
+(the parameters filled from units then).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from warroom.engine.messages import Translator, nmsg
+from warroom.errors import TooFewDiceError, UsageError
+
+if TYPE_CHECKING:
+    from warroom.battle.core import Battles
+    from warroom.battle.state import State, Unit
+    from warroom.engine.procedure import Procedure
+    from warroom.web.pages import FieldForm, Form, OddsView
+
+PREFIX = "p."
+"""Prefix of the parameter fields (``p.dice``): a procedure's parameter may be called
+``target`` too, which is also the battle's key for the target unit."""
+
+MULTI = frozenset({"fow.shoot_mixed", "asl.ift", "asl.fire_group", "bkc.fire", "cwc.fire"})
+"""Procedures that take several acting units in one step (a shooting step, a fire group,
+combined fire)."""
+
+
+@dataclass
+class Choice:
+    """What the player picked: acting units, target, procedure."""
+
+    units: list[str]
+    target: str
+    procedure: str
+
+    @property
+    def key(self) -> str:
+        return "|".join([self.procedure, ",".join(self.units), self.target])
+
+
+def read_choice(form: Form) -> Choice:
+    units = [str(u).strip() for u in form.getlist("unit") if str(u).strip()]
+    return Choice(list(dict.fromkeys(units)), str(form.get("target") or "").strip(),
+                  str(form.get("procedure") or "").strip())
+
+
+def applies(proc: Procedure, actors: int, has_target: bool) -> bool:
+    """Whether ``proc`` fits ``actors`` acting units and a target (or none).
+
+    The procedures that build their parameters from unit profiles say what they need
+    (:data:`warroom.units.NEEDS`); any other procedure takes one unit at most, and a
+    test (an outcome ``passed``) is about the acting unit, never the other side's."""
+    from warroom.units import NEEDS
+
+    if actors > 1 and proc.id not in MULTI:
+        return False
+    if proc.id in NEEDS:
+        need_actor, need_target = NEEDS[proc.id]
+        return (actors > 0 or not need_actor) and (has_target or not need_target)
+    return not (has_target and "passed" in proc.fields)
+
+
+def procedures_for(bt: Battles, game: str, actors: int, has_target: bool
+                   ) -> list[Procedure]:
+    """The battle game's procedures that fit the units picked; those built from units
+    first."""
+    from warroom.units import NEEDS
+
+    try:
+        procs = list(bt.registry.system(game).procedures)
+    except UsageError:
+        return []
+    fit = [p for p in procs if applies(p, actors, has_target)]
+    return [p for p in fit if p.id in NEEDS] + [p for p in fit if p.id not in NEEDS]
+
+
+def unit_values(proc: Procedure, actors: Sequence[Unit], target: Unit | None
+                ) -> tuple[dict[str, Any], dict[str, str]]:
+    """The parameters the units give, and where each came from (``Unit.stat``).
+
+    This is the fill the battle's ``do`` makes for the same units (the odds shown are
+    those of what Roll records). Battle units carry free stats today; when they carry
+    typed profiles, ``warroom.units.params_for(proc, actors, target)`` fills them here.
+    With several acting units the first one's stats are shown."""
+    from warroom.battle import effects as fx
+    from warroom.engine.params import describe
+
+    names = [s.name for s in describe(proc.params)]
+    actor = actors[0] if actors else None
+    return fx.fill_params({}, names, actor, target, proc.id)
+
+
+def record(bt: Battles, battle_id: str, proc_id: str, units: Sequence[str], target: str,
+           params: Mapping[str, Any], dice: Sequence[object] | None, *,
+           expect: int | None, by: str) -> dict[str, Any]:
+    """The one call the Resolve form makes to record a resolution.
+
+    Today a battle resolves with one acting unit (``unit=NAME``); a step with several
+    acting units goes to the battle as ``units=[...]`` once the battle takes it: that
+    is the only change needed here."""
+    from warroom.battle.errors import BattleError
+
+    raw = dict(params)
+    if len(units) > 1:
+        raise BattleError("this battle resolves one acting unit at a time: pick one of "
+                          "{units}", units=", ".join(units))
+    if units:
+        raw["unit"] = units[0]
+    if target:
+        raw["target"] = target
+    return bt.do(battle_id, proc_id, raw, dice, expect=expect, by=by)
+
+
+def _text(value: Any) -> str:
+    """A value as the form shows it, for comparing a typed value with a filled one."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v).strip() for v in value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "" if value is None else str(value).strip()
+
+
+def explicit(proc: Procedure, typed: Mapping[str, Any], filled: Mapping[str, Any]
+             ) -> dict[str, Any]:
+    """The typed parameters that differ from what the units (or the defaults) give:
+    the others are left to the battle to fill, so its log says where they came from."""
+    from warroom.engine.params import describe
+
+    defaults = {s.name: s.to_dict()["default"] for s in describe(proc.params)}
+    return {k: v for k, v in typed.items()
+            if _text(v).lower() != _text(filled.get(k, defaults.get(k))).lower()}
+
+
+def dice_next(proc: Procedure, params: Any, dice_text: str, tr: Translator) -> str:
+    """What the typed dice still need: "next: 3 more dice for to hit", all in, or what
+    is wrong with them. Worked out by rolling with the typed dice (the roll driver)."""
+    from warroom.dice.sources import parse_dice
+    from warroom.engine import drivers
+    from warroom.web.app import error_message
+
+    try:
+        dice = parse_dice(dice_text)
+        drivers.roll(proc, params, dice=dice)
+    except TooFewDiceError as exc:
+        what = exc.text.args.get("what", exc.what)
+        return nmsg("Next: {n} more die for {what}", "Next: {n} more dice for {what}",
+                    n=exc.missing, what=what).render(tr)
+    except UsageError as exc:
+        return error_message(exc, tr)
+    if not dice:
+        return tr("This procedure rolls no dice.")
+    return nmsg("All {n} die entered: press Roll to record the result.",
+                "All {n} dice entered: press Roll to record the result.",
+                n=len(dice)).render(tr)
+
+
+@dataclass
+class ResolveView:
+    """What the Resolve form shows."""
+
+    mine: list[str]
+    theirs: list[str]
+    choice: Choice
+    procedures: list[tuple[str, str]]
+    proc: Procedure | None = None
+    fields: list[FieldForm] = field(default_factory=list)
+    filled: dict[str, str] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict)
+    odds: OddsView | None = None
+    dice_text: str = ""
+    dice_next: str = ""
+    expect: int = 0
+    problem: str = ""
+    odds_url: str = ""
+
+    @property
+    def sources(self) -> list[tuple[str, str]]:
+        return sorted(self.filled.items())
+
+
+def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, counter: int,
+          base: str, *, keep: bool = False, expect: int | None = None,
+          tr: Translator | None = None) -> ResolveView:
+    """The form for ``form``'s choice on the battle ``st`` (seen at ``counter``; the
+    battle page's address is ``base``).
+
+    Values typed for the same choice are kept, except those the units filled (they are
+    filled again from the units as they are now); with ``keep`` (a refused write) every
+    typed value is kept."""
+    from urllib.parse import urlencode
+
+    from warroom import api
+    from warroom.web.pages import _cached_view, form_fields, raw_params
+
+    tr = tr or (lambda s: s)
+    mine = [u.name for u in st.units.values() if side is not None and u.side == side]
+    theirs = [u.name for u in st.units.values() if side is not None and u.side != side]
+    choice = read_choice(form)
+    choice.units = [u for u in choice.units if u in mine]
+    if choice.target not in theirs:
+        choice.target = ""
+    procs = procedures_for(bt, st.game, len(choice.units), bool(choice.target))
+    view = ResolveView(mine, theirs, choice, [(p.id, tr(p.title)) for p in procs],
+                       dice_text=str(form.get("dice") or "").strip(),
+                       expect=counter if expect is None else expect)
+    if not procs:
+        view.problem = tr("No procedure of this game fits these units: pick others.")
+        return view
+    proc = next((p for p in procs if p.id == choice.procedure), procs[0])
+    same_proc = proc.id == choice.procedure
+    choice.procedure = proc.id
+    view.proc = proc
+    actors = [st.unit(u) for u in choice.units]
+    target = st.unit(choice.target) if choice.target else None
+    values, filled = unit_values(proc, actors, target)
+    specs = api.param_specs(proc)
+    typed = raw_params(specs, form, PREFIX) if same_proc else {}
+    if not keep and str(form.get("_for") or "") != choice.key:
+        # new units: what the old ones filled is filled again from the new ones
+        old = set(str(form.get("_filled") or "").split(","))
+        typed = {k: v for k, v in typed.items() if k not in old}
+    elif not keep:
+        typed = {k: v for k, v in typed.items() if k not in filled}
+    raw = {**values, **typed}
+    view.raw = raw
+    view.filled = {k: v for k, v in filled.items() if k not in typed}
+    view.odds_url = f"{base}/resolve/odds?" + urlencode(
+        [*choice_query(view), *typed_query(typed)])
+    odds, shown = _cached_view(request, proc, raw, tr, view.odds_url + "&_wait=1")
+    view.odds = odds
+    view.fields = form_fields(specs, shown, tr, PREFIX, proc.id)
+    if not odds.error:
+        _, params = api.prepare(proc.id, raw, bt.registry)
+        view.dice_next = dice_next(proc, params, view.dice_text, tr)
+    return view
+
+
+def choice_query(view: ResolveView) -> list[tuple[str, str]]:
+    """The choice as query items (for the odds panel's address)."""
+    items = [("unit", u) for u in view.choice.units]
+    items += [("target", view.choice.target), ("procedure", view.choice.procedure),
+              ("_for", view.choice.key), ("_filled", ",".join(view.filled))]
+    return items
+
+
+def typed_query(typed: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Typed parameters as the form's query items (``p.NAME``)."""
+    items = [(f"{PREFIX}_sent", "1")]
+    for name, value in typed.items():
+        values = value if isinstance(value, (list, tuple)) else [value]
+        items += [(PREFIX + name, _text(v)) for v in values]
+    return items
