@@ -609,12 +609,13 @@ def _resolve_view(request: Request, bt: Battles, battle_id: str, key: str,
 
 
 def _resolve_for(request: Request, battle_id: str, key: str, form: Any,
-                 pass_expect: bool = True) -> Any:
+                 pass_expect: bool = True, keep: bool = False) -> Any:
     bt = battles(request)
     side = _side(bt, battle_id, key)
     counter = int(bt.row(battle_id)["counter"])
     seen = _expect(str(form.get("expect") or "")) if pass_expect else None
-    return _resolve_view(request, bt, battle_id, key, side, counter, form, expect=seen)
+    return _resolve_view(request, bt, battle_id, key, side, counter, form, expect=seen,
+                         keep=keep)
 
 
 @router.get("/battles/{battle_id}/{key}/resolve", response_class=HTMLResponse,
@@ -641,7 +642,7 @@ async def page_resolve_odds(battle_id: str, key: str, request: Request) -> HTMLR
     from warroom.web.templating import page_lang
 
     form = request.query_params
-    view = await run_in_threadpool(_resolve_for, request, battle_id, key, form)
+    view = await run_in_threadpool(_resolve_for, request, battle_id, key, form, True, True)
     if view.proc is None:
         return _render(request, "battles/_resolve.html",
                        {"r": view, "base": f"/battles/{battle_id}/{key}"})
@@ -657,7 +658,7 @@ async def page_resolve_odds(battle_id: str, key: str, request: Request) -> HTMLR
 @router.get("/battles/{battle_id}/{key}/resolve/dice", response_class=HTMLResponse,
             summary="What the typed dice still need (the next step's dice and what for)")
 def page_resolve_dice(battle_id: str, key: str, request: Request) -> HTMLResponse:
-    view = _resolve_for(request, battle_id, key, request.query_params)
+    view = _resolve_for(request, battle_id, key, request.query_params, keep=True)
     response = _render(request, "battles/_dice_next.html", {"r": view})
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -201,9 +201,9 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
     """The form for ``form``'s choice on the battle ``st`` (seen at ``counter``; the
     battle page's address is ``base``).
 
-    Values typed for the same choice are kept, except those the units filled (they are
-    filled again from the units as they are now); with ``keep`` (a refused write) every
-    typed value is kept."""
+    Values the player typed for this procedure are kept, except those the units filled
+    (they are filled again from the units as they are now); with ``keep`` (working out
+    odds or dice for the form as it is, or a refused write) every typed value is kept."""
     from urllib.parse import urlencode
 
     from warroom import api
@@ -224,20 +224,22 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
         view.problem = tr("No procedure of this game fits these units: pick others.")
         return view
     proc = next((p for p in procs if p.id == choice.procedure), procs[0])
-    same_proc = proc.id == choice.procedure
     choice.procedure = proc.id
     view.proc = proc
     actors = [st.unit(u) for u in choice.units]
     target = st.unit(choice.target) if choice.target else None
     values, filled = unit_values(proc, actors, target)
     specs = api.param_specs(proc)
-    typed = raw_params(specs, form, PREFIX) if same_proc else {}
-    if not keep and str(form.get("_for") or "") != choice.key:
-        # new units: what the old ones filled is filled again from the new ones
+    fields_for = str(form.get("_for") or "").partition("|")[0]
+    typed = raw_params(specs, form, PREFIX) if fields_for == proc.id else {}
+    if not keep:
+        # a new form for these units: what the units filled last time is filled again
+        # from the units as they are now
+        # (and a value left at its default lets the units fill it)
         old = set(str(form.get("_filled") or "").split(","))
-        typed = {k: v for k, v in typed.items() if k not in old}
-    elif not keep:
-        typed = {k: v for k, v in typed.items() if k not in filled}
+        typed = explicit(proc, {k: v for k, v in typed.items() if k not in old}, {})
+    # only what differs from the units (or the defaults) is the player's own
+    typed = explicit(proc, typed, values)
     raw = {**values, **typed}
     view.raw = raw
     view.filled = {k: v for k, v in filled.items() if k not in typed}
