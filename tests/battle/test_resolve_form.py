@@ -1,0 +1,165 @@
+"""The battle page's Resolve form (warroom.web.resolve) over HTTP: the procedures that fit
+the units picked, the values the units fill in, the odds panel, the next step's dice,
+Roll, and a refused write that keeps what the player typed."""
+
+from __future__ import annotations
+
+import html
+import re
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from warroom import api
+from warroom.web import resolve
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Any]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from fastapi.testclient import TestClient
+    from warroom.web.app import create_app
+
+    with TestClient(create_app(tmp_path / "web.db", deadline=60.0)) as c:
+        yield c
+
+
+@pytest.fixture
+def fow(client: Any) -> dict[str, str]:
+    """A FoW battle: side A's Shermans (3 dice at AT 10) against side B's 2 Panthers."""
+    made = client.post("/api/battles", json={"game": "fow", "name": "Form"}).json()
+    bid, ka, kb = made["id"], made["keys"]["A"], made["keys"]["B"]
+    for side, key, name, stats in (
+            ("A", ka, "Shermans", {"dice": 3, "at": 10, "firepower": 3}),
+            ("A", ka, "Fireflies", {"dice": 2, "at": 14, "firepower": 3}),
+            ("B", kb, "Panthers", {"teams": 2, "armour": 10, "skill": "veteran",
+                                   "type": "tank"})):
+        assert client.post(f"/api/battles/{bid}/units?key={key}", json={
+            "side": side, "name": name, "stats": stats}).status_code == 200
+    return {"id": bid, "A": ka, "B": kb, "base": f"/battles/{bid}/{ka}"}
+
+
+HX = {"hx-request": "true"}
+SHOT = "unit=Shermans&target=Panthers&procedure=fow.shoot&_for=fow.shoot|Shermans|Panthers"
+
+
+def text(r: Any) -> str:
+    return html.unescape(r.text)
+
+
+def options(page: str, select: str) -> list[str]:
+    found = re.search(rf'<select name="{select}"[^>]*>(.*?)</select>', page, re.S)
+    assert found is not None, select
+    return re.findall(r'<option value="([^"]*)"', found.group(1))
+
+
+def test_the_procedures_that_fit_the_units() -> None:
+    reg = api.registry()
+    shoot, test, ift, stack, mc = (reg.procedure(p) for p in (
+        "fow.shoot", "fow.test", "asl.ift", "asl.ift_on_stack", "asl.mc"))
+    assert resolve.applies(shoot, 1, True) and not resolve.applies(shoot, 1, False)
+    assert not resolve.applies(shoot, 2, True)  # one weapon's shot: not several units
+    assert resolve.applies(reg.procedure("fow.shoot_mixed"), 2, True)
+    assert resolve.applies(test, 1, False) and not resolve.applies(test, 1, True)
+    assert resolve.applies(ift, 1, False) and not resolve.applies(ift, 0, False)
+    assert resolve.applies(stack, 0, True) and not resolve.applies(stack, 1, False)
+    assert resolve.applies(mc, 1, False) and not resolve.applies(mc, 1, True)
+
+
+def test_picking_units_fills_the_form(client: Any, fow: dict[str, str]) -> None:
+    base = fow["base"]
+    page = text(client.get(f"{base}/resolve?unit=Shermans&target=Panthers", headers=HX))
+    assert options(page, "unit") == ["Shermans", "Fireflies"]  # side A's own units
+    assert options(page, "target") == ["", "Panthers"]  # the other side's
+    procs = options(page, "procedure")
+    assert procs[:2] == ["fow.shoot", "fow.shoot_mixed"]  # built from units, first
+    assert "fow.test" not in procs  # a test is about the acting unit, not the target
+    assert ">Shooting at a platoon</option>" in page  # by its title
+    # the procedure page's fields, filled from the units, editable
+    assert re.search(r'name="p.dice" value="3"', page)
+    assert re.search(r'<option value="veteran" selected>', page)
+    assert 'name="_for" value="fow.shoot|Shermans|Panthers"' in page
+    assert "dice ← Shermans.dice" in page and "armour ← Panthers.armour" in page
+    # the odds panel asks for the exact odds; the dice: 3 to hit first
+    assert re.search(r'<section id="odds"[^>]*hx-get="[^"]*/resolve/odds\?', page)
+    assert "Next: 3 more dice for to hit" in page
+    # other units: what the old ones filled is filled again, a typed situation stays
+    again = text(client.get(f"{base}/resolve?unit=Fireflies&target=Panthers&procedure="
+                            "fow.shoot&_for=fow.shoot|Shermans|Panthers&_filled=dice,at"
+                            "&p._sent=1&p.dice=3&p.at=10&p.range_cm=50", headers=HX))
+    assert 'name="p.dice" value="2"' in again and 'name="p.at" value="14"' in again
+    assert 'name="p.range_cm" value="50"' in again
+    # several acting units: only the procedures for a shooting step are offered
+    both = text(client.get(f"{base}/resolve?unit=Shermans&unit=Fireflies&target=Panthers",
+                           headers=HX))
+    assert options(both, "procedure") == ["fow.shoot_mixed"]
+
+
+def test_the_odds_before_rolling(client: Any, fow: dict[str, str]) -> None:
+    panel = text(client.get(f"{fow['base']}/resolve/odds?{SHOT}&p._sent=1", headers=HX))
+    assert panel.lstrip().startswith('<section id="odds"') and "Exact odds" in panel
+    # 3 dice needing 4+ to hit a veteran platoon: no hit (1/2)^3 = 1/8, all three 1/8,
+    # exactly one or two hits 3/8 each
+    hits = panel[panel.index("<h3>hits"):panel.index("</table>", panel.index("<h3>hits"))]
+    assert re.findall(r'<th scope="row">(\d)</th>\s*<td[^>]*data-exact="([^"]+)"', hits) == [
+        ("0", "1/8"), ("1", "3/8"), ("2", "3/8"), ("3", "1/8")]
+
+
+def test_the_dice_step_by_step(client: Any, fow: dict[str, str]) -> None:
+    def next_(dice: str, lang: str = "en") -> str:
+        r = client.get(f"{fow['base']}/resolve/dice?{SHOT}&p._sent=1&dice={dice}"
+                       f"&lang={lang}", headers=HX)
+        found = re.search(r'id="dice-next"[^>]*>([^<]*)<', text(r))
+        assert found is not None
+        return found.group(1)
+
+    assert next_("") == "Next: 3 more dice for to hit"
+    assert next_("6") == "Next: 2 more dice for to hit"
+    # two hits (6, 5; 4+ to hit a veteran): the armour saves, one die per hit
+    assert next_("6,5,1") == "Next: 2 more dice for armour saves"
+    assert next_("6,5,1,6") == "Next: 1 more die for armour saves"
+    assert next_("6,5,1,6,6") == "All 5 dice entered: press Roll to record the result."
+    assert next_("6,5,1,6,6,6").startswith("too many dice")
+    assert next_("", "pl") == "Dalej: jeszcze 3 kości — rzut na trafienie"
+    assert next_("6,5,1,6", "pl").startswith("Dalej: jeszcze 1 kość — ")
+    assert next_("6,5,1", "zh").startswith("下一步：还需 2 颗骰子")
+
+
+def test_roll_records_and_a_stale_roll_keeps_what_was_typed(
+        client: Any, fow: dict[str, str]) -> None:
+    bid, ka, kb, base = fow["id"], fow["A"], fow["B"], fow["base"]
+    form = {"unit": "Shermans", "target": "Panthers", "procedure": "fow.shoot",
+            "_for": "fow.shoot|Shermans|Panthers", "p._sent": "1", "p.dice": "3",
+            "p.at": "10", "p.range_cm": "50", "dice": "6 6 1 2 2", "expect": "4"}
+    # side B marks its Panthers meanwhile: side A's form is stale
+    assert client.post(f"/api/battles/{bid}/mark?key={kb}", json={
+        "unit": "Panthers", "marker": "gone_to_ground"}).status_code == 200
+    r = client.post(f"{base}/resolve", data=form)
+    page = text(r)
+    assert r.status_code == 409 and "the battle has changed" in page
+    assert 'name="p.range_cm" value="50"' in page and 'id="do-dice" value="6 6 1 2 2"' in page
+    assert 'name="expect" value="5"' in page  # Roll again records it
+    assert len(client.get(f"/api/battles/{bid}/log?key={ka}").json()) == 5
+    r = client.post(f"{base}/resolve", data={**form, "expect": "5"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == base
+    event = client.get(f"/api/battles/{bid}/log?key={ka}").json()[-1]
+    assert event["unit"] == "Shermans" and event["target"] == "Panthers"
+    assert event["entered"] and event["dice"] == [6, 6, 1, 2, 2]
+    # only what the player changed is explicit; the rest the battle filled, and says so
+    assert event["given"]["range_cm"] == "50" and "dice" not in event["given"]
+    assert event["filled"]["dice"] == "Shermans.dice"
+    assert event["params"]["gone_to_ground"] is False  # as the player's form said
+
+
+def test_several_acting_units_are_refused_clearly_for_now(
+        client: Any, fow: dict[str, str]) -> None:
+    r = client.post(f"{fow['base']}/resolve?lang=pl", data={
+        "unit": ["Shermans", "Fireflies"], "target": "Panthers",
+        "procedure": "fow.shoot_mixed", "expect": "4"})
+    assert r.status_code == 422
+    assert "jedną działającą jednostkę naraz" in text(r)
+    assert 'value="Fireflies" selected' in text(r)
