@@ -163,3 +163,37 @@ def test_several_acting_units_are_refused_clearly_for_now(
     assert r.status_code == 422
     assert "jedną działającą jednostkę naraz" in text(r)
     assert 'value="Fireflies" selected' in text(r)
+
+
+def test_past_the_deadline_the_form_shows_the_estimate_then_the_exact_odds(
+        tmp_path: Path) -> None:
+    """The procedure page's deadline path: a slow question (BKC combined fire of three
+    20-attack units) shows the estimate and asks the battle's odds route again."""
+    from fastapi.testclient import TestClient
+
+    from warroom.serving import OddsCache, Serving
+    from warroom.web.app import create_app
+
+    app = create_app(tmp_path / "b.db", serving=Serving(cache=OddsCache(), deadline=0.01))
+    with TestClient(app) as c:
+        made = c.post("/api/battles", json={"game": "bkc"}).json()
+        bid, ka, kb = made["id"], made["keys"]["A"], made["keys"]["B"]
+        for side, key, name, stats in (
+                ("A", ka, "Guns", {"attackers": "20,20,20"}),
+                ("B", kb, "Bunker", {"save": 4, "armoured": "true", "hits_value": 10})):
+            assert c.post(f"/api/battles/{bid}/units?key={key}", json={
+                "side": side, "name": name, "stats": stats}).status_code == 200
+        query = ("unit=Guns&target=Bunker&procedure=bkc.fire&_for=bkc.fire|Guns|Bunker"
+                 "&p._sent=1&p.suppressed=true&p.half_range=true&p.flank=true")
+        r = c.get(f"/battles/{bid}/{ka}/resolve/odds?{query}", headers=HX)
+        assert r.status_code == 200 and "<h2>Estimated odds</h2>" in r.text
+        follow = re.search(r'hx-get="([^"]+)" hx-trigger="load"', r.text)
+        assert follow is not None
+        url = html.unescape(follow.group(1))
+        assert url.startswith(f"/battles/{bid}/{ka}/resolve/odds?") and "_wait=1" in url
+        assert "p.flank=true" in url and "unit=Guns" in url
+        for _ in range(40):  # each follow-up waits up to 3 s for the exact odds
+            r = c.get(url, headers=HX)
+            if "Exact odds</h2>" in r.text:
+                break
+        assert "Exact odds</h2>" in r.text and "hx-trigger" not in r.text

@@ -228,7 +228,13 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
     view.proc = proc
     actors = [st.unit(u) for u in choice.units]
     target = st.unit(choice.target) if choice.target else None
-    values, filled = unit_values(proc, actors, target)
+    try:
+        values, filled = unit_values(proc, actors, target)
+    except UsageError as exc:  # units the procedure cannot take: say why, on the form
+        from warroom.web.app import error_message
+
+        view.problem = error_message(exc, tr)
+        return view
     specs = api.param_specs(proc)
     fields_for = str(form.get("_for") or "").partition("|")[0]
     typed = raw_params(specs, form, PREFIX) if fields_for == proc.id else {}
