@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.battle.test_browser_battle import in_browser
+from tests.web.conftest import SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -241,5 +242,9 @@ def narrow(browser: Any, link: str, unit: str, target: str) -> None:
             expect(v.page.locator("#do-form #odds table").first).to_be_visible(timeout=20_000)
             # axe once: the languages share the markup (it takes seconds a page)
             v.check(f"the Resolve form ({lang})", axe=lang == "pl")
+            if lang == "en":  # make screenshots: into docs/
+                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                v.page.locator("#resolve").screenshot(
+                    path=str(SCREENSHOTS / "battle-resolve-phone.png"))
         finally:
             v.close()

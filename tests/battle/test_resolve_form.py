@@ -197,3 +197,18 @@ def test_past_the_deadline_the_form_shows_the_estimate_then_the_exact_odds(
             if "Exact odds</h2>" in r.text:
                 break
         assert "Exact odds</h2>" in r.text and "hx-trigger" not in r.text
+
+
+def test_units_no_procedure_fits(client: Any) -> None:
+    made = client.post("/api/battles", json={"game": "demo"}).json()
+    bid, ka = made["id"], made["keys"]["A"]
+    for name in ("Elefants", "Tigers"):
+        assert client.post(f"/api/battles/{bid}/units?key={ka}", json={
+            "side": "A", "name": name, "stats": {"dice": 3}}).status_code == 200
+    page = text(client.get(f"/battles/{bid}/{ka}/resolve?unit=Elefants&unit=Tigers",
+                           headers=HX))
+    # the dice pool takes one unit at a time: nothing to offer, and the form says so
+    assert "No procedure of this game fits these units: pick others." in page
+    assert 'id="do-procedure"' not in page and 'id="do-roll"' not in page
+    one = text(client.get(f"/battles/{bid}/{ka}/resolve?unit=Elefants&lang=zh", headers=HX))
+    assert options(one, "procedure") == ["demo.pool"] and "骰" in one
