@@ -269,7 +269,7 @@ class Battles:
         if row.get("live") is not None:
             state = State.from_json(json.loads(row["state"]))
             if state.luck is not None:
-                return Snapshot(row, state, [int(x) for x in json.loads(row["live"])])
+                return Snapshot(row, state, json.loads(row["live"]))
         replay = fold(battle_id, self.store.load_events(conn, battle_id))
         return Snapshot(row, replay.state, list(replay.live), replay)
 
