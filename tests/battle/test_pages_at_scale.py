@@ -344,6 +344,7 @@ def test_one_definition_of_body_bounds_and_both_sides_of_each(client: Any) -> No
     r = client.post("/api/battles/import", content=body(big + 1), headers=json_type)
     assert r.status_code == 413 and r.json()["code"] == "body_too_large"
     assert "8 MB" in r.json()["detail"]
+    assert r.headers["x-content-type-options"] == "nosniff"  # refused by the guard itself
 
     def chunks(total: int) -> Iterator[bytes]:  # no Content-Length: counted as it comes
         yield b'{"x": "'

@@ -1,6 +1,6 @@
 """The web app's defences: security headers on every response, an Origin check on every
 form or API post (no cross-site request can act on a battle), the one bound on request
-bodies (:data:`BODY_LIMITS`, enforced by :class:`BodyLimit`), battle and database errors
+bodies (:data:`BODY_LIMITS`), battle and database errors
 with a machine-readable ``code`` (never SQL), and no ``/docs`` unless asked.
 
 ``install(app)`` wires all of it; nothing happens at import time.
@@ -57,54 +57,6 @@ def _too_large(limit: int) -> Response:
                                   most=f"{limit / 1_000_000:g}"), "body_too_large")
 
 
-class BodyLimit:
-    """Plain ASGI middleware: a body over :func:`body_limit` of its route (by
-    Content-Length, or counted as it arrives when there is none) is answered with 413
-    and ``{"code": "body_too_large"}``; the route sees a client that went away."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        limit = body_limit(scope.get("method", "GET"), scope.get("path", "/"))
-        headers = dict(scope.get("headers") or ())
-        try:
-            length = int(headers.get(b"content-length", b"0"))
-        except ValueError:
-            length = 0
-        if length > limit:
-            await _too_large(limit)(scope, receive, send)
-            return
-        seen = 0
-        refused = False
-
-        async def counted() -> Message:
-            nonlocal seen, refused
-            if refused:
-                return {"type": "http.disconnect"}
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:  # answer now; the app sees a client that went away
-                    refused = True
-                    await _too_large(limit)(scope, receive, send)
-                    return {"type": "http.disconnect"}
-            return message
-
-        async def watched(message: Message) -> None:
-            if not refused:
-                await send(message)
-
-        try:
-            await self.app(scope, counted, watched)
-        except Exception:
-            if not refused:
-                raise
-
-
 DOCS_ENV = "WARROOM_API_DOCS"
 """Set to 1 to serve ``/docs`` and ``/redoc`` (they load Swagger UI from a CDN)."""
 
@@ -133,9 +85,10 @@ def _refuse(status: int, text: ErrorText, code: str) -> Response:
 
 class Guard:
     """Plain ASGI middleware (not ``BaseHTTPMiddleware``, which would hide a client's
-    going away from the routes that cancel abandoned work): refuses cross-site and
-    posts, and adds the security headers to every response (bodies are bounded by
-    :class:`BodyLimit`)."""
+    going away from the routes that cancel abandoned work): refuses cross-site posts
+    (403) and bodies over their route's bound (:func:`body_limit`; by Content-Length,
+    or counted as they arrive: 413 ``body_too_large``, and the route sees a client that
+    went away), and adds the security headers to every response."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -147,11 +100,32 @@ class Guard:
         request = Request(scope)
         refusal = _refusal(request) if request.method not in ("GET", "HEAD", "OPTIONS") \
             else None
+        limit = body_limit(request.method, scope.get("path", "/"))
+        length = request.headers.get("content-length", "")
+        if refusal is None and length.isdigit() and int(length) > limit:
+            refusal = _too_large(limit)
         if refusal is not None:
             await _headers(refusal)(scope, receive, send)
             return
+        seen = 0
+        refused = False
+
+        async def counted() -> Message:
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:  # answer now; the app sees a client that went away
+                    refused = True
+                    await _headers(_too_large(limit))(scope, receive, send)
+                    return {"type": "http.disconnect"}
+            return message
 
         async def send_with_headers(message: Message) -> None:
+            if refused:
+                return
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
                 for name, value in HEADERS.items():
@@ -159,7 +133,11 @@ class Guard:
                         headers[name] = value
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        try:
+            await self.app(scope, counted, send_with_headers)
+        except Exception:
+            if not refused:
+                raise
 
 
 def _refusal(request: Request) -> Response | None:
@@ -180,8 +158,7 @@ def install(app: FastAPI) -> None:
     """Add the defences to ``app`` (call once, after its routes)."""
     from warroom.battle.errors import BattleError
 
-    app.add_middleware(BodyLimit)
-    app.add_middleware(Guard)  # the outer one: a cross-site post is refused unread
+    app.add_middleware(Guard)
 
     @app.exception_handler(BattleError)
     async def _battle_error(request: Request, exc: BattleError) -> Response:
