@@ -208,7 +208,7 @@ def test_verify_checks_the_kept_totals_and_every_stored_snapshot(bt: Battles) ->
     assert bt.verify(bid).ok
     _tamper(bt, bid, 3, _cheat)  # the state kept after the roll (an undo would go back to)
     assert bt.verify(bid).problems == [
-        "event 3: the stored luck totals after it differs from the replay"]
+        "event 3: what is stored after it differs from the replay (luck totals)"]
     _tamper(bt, bid, None, _cheat)  # the battle's own snapshot: what the page shows
     problems = bt.verify(bid).problems
     assert "the stored luck totals differ from the replayed log" in problems

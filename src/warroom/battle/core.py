@@ -713,8 +713,8 @@ class Battles:
         for ev, text, after in zip(events, kept, afters, strict=True):
             wrong = None if text is None else _snapshot_differs(text, after)
             if wrong is not None:
-                report.problems.append(f"event {ev['seq']}: the stored {wrong} after it "
-                                       "differs from the replay")
+                report.problems.append(f"event {ev['seq']}: what is stored after it "
+                                       f"differs from the replay ({wrong})")
         wrong = _snapshot_differs(row["state"], final.state)
         if wrong == "state":
             report.problems.append("the stored state differs from the replayed state")
