@@ -1,8 +1,10 @@
 """What a battle action costs as the log grows (`make bench`): a ``do`` with entered dice,
-the state read behind a page, and the whole log, at about 10 and about 3,000 events, on a
-SQLite file. Medians of alternating rounds, so a slow spell of this machine falls on both
-sizes alike. Writes start from the stored snapshot, so the first two should stay flat;
-the log itself grows with its length."""
+the state read behind a page, a side's whole battle page over HTTP (FastAPI's
+TestClient), and the whole log, at about 10 and about 3,000 events, on a SQLite file.
+Medians of alternating rounds, so a slow spell of this machine falls on both sizes alike.
+Writes and pages start from the stored snapshot (the page shows the latest 30 events
+and the luck totals the snapshot keeps), so the first three should stay flat; the whole
+log grows with its length."""
 
 from __future__ import annotations
 
@@ -26,6 +28,27 @@ def _battle(folder: Path, events: int) -> tuple[Battles, str]:
     return bt, bid
 
 
+def _page(bt: Battles, bid: str) -> Callable[[], Any]:
+    """GET of side A's battle page, as a phone at the table asks for it."""
+    import warnings
+
+    from warroom.web.app import create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from fastapi.testclient import TestClient
+    app = create_app(bt.store.url, workers=1)
+    app.state.battles = bt
+    client = TestClient(app)  # no lifespan: a battle page needs no odds workers
+    url = f"/battles/{bid}/{bt.row(bid)['token_a']}"
+
+    def get() -> None:
+        response = client.get(url)
+        assert response.status_code == 200, response.status_code
+
+    return get
+
+
 def _median_ms(calls: dict[str, Callable[[], Any]], rounds: int = 9,
                per_round: int = 5) -> dict[str, float]:
     times: dict[str, list[float]] = {k: [] for k in calls}
@@ -42,11 +65,14 @@ def battle_rows() -> list[list[str]]:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         small, big = _battle(Path(tmp), 10), _battle(Path(tmp), 3000)
+        pages = {bid: _page(bt, bid) for bt, bid in (small, big)}
         cases: list[tuple[str, Callable[[Battles, str], Any], str]] = [
             ("`do` with entered dice", lambda bt, bid: bt.do(
                 bid, "demo.pool", {"unit": "Tigers", "dice": 2}, dice=[3, 4]),
              "flat: about the same at 3,000 events"),
             ("state behind a page (`show`)", lambda bt, bid: bt.show(bid),
+             "flat: about the same at 3,000 events"),
+            ("page of side A (HTTP GET)", lambda bt, bid: pages[bid](),
              "flat: about the same at 3,000 events"),
             ("whole log (`log`)", lambda bt, bid: bt.log(bid), "grows with the log"),
         ]

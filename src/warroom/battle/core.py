@@ -39,6 +39,7 @@ from warroom.battle import phases
 from warroom.battle.errors import (
     AccessError,
     BattleError,
+    ConflictError,
     ImportFormatError,
     NoSuchBattleError,
     NothingToUndoError,
@@ -227,7 +228,7 @@ class Battles:
             self.store.insert_battle(conn, self._row(
                 battle_id, state, at, tokens, secret=secret, sign_key=secrets.token_hex(32),
                 origin="here"))
-            self.store.append(conn, battle_id, first, 0, json.dumps(state.to_json()), "[]")
+            self.store.append(conn, battle_id, first, 0, state.snapshot(), "[]")
         return {"id": battle_id, "tokens": tokens}
 
     @staticmethod
@@ -236,7 +237,7 @@ class Battles:
              legacy_seed: int | None = None) -> dict[str, Any]:
         return {"id": battle_id, "game": state.game, "name": state.name,
                 "seed": legacy_seed or 0, "created_at": at, "updated_at": at, "counter": 0,
-                "state": json.dumps(state.to_json()), "token_a": tokens["a"],
+                "state": state.snapshot(), "token_a": tokens["a"],
                 "token_b": tokens["b"], "token_view": tokens["view"], "secret": secret,
                 "sign_key": sign_key, "origin": origin, "live": None}
 
@@ -259,11 +260,17 @@ class Battles:
 
     def _snapshot(self, battle_id: str) -> Snapshot:
         with self.store.read() as conn:
-            row = self.store.battle_row(conn, battle_id)
-            if row.get("live") is not None:
-                return Snapshot(row, State.from_json(json.loads(row["state"])),
-                                [int(x) for x in json.loads(row["live"])])
-            replay = fold(battle_id, self.store.load_events(conn, battle_id))
+            return self._snapshot_in(conn, battle_id)
+
+    def _snapshot_in(self, conn: Any, battle_id: str) -> Snapshot:
+        """The battle's row and its snapshot; a log from before snapshots (or before the
+        luck totals were kept) is replayed once, and its next write stores them."""
+        row = self.store.battle_row(conn, battle_id)
+        if row.get("live") is not None:
+            state = State.from_json(json.loads(row["state"]))
+            if state.luck is not None:
+                return Snapshot(row, state, json.loads(row["live"]))
+        replay = fold(battle_id, self.store.load_events(conn, battle_id))
         return Snapshot(row, replay.state, list(replay.live), replay)
 
     def _load(self, battle_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], Replay]:
@@ -277,7 +284,10 @@ class Battles:
             return self.store.battle_row(conn, battle_id)
 
     def show(self, battle_id: str) -> dict[str, Any]:
-        snap = self._snapshot(battle_id)
+        return self._show(self._snapshot(battle_id))
+
+    @staticmethod
+    def _show(snap: Snapshot) -> dict[str, Any]:
         st = snap.state
         info = st.phase_info()
         out = st.to_json()
@@ -291,15 +301,36 @@ class Battles:
     def state(self, battle_id: str) -> State:
         return self._snapshot(battle_id).state
 
-    def log(self, battle_id: str) -> list[dict[str, Any]]:
-        """Every event, undone ones included (marked ``undone``): a roll taken back
-        stays in sight of both sides."""
-        _row, events, replay = self._load(battle_id)
-        live = set(replay.live) | {1}
-        undone = {int(e["target"]) for e in events if e["kind"] == "undone"}
-        for e in events:
-            e["undone"] = e["seq"] in undone and e["seq"] not in live
-        return events
+    def log(self, battle_id: str, *, limit: int | None = None,
+            before: int | None = None) -> list[dict[str, Any]]:
+        """Every event, oldest first, undone ones included (marked ``undone``): a roll
+        taken back stays in sight of both sides. With ``limit`` and/or ``before``, only
+        the latest ``limit`` events numbered below ``before``: a page of the log, read
+        without replaying it."""
+        if limit is not None or before is not None:
+            events: list[dict[str, Any]] = self.page(battle_id, limit=limit,
+                                                     before=before)["events"]
+            return events
+        _row, every, replay = self._load(battle_id)
+        _mark_undone(every, replay.live)
+        return every
+
+    def page(self, battle_id: str, *, limit: int | None = 30, before: int | None = None
+             ) -> dict[str, Any]:
+        """What a battle page shows, from one read of the snapshot and never the whole
+        log: the battle now (:meth:`show`), the luck totals (:meth:`luck`) and a page of
+        the log (the latest ``limit`` events below ``before``, oldest first), with
+        ``older``: the number to ask ``before`` for the events before them (None at the
+        start of the log)."""
+        if limit is not None and limit < 1:
+            raise BattleError("limit must be 1 or more, not {limit}", limit=limit)
+        with self.store.read() as conn:
+            snap = self._snapshot_in(conn, battle_id)
+            events = self.store.events_page(conn, battle_id, before=before, limit=limit)
+        _mark_undone(events, snap.live)
+        older = events[0]["seq"] if events and events[0]["seq"] > 1 else None
+        return {"show": self._show(snap), "luck": _luck_table(battle_id, snap.state),
+                "events": events, "older": older}
 
     # ------------------------------------------------------------------ writing
     def _before_last(self, battle_id: str, snap: Snapshot) -> State:
@@ -309,9 +340,10 @@ class Battles:
         prev = snap.live[-2] if len(snap.live) >= 2 else 1
         with self.store.read() as conn:
             _body, stored = self.store.event_at(conn, battle_id, prev)
-            if stored is None:  # an event from before snapshots
+            state = None if stored is None else State.from_json(json.loads(stored))
+            if state is None or state.luck is None:  # stored before snapshots (or luck)
                 return fold(battle_id, self.store.load_events(conn, battle_id)).states[-2]
-        return State.from_json(json.loads(stored))
+        return state
 
     def _event(self, battle_id: str, seq: int) -> dict[str, Any]:
         with self.store.read() as conn:
@@ -328,8 +360,6 @@ class Battles:
         computed again on the new state (backing off a little more each time, up to
         :data:`WRITE_ATTEMPTS` times).
         """
-        from sqlalchemy.exc import IntegrityError
-
         for attempt in range(WRITE_ATTEMPTS):
             if attempt:
                 time.sleep(0.002 * attempt)  # racing writers drift apart
@@ -356,12 +386,12 @@ class Battles:
             try:
                 with self.store.write() as conn:
                     self.store.append(conn, battle_id, event, counter,
-                                      json.dumps(new_state.to_json()), json.dumps(live))
+                                      new_state.snapshot(), json.dumps(live))
             except StaleStateError:
                 if expect is not None:
                     raise
                 continue
-            except IntegrityError:  # a duplicate seq from a racing writer
+            except ConflictError:  # a duplicate seq from a racing writer
                 if expect is not None:
                     raise StaleStateError(expect, counter + 1) from None
                 continue
@@ -657,44 +687,39 @@ class Battles:
 
     # ------------------------------------------------------------------ luck
     def luck(self, battle_id: str) -> dict[str, Any]:
-        """Per side: expected against actual for each numeric outcome field."""
-        _row, events, replay = self._load(battle_id)
-        live = set(replay.live)
-        sides: dict[str, dict[str, Any]] = {
-            s: {"rolls": 0, "fields": {}} for s in SIDES}
-        for e in events:
-            if e["kind"] != "resolved" or e["seq"] not in live:
-                continue
-            side = sides[e["side"]]
-            side["rolls"] += 1
-            for name, exp in e["expected"].items():
-                f = side["fields"].setdefault(
-                    name, {"expected": Fraction(0), "actual": 0, "rolls": 0})
-                f["expected"] += Fraction(exp)
-                f["actual"] += int(e["outcome"][name])
-                f["rolls"] += 1
-        for side in sides.values():
-            for f in side["fields"].values():
-                exp = f["expected"]
-                f["expected_exact"] = _frac(exp)
-                f["expected"] = round(float(exp), 3)
-                f["difference"] = round(f["actual"] - float(exp), 3)
-        return {"id": battle_id, "sides": sides}
+        """Per side: expected against actual for each numeric outcome field of the live
+        resolutions, from the totals the snapshot keeps (no replay)."""
+        return _luck_table(battle_id, self._snapshot(battle_id).state)
 
     # ------------------------------------------------------------------ verify
     def verify(self, battle_id: str) -> Report:
         """Replay every event from scratch (the server knows the secret seed, so every
-        virtual die is checked) and say whether the log is this server's own."""
-        row, events, _replay = self._load(battle_id)
+        virtual die is checked) and say whether the log is this server's own. The
+        snapshots the store keeps (the state after each event, with its luck totals, and
+        the battle's current state, stack of live events and counter) must all agree
+        with the replay."""
+        with self.store.read() as conn:
+            row = self.store.battle_row(conn, battle_id)
+            events = self.store.load_events(conn, battle_id)
+            kept = self.store.stored_states(conn, battle_id)
         report = self.check_events(battle_id, events, secret=row.get("secret"))
         report.authentic = row.get("origin") in (None, "here", "authentic")
         try:
             final = fold(battle_id, events)
-        except UsageError as exc:
+            afters, _ = _states(battle_id, events)
+        except (UsageError, KeyError, TypeError, ValueError) as exc:
             report.problems.append(str(exc))
             return report
-        if json.loads(row["state"]) != final.state.to_json():
+        for ev, text, after in zip(events, kept, afters, strict=True):
+            wrong = None if text is None else _snapshot_differs(text, after)
+            if wrong is not None:
+                report.problems.append(f"event {ev['seq']}: what is stored after it "
+                                       f"differs from the replay ({wrong})")
+        wrong = _snapshot_differs(row["state"], final.state)
+        if wrong == "state":
             report.problems.append("the stored state differs from the replayed state")
+        elif wrong is not None:
+            report.problems.append("the stored luck totals differ from the replayed log")
         if row.get("live") is not None and json.loads(row["live"]) != final.live:
             report.problems.append("the stored stack of live events differs from the log")
         if events and int(row["counter"]) != int(events[-1]["seq"]):
@@ -887,7 +912,7 @@ class Battles:
             counter = 0
             for e, st in zip(clean, afters, strict=True):
                 last = e is clean[-1]
-                self.store.append(conn, battle_id, e, counter, json.dumps(st.to_json()),
+                self.store.append(conn, battle_id, e, counter, st.snapshot(),
                                   json.dumps(replay.live) if last else None)
                 counter = int(e["seq"])
         return {"id": battle_id, "tokens": tokens, "origin": origin}
@@ -917,6 +942,44 @@ class Battles:
         if found is None:
             raise NoSuchBattleError(battle_id)
         return found
+
+
+def _snapshot_differs(text: str, state: State) -> str | None:
+    """What of a stored snapshot differs from ``state``: "state", "luck totals" (when
+    the snapshot keeps them) or None."""
+    data = json.loads(text)
+    luck = data.pop("luck", None)
+    if data != state.to_json():
+        return "state"
+    if luck is not None and luck != state.luck:
+        return "luck totals"
+    return None
+
+
+def _mark_undone(events: list[dict[str, Any]], live: Sequence[int]) -> None:
+    """Mark each event of (a page of) the log that an undo took back. An event stays on
+    the stack of live events until it is undone, and never comes back: every event but
+    the creation and the undos themselves is undone exactly when it is not live."""
+    alive = set(live)
+    for e in events:
+        e["undone"] = e["kind"] not in ("created", "undone") and e["seq"] not in alive
+
+
+def _luck_table(battle_id: str, state: State) -> dict[str, Any]:
+    """The luck totals as :meth:`Battles.luck` answers them: per side the rolls and, per
+    field, the exact expectation (``expected_exact``), it as a decimal, what the dice gave
+    and the difference."""
+    sides: dict[str, Any] = {}
+    for side in SIDES:
+        totals = (state.luck or {}).get(side, {"rolls": 0, "fields": {}})
+        fields = {}
+        for name, f in totals["fields"].items():
+            exp = Fraction(f["expected"])
+            fields[name] = {"expected": round(float(exp), 3), "actual": f["actual"],
+                            "rolls": f["rolls"], "expected_exact": _frac(exp),
+                            "difference": round(f["actual"] - float(exp), 3)}
+        sides[side] = {"rolls": totals["rolls"], "fields": fields}
+    return {"id": battle_id, "sides": sides}
 
 
 def _states(battle_id: str, events: Sequence[Mapping[str, Any]]) -> tuple[list[State], Replay]:

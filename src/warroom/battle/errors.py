@@ -81,3 +81,12 @@ class RateLimitedError(BattleError):
 
 class VerifyFailed(WarroomError):
     """``verify`` found events or state that do not reproduce (exit code 1)."""
+
+
+class ConflictError(BattleError):
+    """The database refused a change that clashes with what it holds (a key already
+    taken: a battle id, an event number a racing writer recorded first): nothing was
+    recorded (409). The message never carries SQL or its parameters."""
+
+    http_status = 409
+    code = "conflict"

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
 
-from warroom.battle.state import MAX_NAME, State, Unit, initial, set_marker
+from warroom.battle.state import MAX_NAME, State, Unit, add_luck, initial, set_marker
 
 Translate = Callable[[str], str]
 
@@ -159,6 +159,8 @@ class Resolved(Event):
             new.rolls = self.roll_index + 1
         for change in self.effects:
             set_marker(new.unit(change.unit), change.marker, change.value)
+        if new.luck is not None:
+            add_luck(new.luck, self.side, self.expected, self.outcome)
         return new
 
     def describe(self, tr: Translate) -> str:

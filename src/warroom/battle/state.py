@@ -8,10 +8,12 @@ procedure (``verify`` does that separately).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Literal
 
 from warroom.battle import phases
@@ -145,6 +147,10 @@ class State:
     units: dict[str, Unit] = field(default_factory=dict)
     ended: bool = False
     end_asked: list[str] = field(default_factory=list)
+    luck: dict[str, Any] | None = field(default_factory=lambda: no_luck())
+    """Per side, the running totals of the live resolutions (:func:`add_luck`): kept with
+    the snapshot, so the luck table never replays the log; not part of the digest (it is
+    derived from the events' own data). None: a snapshot stored before it was kept."""
 
     def to_json(self) -> dict[str, Any]:
         if self.commitment is None and not self.ended and not self.end_asked:
@@ -159,17 +165,27 @@ class State:
                 "turn": self.turn, "side": self.side, "phase": self.phase,
                 "rolls": self.rolls, "units": [u.to_json() for u in self.units.values()]}
 
+    def snapshot(self) -> str:
+        """What the store keeps as the state after an event: :meth:`to_json` and the luck
+        totals."""
+        data = self.to_json()
+        if self.luck is not None:
+            data["luck"] = self.luck
+        return json.dumps(data)
+
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> State:
-        """The state a snapshot stored (``to_json``'s inverse)."""
+        """The state a snapshot stored (the inverse of ``to_json`` and :meth:`snapshot`)."""
         units = {u["name"]: Unit(u["name"], u["side"], dict(u["stats"]), dict(u["markers"]))
                  for u in data["units"]}
+        luck = copy.deepcopy(data["luck"]) if "luck" in data else None
         if "commitment" not in data:  # the old shape: a public seed
             return cls(data["id"], data["game"], data["name"], None, str(data["seed"]),
-                       data["turn"], data["side"], data["phase"], data["rolls"], units)
+                       data["turn"], data["side"], data["phase"], data["rolls"], units,
+                       luck=luck)
         return cls(data["id"], data["game"], data["name"], data["commitment"], data["seed"],
                    data["turn"], data["side"], data["phase"], data["rolls"], units,
-                   data["ended"], list(data["end_asked"]))
+                   data["ended"], list(data["end_asked"]), luck)
 
     def digest(self) -> str:
         data = self.to_json()
@@ -198,6 +214,27 @@ def initial(battle_id: str, game: str, name: str, commitment: str | None,
     first = phases.sequence(game)[0].id
     seed = None if legacy_seed is None else str(legacy_seed)
     return State(battle_id, game, name, commitment, seed, phase=first)
+
+
+def no_luck() -> dict[str, Any]:
+    """Luck totals before any roll."""
+    return {s: {"rolls": 0, "fields": {}} for s in SIDES}
+
+
+def add_luck(luck: dict[str, Any], side: str, expected: Mapping[str, str],
+             outcome: Mapping[str, Any]) -> None:
+    """Add one resolution to the running totals (in place): per side the rolls, and per
+    outcome field the sum of the exact expectations (a fraction ``"n/d"``; a Monte Carlo
+    estimate's decimal adds in as the fraction it writes), the sum of what the dice gave
+    and how many rolls had that field."""
+    totals = luck.setdefault(side, {"rolls": 0, "fields": {}})
+    totals["rolls"] += 1
+    for name, exp in expected.items():
+        f = totals["fields"].setdefault(name, {"expected": "0", "actual": 0, "rolls": 0})
+        total = Fraction(f["expected"]) + Fraction(exp)
+        f["expected"] = f"{total.numerator}/{total.denominator}"
+        f["actual"] += int(outcome[name])
+        f["rolls"] += 1
 
 
 def set_marker(unit: Unit, name: str, value: Any) -> None:

@@ -21,6 +21,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from warroom.battle.errors import (
     BattleError,
+    ConflictError,
     DatabaseBusyError,
     NoSuchBattleError,
     StaleStateError,
@@ -162,10 +163,14 @@ class Store:
         try:
             with self.engine.begin() as conn:
                 migrate(conn)
+        except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.TimeoutError) as exc:
+            self.engine.dispose()  # down, unreachable or busy: 503 on the web
+            raise DatabaseBusyError("cannot open database {url}: {reason}", url=shown,
+                                    reason=_first_line(getattr(exc, "orig", exc))) from None
         except sa.exc.DBAPIError as exc:
             self.engine.dispose()
             raise BattleError("cannot open database {url}: {reason}", url=shown,
-                              reason=str(exc.orig).strip()) from None
+                              reason=_first_line(exc.orig)) from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -195,12 +200,19 @@ class Store:
             raise DatabaseBusyError("the database {url} failed: {reason} (nothing was "
                                     "recorded)", url=shown_url(self.url),
                                     reason=_first_line(exc.orig)) from None
-        except sa.exc.IntegrityError:
-            raise
+        except sa.exc.IntegrityError as exc:  # a key already taken: no SQL shown
+            raise ConflictError("the database {url} refused the change: it clashes with "
+                                "what is already stored ({error}); nothing was recorded, "
+                                "try again", url=shown_url(self.url),
+                                error=type(exc.orig).__name__) from None
         except sa.exc.DBAPIError as exc:  # a value the database refused: no SQL shown
             raise DatabaseBusyError("the database {url} refused the change ({error}); "
                                     "nothing was recorded", url=shown_url(self.url),
                                     error=type(exc.orig).__name__) from None
+        except sa.exc.SQLAlchemyError as exc:  # anything else from the database layer
+            raise DatabaseBusyError("the database {url} failed ({error}); nothing was "
+                                    "recorded", url=shown_url(self.url),
+                                    error=type(exc).__name__) from None
 
     @staticmethod
     def battle_row(conn: Connection, battle_id: str, *, lock: bool = False
@@ -230,6 +242,27 @@ class Store:
         rows = conn.execute(sa.select(events.c.body).where(events.c.battle_id == battle_id)
                             .order_by(events.c.seq)).all()
         return [json.loads(r[0]) for r in rows]
+
+    @staticmethod
+    def events_page(conn: Connection, battle_id: str, *, before: int | None = None,
+                    limit: int | None = None) -> list[dict[str, Any]]:
+        """The latest ``limit`` events numbered below ``before`` (all of them without),
+        oldest first: one range read on the primary key, whatever the log's length."""
+        query = sa.select(events.c.body).where(events.c.battle_id == battle_id)
+        if before is not None:
+            query = query.where(events.c.seq < before)
+        query = query.order_by(events.c.seq.desc())
+        if limit is not None:
+            query = query.limit(limit)
+        rows = conn.execute(query).all()
+        return [json.loads(r[0]) for r in reversed(rows)]
+
+    @staticmethod
+    def stored_states(conn: Connection, battle_id: str) -> list[str | None]:
+        """The snapshot stored with each event, in order (None before snapshots)."""
+        rows = conn.execute(sa.select(events.c.state).where(events.c.battle_id == battle_id)
+                            .order_by(events.c.seq)).all()
+        return [r[0] for r in rows]
 
     # ---------------------------------------------------------------- writing
     @staticmethod

@@ -6,7 +6,8 @@ exists, and the vendored static files under ``/static`` (no CDN: works offline).
 
 Exact odds and Monte Carlo run in worker processes with deadlines
 (:class:`warroom.serving.Serving`, started with the app, stopped with it); responses are
-gzip-compressed; request bodies over :data:`MAX_BODY` bytes get a 413.
+gzip-compressed; a request body over its route's bound
+(:func:`warroom.web.security.body_limit`) gets a 413.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from warroom.errors import (
     ErrorText,
@@ -37,64 +37,8 @@ from warroom.errors import (
 
 log = logging.getLogger("warroom.web")
 
-MAX_BODY = 1_000_000
-"""Largest request body accepted, in bytes (1 MB)."""
 SHOWN = 40
 """At most this many characters of a value someone sent are echoed in an error."""
-
-
-class BodyLimit:
-    """ASGI middleware: a body over ``limit`` bytes (by Content-Length, or counted as it
-    arrives) is answered with 413 and ``{"code": "body_too_large"}``."""
-
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope.get("headers") or ())
-        try:
-            length = int(headers.get(b"content-length", b"0"))
-        except ValueError:
-            length = 0
-        if length > self.limit:
-            await self._refuse(send)
-            return
-        seen = 0
-        refused = False
-
-        async def counted() -> Message:
-            nonlocal seen, refused
-            if refused:
-                return {"type": "http.disconnect"}
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:  # answer now; the app sees a client that went away
-                    refused = True
-                    await self._refuse(send)
-                    return {"type": "http.disconnect"}
-            return message
-
-        async def watched(message: Message) -> None:
-            if not refused:
-                await send(message)
-
-        try:
-            await self.app(scope, counted, watched)
-        except Exception:
-            if not refused:
-                raise
-
-    async def _refuse(self, send: Send) -> None:
-        body = JSONResponse({"detail": f"the request body is larger than {self.limit:,} bytes",
-                             "code": "body_too_large", "parameter": None}, status_code=413)
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": body.raw_headers})
-        await send({"type": "http.response.body", "body": body.body})
 
 
 def clip(value: Any, most: int = SHOWN) -> Any:
@@ -202,7 +146,6 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
     app.state.database = database
     app.state.serving = front
     app.add_middleware(GZipMiddleware, minimum_size=1000)
-    app.add_middleware(BodyLimit, limit=MAX_BODY)
 
     @app.exception_handler(UsageError)
     async def _usage(request: Request, exc: UsageError) -> Response:

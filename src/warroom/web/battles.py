@@ -115,6 +115,14 @@ def _tokens(row: dict[str, Any]) -> dict[str, str]:
 
 
 KeyQuery = Annotated[str | None, Query(description="the battle link's key")]
+LOG_PAGE = 30
+"""Events a battle page shows (the latest; a link leads to the ones before them)."""
+LOG_MOST = 1000
+"""The most events one call of the API's ``/log`` returns with ``limit``."""
+
+
+BeforeQuery = Annotated[int | None, Query(ge=2, le=10**7, description=(
+    "show the log's events numbered below this one"))]
 KeyHeader = Annotated[str | None, Header(alias="X-Battle-Key", include_in_schema=False)]
 
 
@@ -188,12 +196,7 @@ def api_list(request: Request) -> list[dict[str, Any]]:
 @router.post("/api/battles/import", summary="Add an exported battle (it must replay); "
              "returns its three links")
 async def api_import(request: Request) -> dict[str, Any]:
-    from warroom.web.security import MAX_BODY
-
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise ImportFormatError("the export is too large (at most {most} MB)",
-                                most=MAX_BODY // 2**20)
+    raw = await request.body()  # at most its bound (web.security.BODY_LIMITS)
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):
@@ -275,12 +278,18 @@ def api_end(battle_id: str, request: Request, body: Write | None = None,
     return bt.end(battle_id, expect=body.expect if body else None, by=side)
 
 
-@router.get("/api/battles/{battle_id}/log", summary="Every event, oldest first")
+@router.get("/api/battles/{battle_id}/log", summary="Every event, oldest first (or the "
+            "latest `limit` events below `before`)")
 def api_log(battle_id: str, request: Request, key: KeyQuery = None,
-            x_key: KeyHeader = None) -> list[dict[str, Any]]:
+            x_key: KeyHeader = None,
+            limit: Annotated[int | None, Query(ge=1, le=LOG_MOST, description=(
+                "only the latest this many events (below `before`)"))] = None,
+            before: Annotated[int | None, Query(ge=1, le=10**7, description=(
+                "only events numbered below this one: the first `seq` of the page you "
+                "have, for the page before it"))] = None) -> list[dict[str, Any]]:
     bt = battles(request)
     _role(bt, battle_id, _key(key, x_key))
-    return bt.log(battle_id)
+    return bt.log(battle_id, limit=limit, before=before)
 
 
 @router.get("/api/battles/{battle_id}/export", summary="The whole battle (for import)")
@@ -371,19 +380,22 @@ def page_new(request: Request, game: Annotated[str, Form()],
 
 
 def _context(request: Request, battle_id: str, key: str, form: Any = None,
-             keep: bool = False) -> dict[str, Any]:
-    """What the battle section shows to this link's holder; the Resolve form as ``form``
-    (else the address's query) picks it (:func:`_resolve_view`)."""
+             keep: bool = False, before: int | None = None) -> dict[str, Any]:
+    """What the battle section shows to this link's holder: the battle from its
+    snapshot and the latest :data:`LOG_PAGE` events below ``before`` (never the whole
+    log, so a page costs the same at 3,000 events as at 10); the Resolve form as
+    ``form`` (else the address's query) picks it (:func:`_resolve_view`)."""
     bt = battles(request)
     role, side = _role(bt, battle_id, key)
-    info = bt.show(battle_id)
-    events = bt.log(battle_id)
+    view = bt.page(battle_id, limit=LOG_PAGE, before=before)
+    info, events = view["show"], view["events"]
     _describe(request, events)
     procs = bt._game_procedures(info["game"])
     # a side's holder sees only the spectator link to pass on: never the other side's
     share = {"view": links(battle_id, _tokens(bt.row(battle_id)))["view"]} if side else {}
     return {
-        "b": info, "events": list(reversed(events)), "luck": bt.luck(battle_id)["sides"],
+        "b": info, "events": list(reversed(events)), "luck": view["luck"]["sides"],
+        "older": view["older"], "before": before,
         "role": role, "side": side, "key": key, "procedures": procs,
         "share": share, "base": f"/battles/{battle_id}/{key}",
         "markers": _marker_names(info["game"]),
@@ -405,8 +417,9 @@ def _describe(request: Request, events: list[dict[str, Any]]) -> None:
 
 
 def _page(request: Request, battle_id: str, key: str, error: str | None = None,
-          status: int = 200, form: Any = None, keep: bool = False) -> HTMLResponse:
-    ctx = _context(request, battle_id, key, form, keep)
+          status: int = 200, form: Any = None, keep: bool = False,
+          before: int | None = None) -> HTMLResponse:
+    ctx = _context(request, battle_id, key, form, keep, before)
     response = _render(request, "battles/battle.html", {**ctx, "error": error}, status)
     _remember(request, response, battle_id, key)
     return response
@@ -428,8 +441,9 @@ def _marker_names(game: str) -> list[str]:
 
 @router.get("/battles/{battle_id}/{key}", response_class=HTMLResponse,
             summary="A battle, opened with its link")
-def page_battle(battle_id: str, key: str, request: Request) -> HTMLResponse:
-    return _page(request, battle_id, key)
+def page_battle(battle_id: str, key: str, request: Request,
+                before: BeforeQuery = None) -> HTMLResponse:
+    return _page(request, battle_id, key, before=before)
 
 
 @router.get("/battles/{battle_id}/{key}/counter", summary="The state counter (for polling)")
@@ -443,8 +457,10 @@ def page_counter(battle_id: str, key: str, request: Request, response: Response
 
 @router.get("/battles/{battle_id}/{key}/section", response_class=HTMLResponse,
             summary="The battle section alone (the page swaps it in when the battle changes)")
-def page_section(battle_id: str, key: str, request: Request) -> HTMLResponse:
-    response = _render(request, "battles/_battle.html", _context(request, battle_id, key))
+def page_section(battle_id: str, key: str, request: Request,
+                 before: BeforeQuery = None) -> HTMLResponse:
+    response = _render(request, "battles/_battle.html",
+                       _context(request, battle_id, key, before=before))
     response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -1,12 +1,14 @@
 """The web app's defences: security headers on every response, an Origin check on every
-form or API post (no cross-site request can act on a battle), a bound on request
-bodies, battle errors with a machine-readable ``code``, and no ``/docs`` unless asked.
+form or API post (no cross-site request can act on a battle), the one bound on request
+bodies (:data:`BODY_LIMITS`), battle and database errors
+with a machine-readable ``code`` (never SQL), and no ``/docs`` unless asked.
 
 ``install(app)`` wires all of it; nothing happens at import time.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 from urllib.parse import urlsplit
@@ -17,6 +19,8 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from warroom.errors import ErrorText
+
+log = logging.getLogger("warroom.web")
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
@@ -31,8 +35,27 @@ HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
 }
 
-MAX_BODY = 8 * 1024 * 1024
-"""The largest request body accepted (a long battle's export is well under it)."""
+BODY_LIMIT = 1_000_000
+"""The largest request body accepted, in bytes (1 MB), on every route not in
+:data:`BODY_LIMITS`: a question, a form or a battle action is a few kB at most."""
+
+BODY_LIMITS: dict[tuple[str, str], int] = {
+    ("POST", "/api/battles/import"): 8_000_000,
+}
+"""The routes that take more (method, path): a battle's export, about 1.5 kB an event
+with its steps, so some 5,000 events."""
+
+
+def body_limit(method: str, path: str) -> int:
+    """The largest body, in bytes, that ``method path`` accepts: the one place that says
+    which routes take how much."""
+    return BODY_LIMITS.get((method.upper(), path.rstrip("/") or "/"), BODY_LIMIT)
+
+
+def _too_large(limit: int) -> Response:
+    return _refuse(413, ErrorText("the request is too large (at most {most} MB)",
+                                  most=f"{limit / 1_000_000:g}"), "body_too_large")
+
 
 DOCS_ENV = "WARROOM_API_DOCS"
 """Set to 1 to serve ``/docs`` and ``/redoc`` (they load Swagger UI from a CDN)."""
@@ -62,8 +85,10 @@ def _refuse(status: int, text: ErrorText, code: str) -> Response:
 
 class Guard:
     """Plain ASGI middleware (not ``BaseHTTPMiddleware``, which would hide a client's
-    going away from the routes that cancel abandoned work): refuses cross-site and
-    oversized posts, and adds the security headers to every response."""
+    going away from the routes that cancel abandoned work): refuses cross-site posts
+    (403) and bodies over their route's bound (:func:`body_limit`; by Content-Length,
+    or counted as they arrive: 413 ``body_too_large``, and the route sees a client that
+    went away), and adds the security headers to every response."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -75,11 +100,32 @@ class Guard:
         request = Request(scope)
         refusal = _refusal(request) if request.method not in ("GET", "HEAD", "OPTIONS") \
             else None
+        limit = body_limit(request.method, scope.get("path", "/"))
+        length = request.headers.get("content-length", "")
+        if refusal is None and length.isdigit() and int(length) > limit:
+            refusal = _too_large(limit)
         if refusal is not None:
             await _headers(refusal)(scope, receive, send)
             return
+        seen = 0
+        refused = False
+
+        async def counted() -> Message:
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:  # answer now; the app sees a client that went away
+                    refused = True
+                    await _headers(_too_large(limit))(scope, receive, send)
+                    return {"type": "http.disconnect"}
+            return message
 
         async def send_with_headers(message: Message) -> None:
+            if refused:
+                return
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
                 for name, value in HEADERS.items():
@@ -87,7 +133,11 @@ class Guard:
                         headers[name] = value
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        try:
+            await self.app(scope, counted, send_with_headers)
+        except Exception:
+            if not refused:
+                raise
 
 
 def _refusal(request: Request) -> Response | None:
@@ -95,11 +145,6 @@ def _refusal(request: Request) -> Response | None:
         return _refuse(403, ErrorText(
             "this request comes from another site; warroom only takes forms from its "
             "own pages"), "cross_site")
-    length = request.headers.get("content-length", "")
-    if length.isdigit() and int(length) > MAX_BODY:
-        return _refuse(413, ErrorText(
-            "the request is too large (at most {most} MB)", most=MAX_BODY // 2**20),
-            "too_large")
     return None
 
 
@@ -128,6 +173,20 @@ def install(app: FastAPI) -> None:
         return JSONResponse({"detail": str(exc), "parameter": None, "code": exc.code},
                             status_code=exc.http_status)
 
+    from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+    @app.exception_handler(SQLAlchemyError)
+    async def _database(request: Request, exc: SQLAlchemyError) -> Response:
+        """A database error that got past the store (which turns its own into battle
+        errors): a clear 409 or 503 with its code; neither the answer nor the log line
+        carries the statement or its values."""
+        from warroom.battle.errors import ConflictError, DatabaseBusyError
+
+        error = ConflictError(_CONFLICT) if isinstance(exc, IntegrityError) else \
+            DatabaseBusyError(_UNAVAILABLE)
+        log.warning("database error on %s: %s", request.url.path, type(exc).__name__)
+        return await _battle_error(request, error)
+
     @app.exception_handler(RecursionError)
     async def _too_deep(_request: Request, _exc: RecursionError) -> Response:
         return _refuse(422, ErrorText("the request body is nested too deeply"), "too_deep")
@@ -137,6 +196,11 @@ def install(app: FastAPI) -> None:
                   if p}
         app.router.routes[:] = [r for r in app.router.routes
                                 if getattr(r, "path", None) not in hidden]
+
+
+_CONFLICT = ("the database refused the change: it clashes with what is already stored; "
+             "nothing was recorded, try again")
+_UNAVAILABLE = "the database is unavailable; try again (nothing was recorded)"
 
 
 def client_address(request: Request) -> str:
