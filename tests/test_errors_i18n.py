@@ -14,6 +14,7 @@ from babel.messages.pofile import read_po
 import warroom
 from warroom import api, i18n
 from warroom.cli import main
+from warroom.engine.messages import Msg
 from warroom.engine.params import describe
 from warroom.errors import (
     BadDieError,
@@ -90,9 +91,9 @@ CASES: dict[str, tuple[Callable[[], object], str, tuple[str, ...]]] = {
         ("'reroll'", "'maybe'", "true/false, yes/no, 1/0")),
     "too few dice": (
         roll("demo.pool", [3, 5], dice=3),
-        "not enough dice: 1 more needed for dice (demo.pool) — and possibly more after "
+        "not enough dice: 1 more needed for dice — and possibly more after "
         "that, depending on the results",
-        ("1", "demo.pool")),
+        ("1",)),
     "too many dice": (
         roll("demo.pool", [3, 5, 6, 2], dice=3),
         "too many dice: 4 entered but the resolution used only 3",
@@ -143,6 +144,24 @@ def test_translated(name: str, lang: str) -> None:
     left -= {"warroom", "rules", "simulate", "monte", "carlo", "none", "misses", "hits",
              "dice", "reroll", "pool", "demo", "true", "false", "shoot"}
     assert not left, (left, text)
+
+
+@pytest.mark.parametrize("lang", ("en", *LANGS))
+def test_too_few_dice_names_the_roll_not_the_rule_id(lang: str) -> None:
+    """The player reads what the step calls the roll ("saves (team with 2 hits)"), in
+    their language; the step's internal id stays on the error for callers."""
+    tr = i18n.translator(lang)
+    for proc, entered, what in (("fow.shoot", [1], "to hit"), ("asl.ift", [3], "IFT DR"),
+                                ("fow.shoot", [6, 6, 6, 1], "saves (team with 3 hits)")):
+        exc = error_of(roll(proc, entered))
+        assert isinstance(exc, TooFewDiceError) and exc.rule.startswith(proc)
+        text = exc.translated(tr)
+        assert proc not in text and exc.rule not in text, text
+        assert what in str(exc)
+        shown = exc.text.args["what"]
+        assert isinstance(shown, Msg) and shown.render(tr) in text, text
+        if lang != "en":  # the roll's name is translated too
+            assert what not in text or what == "IFT DR", text
 
 
 def test_error_text_nests_and_falls_back() -> None:

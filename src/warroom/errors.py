@@ -203,16 +203,17 @@ class DiceError(UsageError):
 
 class TooFewDiceError(DiceError):
     def __init__(self, missing: int, what: object, rule: str) -> None:
-        """``what`` names the roll: English text, or an engine message (translated
-        with the error, including the item it is for, as in "save (team 2)")."""
+        """``what`` names the roll as the step shows it: English text, or an engine
+        message (translated with the error, including the item it is for, as in "save
+        (team 2)"). ``rule`` is the step's internal id (``fow.shoot.save``), kept for
+        callers but never shown to a player."""
         self.missing = missing
         self.what = str(what)
         self.rule = rule
         super().__init__(
-            "not enough dice: {missing} more needed for {what} ({rule})"
+            "not enough dice: {missing} more needed for {what}"
             " — and possibly more after that, depending on the results",
-            missing=missing, what=ErrorText(what) if isinstance(what, str) else what,
-            rule=rule)
+            missing=missing, what=ErrorText(what) if isinstance(what, str) else what)
 
 
 class TooManyDiceError(DiceError):

@@ -37,3 +37,67 @@ def test_battle_pages_are_translated(lang: str) -> None:
         with (CATALOG_DIR / lang / "LC_MESSAGES" / f"{area}.po").open("rb") as fh:
             have |= {m.id for m in read_po(fh, locale=lang) if m.id and m.string}
     assert sorted(texts - have) == []
+
+
+def test_a_phase_id_names_one_phase_in_every_game() -> None:
+    """The log shows a phase by its id's title without knowing the game, which is sound
+    only while an id means the same phase in every game that has it."""
+    titles: dict[str, set[str]] = {}
+    for seq in phases.SEQUENCES.values():
+        for p in seq:
+            titles.setdefault(p.id, set()).add(p.title)
+    assert {i: t for i, t in titles.items() if len(t) > 1} == {}
+    assert phases.title("RPh", "asl") == "Rally Phase (RPh)"
+    assert phases.title("end") == "End phase"
+    assert phases.title("no_such_phase") == "no_such_phase"  # an imported log's own id
+
+
+def _phase_line(lang: str, title: str) -> str:
+    from warroom.i18n import translator
+
+    tr = translator(lang)
+    return tr("turn {turn}, side {side}: {phase}").format(turn=1, side="A", phase=tr(title))
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "zh"])
+def test_the_log_and_the_list_show_phase_titles_in_the_cli(
+        lang: str, capsys: pytest.CaptureFixture[str], tmp_path: object) -> None:
+    import json
+    from pathlib import Path
+
+    from warroom.cli import main
+
+    db = str(Path(str(tmp_path)) / "b.db")
+    assert main(["battle", "new", "demo", "--name", "K", "--seed", "1", "--db", db,
+                 "--json"]) == 0
+    bid = json.loads(capsys.readouterr().out)["id"]
+    assert main(["battle", "next", bid, "--db", db]) == 0
+    capsys.readouterr()
+    line = _phase_line(lang, "End phase")  # demo: "act", then "end"
+    for command in ("log", "list"):
+        args = ["--lang", lang, "battle", command] + ([bid] if command == "log" else [])
+        assert main([*args, "--db", db]) == 0
+        out = capsys.readouterr().out
+        assert line in out and _phase_line(lang, "end") + "\n" not in out, (command, out)
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "zh"])
+def test_the_battle_page_log_shows_phase_titles(lang: str, tmp_path: object) -> None:
+    import html
+    import warnings
+    from pathlib import Path
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from fastapi.testclient import TestClient
+    from warroom.web.app import create_app
+
+    with TestClient(create_app(Path(str(tmp_path)) / "web.db")) as client:
+        made = client.post("/api/battles", json={"game": "fow", "name": "Web"}).json()
+        key = made["keys"]["A"]
+        assert client.post(f"/api/battles/{made['id']}/next?key={key}").status_code == 200
+        page = html.unescape(client.get(f"/battles/{made['id']}/{key}?lang={lang}").text)
+        log = client.get(f"/api/battles/{made['id']}/log?key={key}").json()
+    assert log[-1]["kind"] == "phase" and log[-1]["phase"] == "movement"
+    assert _phase_line(lang, "Movement step") in page  # fow: "starting", then "movement"
+    assert ": movement" not in page

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ MSGID = re.compile(r"""_\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*\)"""
 DESKTOP_PROCS = ("fow.shoot", "asl.ift", "asl.ift_on_stack", "bkc.fire")
 
 
+@cache
 def english_texts(lang: str) -> list[str]:
     """Template sentences (two words or more, no fields) that read differently in
     ``lang``: seeing one on a page in ``lang`` means it was left in English."""
@@ -61,6 +63,10 @@ class Visit:
     def __init__(self, browser: Any, size: dict[str, int], lang: str) -> None:
         self.context = browser.new_context(viewport=size, locale={"en": "en-US", "pl": "pl-PL",
                                                                   "zh": "zh-CN"}[lang])
+        # axe-core, served as if from the site itself: the pages' CSP allows no inline
+        # script (one route for the context, whatever page asks for it)
+        self.context.route("**/__axe__.js", lambda route: route.fulfill(
+            path=str(AXE), content_type="application/javascript"))
         self.page = self.context.new_page()
         self.page.set_default_timeout(20_000)
         self.size, self.lang = size, lang
@@ -69,31 +75,38 @@ class Visit:
                      if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.english = english_texts(lang) if lang != "en" else []
+        self.going = ""
 
     def open(self, url: str) -> None:
-        self.page.goto(url)
-        self.page.wait_for_load_state("load")
+        self.page.goto(url)  # returns once the page has loaded
+
+    def start(self, url: str) -> None:
+        """Begin loading ``url`` without waiting, so several visits load at once (the
+        server works on one page while the test checks another); :meth:`arrive` waits."""
+        self.going = url
+        self.page.evaluate("u => { setTimeout(() => { location.href = u; }, 0); }", url)
+
+    def arrive(self) -> None:
+        self.page.wait_for_url(self.going, wait_until="load")
 
     def check(self, where: str, axe: bool = True) -> None:
         """No sideways scrolling, no English left over, no console error, no axe issue."""
         page = self.page
-        width = page.evaluate("document.documentElement.scrollWidth")
+        where = f"{where} ({self.lang})"
+        width, text = page.evaluate(
+            "[document.documentElement.scrollWidth, document.body.innerText]")
         assert width <= self.size["width"], f"{where}: {width}px wide at {self.size['width']}"
-        text = page.evaluate("document.body.innerText")
         assert "{{" not in text and "{%" not in text, where
         left = [e for e in self.english if e in text]
-        assert not left, f"{where} ({self.lang}): left in English: {left}"
+        assert not left, f"{where}: left in English: {left}"
         assert not self.errors, f"{where}: console errors: {self.errors}"
         if axe:
             if not page.evaluate("!!window.axe"):
-                # served as if from the site itself: the pages' CSP allows no inline script
-                page.route("**/__axe__.js", lambda route: route.fulfill(
-                    path=str(AXE), content_type="application/javascript"))
                 page.add_script_tag(url="/__axe__.js")
             found = page.evaluate("""() => axe.run(document, {resultTypes: ['violations']})
                 .then(r => r.violations.map(v => v.id + ' (' + v.impact + '): ' +
                       v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')))""")
-            assert not found, f"{where} ({self.lang}): axe: {found}"
+            assert not found, f"{where}: axe: {found}"
 
     def result_in_view(self, selector: str, where: str) -> None:
         box = self.page.evaluate(f"""() => {{
@@ -125,46 +138,66 @@ def visit(browser: Any) -> Iterator[Any]:
         v.close()
 
 
-def roll_here(v: Visit, where: str) -> None:
-    """Roll with virtual dice (a seed): the result, or the message, comes into view."""
-    page = v.page
-    page.fill('input[name="_seed"]', "7")
-    page.click("#roll-button")
-    page.wait_for_selector("#roll:not(.empty) h2")
-    page.wait_for_function("document.activeElement && document.activeElement.id === 'roll'")
+SEED = "_seed=7"
+"""Rule pages are opened with virtual dice seeded in the address (as a shared link would
+be): Roll then needs no typing, whose change would ask for the same odds again."""
+
+
+def roll(v: Visit) -> None:
+    """Press Roll (virtual dice, seeded); :func:`rolled` waits for the result."""
+    assert v.page.input_value('input[name="_seed"]') == "7"
+    v.page.click("#roll-button")
+
+
+def rolled(v: Visit, where: str) -> None:
+    """The result, or the message, has come into view and has the focus."""
+    v.page.wait_for_selector("#roll:not(.empty) h2")
+    v.page.wait_for_function(
+        "() => document.activeElement && document.activeElement.id === 'roll'")
     v.result_in_view("#roll", where)
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_every_rule_on_a_phone(visit: Any, server_url: str, battle_link: str, lang: str) -> None:
-    v = visit(PHONE, lang)
-    v.open(f"{server_url}/?lang={lang}")
-    v.check("home")
-    turn = LANGS.index(lang)
+def test_every_rule_on_a_phone(visit: Any, server_url: str, battle_link: str) -> None:
+    """Every rule's page in the three languages, walked side by side: each page is asked
+    for in all three before the first is checked, and Roll pressed in all three before
+    the first result is awaited, so the server and the browser work at the same time."""
+    visits = [visit(PHONE, lang) for lang in LANGS]
+    for v in visits:
+        v.open(f"{server_url}/?lang={v.lang}")
+        v.check("home")
     for i, proc in enumerate(api.registry().procedures()):
         where = f"/p/{proc.id}"
-        v.open(server_url + where)
-        v.page.wait_for_selector("#odds h2")
-        # axe on every rule's page, each in one of the languages in turn (it takes a
-        # couple of seconds a page; the languages share the markup)
-        v.check(where, axe=i % len(LANGS) == turn)
-        roll_here(v, where)
-        v.check(where + " after Roll", axe=False)
-    v.open(server_url + battle_link)
-    v.check("battle page")
-    v.page.select_option("#do-unit", "Elefants")
-    v.page.select_option("#do-target", "Guards")
-    v.page.click("#do-roll")
-    v.page.wait_for_selector("#log li[data-kind=resolved]")
-    v.page.wait_for_function("document.activeElement && document.activeElement.matches('#log li')")
-    v.result_in_view("#log li", "battle page after Roll")
-    v.check("battle page after Roll", axe=False)
+        for v in visits:
+            v.start(f"{server_url}{where}?{SEED}")
+        for turn, v in enumerate(visits):
+            v.arrive()
+            v.page.wait_for_selector("#odds h2")
+            # axe on every rule's page, each in one of the languages in turn (it takes a
+            # second or two a page; the languages share the markup)
+            v.check(where, axe=i % len(LANGS) == turn)
+            roll(v)
+        for v in visits:
+            rolled(v, where)
+            v.check(where + " after Roll", axe=False)
+    for v in visits:  # one battle: each roll lands in the log the others see
+        v.open(server_url + battle_link)
+        v.check("battle page")
+        v.page.select_option("#do-unit", "Elefants")
+        v.page.select_option("#do-target", "Guards")
+        with v.page.expect_navigation(wait_until="load"):  # the page comes back with the log
+            v.page.click("#do-roll")
+        v.page.wait_for_function(
+            "() => document.activeElement && document.activeElement.matches('#log li')")
+        assert v.page.locator("#log li").first.get_attribute("data-kind") == "resolved"
+        v.result_in_view("#log li", f"battle page after Roll ({v.lang})")
+        v.check("battle page after Roll", axe=False)
     for where in ("/p/nope", "/compare/nope", battle_link + "x", "/battles/nope"):
-        v.open(server_url + where)
-        assert v.page.locator("main a[href='/']").count() == 1, where
-        assert "detail" not in v.page.evaluate("document.body.innerText"), where
-        v.errors.clear()  # the browser logs the error status of the page itself
-        v.check(where)
+        for v in visits:
+            v.open(server_url + where)
+            assert v.page.locator("main a[href='/']").count() == 1, where
+            assert "detail" not in v.page.evaluate("document.body.innerText"), where
+            v.errors.clear()  # the browser logs the error status of the page itself
+            v.check(where)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -172,10 +205,11 @@ def test_some_pages_on_a_desktop(visit: Any, server_url: str, battle_link: str,
                                  lang: str) -> None:
     v = visit(DESKTOP, lang)
     for proc in DESKTOP_PROCS:
-        v.open(f"{server_url}/p/{proc}?lang={lang}")
+        v.open(f"{server_url}/p/{proc}?lang={lang}&{SEED}")
         v.page.wait_for_selector("#odds h2")
         v.check(proc, axe=False)  # checked on a phone
-        roll_here(v, proc)
+        roll(v)
+        rolled(v, proc)
     v.open(f"{server_url}/compare/fow.shoot?lang={lang}")
     v.check("compare")
     v.open(server_url + battle_link)

@@ -115,6 +115,8 @@ def new(
 @battle_app.command("list")
 def list_(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Every battle in the database."""
+    from warroom.battle.phases import title
+
     rows = _battles(db).list_battles()
     if as_json:
         _out(rows)
@@ -123,7 +125,8 @@ def list_(db: DbOpt = None, as_json: JsonOpt = False) -> None:
         _echo(_tr()("no battles yet: start one with 'warroom battle new GAME'"))
     for r in rows:
         _echo(f"{r['id']}  {r['game']:<4}  {r['name']}  "
-              + _tr()("turn {turn}, side {side}: {phase}").format(**r))
+              + _tr()("turn {turn}, side {side}: {phase}").format(
+                  turn=r["turn"], side=r["side"], phase=_tr()(title(r["phase"], r["game"]))))
 
 
 @battle_app.command("show")

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
 
+from warroom.battle import phases
 from warroom.battle.state import MAX_NAME, State, Unit, add_luck, initial, set_marker
 
 Translate = Callable[[str], str]
@@ -183,8 +184,8 @@ class Phase(Event):
         return new
 
     def describe(self, tr: Translate) -> str:
-        return tr("turn {turn}, side {side}: {phase}").format(turn=self.turn, side=self.side,
-                                                             phase=self.phase)
+        return tr("turn {turn}, side {side}: {phase}").format(
+            turn=self.turn, side=self.side, phase=tr(phases.title(self.phase)))
 
 
 class Undone(Event):

@@ -160,3 +160,15 @@ def phase(game: str, phase_id: str) -> Phase:
         if p.id == phase_id:
             return p
     raise UnknownNameError("phase", phase_id, [p.id for p in sequence(game)])
+
+
+def title(phase_id: str, game: str | None = None) -> str:
+    """The English title (a catalog id, translated late) of a phase shown by its id: in
+    ``game``'s sequence first, then in any game's (a phase id names one phase wherever
+    it appears: ``end`` is the "End phase" of every game that has one). An id no game
+    knows (an imported log's own) is shown as it is."""
+    for seq in ((sequence(game),) if game else ()) + tuple(SEQUENCES.values()):
+        for p in seq:
+            if p.id == phase_id:
+                return p.title
+    return phase_id

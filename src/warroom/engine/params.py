@@ -49,8 +49,9 @@ class ParamSpec:
             return verbatim("true/false, yes/no, 1/0")
         lo = "" if self.minimum is None else _num(self.minimum)
         hi = "" if self.maximum is None else _num(self.maximum)
-        word = ErrorText({"int": "a whole number", "float": "a number",
-                          "fraction": "a number"}.get(self.type, "text"))
+        word = (ErrorText("a whole number") if self.type == "int" else
+                ErrorText("a number") if self.type in ("float", "fraction") else
+                ErrorText("text"))
         if lo and hi:
             return ErrorText("{word} from {lo} to {hi}", word=word, lo=lo, hi=hi)
         if lo:

@@ -9,7 +9,7 @@ from warroom.dice.sources import DiceSource
 from warroom.dice.weights import Reroll, View, faces_at_least, view_of
 from warroom.engine.context import Chain, Dice, as_target
 from warroom.engine.exact import check_classes
-from warroom.engine.messages import Msg, Text, as_msg, msg
+from warroom.engine.messages import Msg, Text, as_msg, msg, nmsg
 from warroom.engine.steps import Step, Target
 from warroom.errors import RuleError
 
@@ -46,27 +46,28 @@ class RollDice(Dice):
                             result=msg("successes: {n}", n=0)))
             return 0
         if faces_at_least(t.final) == 0:
-            self._step(Step(rule, msg("{what}: {n} dice would need {at}+, which no die can roll",
-                                      what=w, n=n, at=t.final), t,
+            self._step(Step(rule, nmsg("{what}: one die would need {at}+, which no die can roll",
+                                       "{what}: {n} dice would need {at}+, which no die can roll",
+                                       what=w, n=n, at=t.final), t,
                             result=msg("successes: {n}", n=0)))
             return 0
         first = self._take(n, what, rule)
         hits = sum(1 for v in first if v >= t.final)
         again: list[int] = []
-        one = n == 1  # "one die", not "1 dice" (and the singular in every language)
-        text = msg("{what}: one die needing {at}+" if one else "{what}: {n} dice needing {at}+",
-                   what=w, n=n, at=t.final)
+        # "one die", not "1 dice": each language picks its form for n (Polish has three)
+        text = nmsg("{what}: one die needing {at}+", "{what}: {n} dice needing {at}+",
+                    what=w, n=n, at=t.final)
         if reroll == "misses" and hits < n:
             again = self._take(n - hits, msg("{what} (re-rolled misses)", what=as_msg(what)), rule)
             hits += sum(1 for v in again if v >= t.final)
-            text = msg("{what}: one die needing {at}+, a miss re-rolled" if one else
-                       "{what}: {n} dice needing {at}+, misses re-rolled", what=w, n=n, at=t.final)
+            text = nmsg("{what}: one die needing {at}+, a miss re-rolled",
+                        "{what}: {n} dice needing {at}+, misses re-rolled", what=w, n=n, at=t.final)
         elif reroll == "hits" and hits:
             again = self._take(hits, msg("{what} (re-rolled successes)", what=as_msg(what)), rule)
             hits = sum(1 for v in again if v >= t.final)
-            text = msg("{what}: one die needing {at}+, a success must be re-rolled" if one else
-                       "{what}: {n} dice needing {at}+, successes must be re-rolled",
-                       what=w, n=n, at=t.final)
+            text = nmsg("{what}: one die needing {at}+, a success must be re-rolled",
+                        "{what}: {n} dice needing {at}+, successes must be re-rolled",
+                        what=w, n=n, at=t.final)
         self._step(Step(rule, text, t, dice=tuple(first), rerolled=tuple(again),
                         result=msg("successes: {n}", n=hits)))
         return hits
@@ -78,7 +79,8 @@ class RollDice(Dice):
         values = self._take(n, what, rule)
         counts = {label: sum(1 for v in values if v in faces) for label, faces in classes.items()}
         summary = _counts_msg(counts)
-        text = (msg("{what}: one die", what=self._what_msg(what)) if n == 1 else
+        text = (nmsg("{what}: one die", "{what}: {n} dice", n=1, what=self._what_msg(what))
+                if n == 1 else
                 msg("{what}: one die for each of {n}", what=self._what_msg(what), n=n))
         self._step(Step(rule, text,
                         target, dice=tuple(values), result=summary))
@@ -129,7 +131,8 @@ class RollDice(Dice):
 
     def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
         (v,) = self._take(1, what, rule, sides)
-        self._step(Step(rule, msg("{what}: one die", what=self._what_msg(what)), target,
+        self._step(Step(rule, nmsg("{what}: one die", "{what}: {n} dice", n=1,
+                                   what=self._what_msg(what)), target,
                         dice=(v,), result=msg("rolled {v}", v=v)))
         return v
 
@@ -138,8 +141,8 @@ class RollDice(Dice):
         values = self._take(k, what, rule, sides)
         seen = view_of(values, view)
         result = msg("total {v}", v=seen) if view == "sum" else msg("rolled {v}", v=values)
-        self._step(Step(rule, msg("{what}: one die" if k == 1 else "{what}: {k} dice",
-                                  what=self._what_msg(what), k=k), target,
+        self._step(Step(rule, nmsg("{what}: one die", "{what}: {n} dice", n=k,
+                                   what=self._what_msg(what)), target,
                         dice=tuple(values), result=result))
         return seen
 
@@ -158,7 +161,7 @@ class RollDice(Dice):
             again = (v2,)
             passed = v2 >= t.final
         self._step(Step(rule, msg("{what}: needs {at}+", what=w, at=t.final), t, dice=(v,),
-                        rerolled=again, result=Msg("passed" if passed else "failed")))
+                        rerolled=again, result=Msg("passed") if passed else Msg("failed")))
         return passed
 
     def pick(self, k: int, *, rule: str, what: Text) -> int:

@@ -430,8 +430,8 @@ def resolve_hits(rules: Rules, values: Mapping[str, Any], h: int, score: Target,
                      target=score)
         out["suppressed"] = top >= score.final
         d.note(f"{g}.fire.suppression", "highest die {top} against {at}: {outcome}", top=top,
-               at=score.final, outcome=Msg("suppressed" if out["suppressed"] else "not "
-                                          "suppressed"))
+               at=score.final, outcome=Msg("suppressed") if out["suppressed"] else
+               Msg("not suppressed"))
         return out
     cm = int(d.dice(h, view="sum", rule=f"{g}.fire.retreat", what="retreat dice"))
     out["retreat_cm"] = cm

@@ -165,7 +165,7 @@ def bombard_spec(p: BombardmentParams, d: Dice, attempt: int) -> Bombard:
     mike = p.has("mike_target") and p.repeat
     if tot or mike:
         d.note("fow.artillery.reroll_saves", "{name}: successful saves must be re-rolled",
-               name=msg("Time on Target" if tot else "Mike Target"))
+               name=msg("Time on Target") if tot else msg("Mike Target"))
     return Bombard(at, fp, tot or mike, p.target_has("improvised_armour") and fp >= 5)
 
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from warroom.engine.context import Dice, fixed
 from warroom.engine.messages import msg
 from warroom.engine.steps import Target
+from warroom.games.fow.special_rules import catalog as special_rules
 
 Skill = Literal["conscript", "trained", "veteran"]
 Motivation = Literal["reluctant", "confident", "fearless"]
@@ -56,7 +57,8 @@ def motivation_target(rating: str, rules: tuple[str, ...]) -> Target:
     t = Target.of(MOTIVATION_TEST[rating], msg("{rating} motivation", rating=msg(rating)))
     for name in MOTIVATION_2PLUS:
         if name in rules:
-            return t.plus(2 - t.final, msg("special rule {rule}: passes on 2+", rule=msg(name)))
+            return t.plus(2 - t.final, msg("special rule {rule}: passes on 2+",
+                                           rule=msg(special_rules.get(name).title)))
     return t
 
 

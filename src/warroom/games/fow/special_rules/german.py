@@ -449,10 +449,11 @@ class KampfgruppeParams(RulesParams):
                 raise UsageError("donor {item!r}: at most half of its {teams} teams may "
                                  "join (commander included), not {taken}", item=item,
                                  teams=teams, taken=taken)
+            if teams - taken < keep and kind == "tank":
+                raise UsageError("donor {item!r}: must keep at least {keep} tanks",
+                                 item=item, keep=keep)
             if teams - taken < keep:
-                raise UsageError("donor {item!r}: must keep at least {keep} tanks"
-                                 if kind == "tank" else
-                                 "donor {item!r}: must keep at least {keep} teams",
+                raise UsageError("donor {item!r}: must keep at least {keep} teams",
                                  item=item, keep=keep)
         return value
 
@@ -484,7 +485,7 @@ def kampfgruppe(p: KampfgruppeParams, d: Dice) -> dict[str, Any]:
     for kind, teams, taken in (_parse_donor(x) for x in p.donors):
         d.note("fow.kampfgruppe.donor",
                "A {kind} platoon of {teams} gives {taken} and keeps {left}: allowed.",
-               kind=Msg("tank" if kind == "tank" else "other"), teams=teams, taken=taken,
+               kind=Msg("tank") if kind == "tank" else Msg("other"), teams=teams, taken=taken,
                left=teams - taken)
     skill = min((s for s, _ in parsed), key=_SKILL_ORDER.__getitem__)
     motivation = min((m for _, m in parsed), key=_MOTIVATION_ORDER.__getitem__)

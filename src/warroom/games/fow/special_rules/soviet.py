@@ -112,7 +112,7 @@ def komissar(p: KomissarParams, d: Dice) -> dict[str, Any]:
         return result
     passed = face >= t.final
     d.note("fow.komissar.result", "Re-rolled {face} against {at}+: {verdict}.", face=face,
-           at=t.final, verdict=Msg("passed" if passed else "failed"))
+           at=t.final, verdict=Msg("passed") if passed else Msg("failed"))
     result["passed"] = passed
     return result
 
@@ -164,7 +164,7 @@ def infiltration(p: InfiltrationParams, d: Dice) -> dict[str, Any]:
         face = d.die(rule="fow.infiltration.detect", what="enemy detection roll")
         detected = face == 6
         d.note("fow.infiltration.detect", "The enemy rolled {face}: {verdict}.", face=face,
-               verdict=Msg("a 6, detected" if detected else "not detected"))
+               verdict=Msg("a 6, detected") if detected else Msg("not detected"))
     if detected:
         d.note("fow.infiltration.turn", "Detected: the enemy takes the first turn.")
     return {"allowed": True, "detected": detected, "loses_first_turn": detected}
