@@ -4,7 +4,9 @@ instead of refusals, one cache, cancelled abandoned work, capped bodies and answ
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import statistics
 import threading
 import time
@@ -320,6 +322,87 @@ def test_simulate_is_capped_in_time_and_says_so(tmp_path: Path, client_of: Any) 
 def test_responses_are_compressed(client: Any) -> None:
     r = client.get("/p/fow.shoot", headers={"accept-encoding": "gzip"})
     assert r.status_code == 200 and r.headers["content-encoding"] == "gzip"
+
+
+# --------------------------------------------------------------------------- dead workers
+def kill_busy_worker(srv: Serving, lane_name: str, spared: set[int]) -> int:
+    """Kill (SIGKILL, as the kernel's OOM killer does) the lane's worker once it is busy
+    with a task, one not in ``spared``; its pid."""
+    lane = srv.pool.lanes[lane_name] if srv.pool.lanes else None
+
+    def busy() -> set[int]:
+        if lane is None or not lane.idle.empty():
+            return set()
+        return {w.process.pid for w in list(lane.workers)
+                if w.process.pid and w.process.is_alive()} - spared
+
+    assert wait_until(lambda: bool(busy()), 60)
+    pid = min(busy())
+    os.kill(pid, signal.SIGKILL)
+    return pid
+
+
+def test_a_worker_killed_while_working_is_replaced_and_the_request_answered(
+        tmp_path: Path) -> None:
+    app = fresh(tmp_path, workers=1, simulate_seconds=4.0)
+    srv = app.state.serving
+    with serve(app) as url:
+        replies: list[httpx.Response] = []
+        body = {"procedure": "fow.shoot_mixed", "params": TOO_LARGE, "samples": 200_000,
+                "seed": 5}
+        asker = threading.Thread(target=lambda: replies.append(
+            httpx.post(url + "/api/simulate", json=body, timeout=120)))
+        asker.start()
+        killed = kill_busy_worker(srv, "long", set())
+        asker.join(120)
+        # the pool saw the worker die, put a fresh one in its place and gave it the work
+        (r,) = replies
+        assert r.status_code == 200, r.text
+        assert r.json()["estimate"] is True and r.json()["samples"] > 0
+        assert srv.pool.lost == 1 and killed not in srv.pool.pids("long")
+        assert httpx.post(url + "/api/odds", json=LIGHT, timeout=60).status_code == 200
+
+
+def test_when_the_fresh_worker_dies_too_the_answer_is_503_worker_lost(
+        tmp_path: Path) -> None:
+    app = fresh(tmp_path, workers=1, simulate_seconds=60.0)
+    srv = app.state.serving
+    with serve(app) as url:
+        replies: list[httpx.Response] = []
+        body = {"procedure": "fow.shoot_mixed", "params": TOO_LARGE, "samples": 200_000,
+                "seed": 5}
+        asker = threading.Thread(target=lambda: replies.append(
+            httpx.post(url + "/api/simulate", json=body, timeout=120)))
+        asker.start()
+        first = kill_busy_worker(srv, "long", set())
+        kill_busy_worker(srv, "long", {first})  # the fresh worker given the same work
+        asker.join(120)
+        (r,) = replies
+        assert r.status_code == 503
+        error = r.json()
+        assert error["code"] == "worker_lost" and "fow.shoot_mixed" in error["detail"]
+        assert "ask again" in error["detail"] and srv.pool.lost == 2
+        # the pool is whole again: the next question is answered
+        assert httpx.post(url + "/api/odds", json=LIGHT, timeout=60).status_code == 200
+
+
+def test_exact_odds_whose_workers_die_fall_back_to_the_estimate(tmp_path: Path) -> None:
+    app = fresh(tmp_path, workers=1, api_deadline=60.0, api_estimate_seconds=0.5)
+    srv = app.state.serving
+    with serve(app) as url:
+        replies: list[httpx.Response] = []
+        body = {"procedure": "bkc.fire", "params": SLOW, "exact": True}
+        asker = threading.Thread(target=lambda: replies.append(
+            httpx.post(url + "/api/odds", json=body, timeout=120)))
+        asker.start()
+        first = kill_busy_worker(srv, "long", set())
+        kill_busy_worker(srv, "long", {first})
+        asker.join(120)
+        (r,) = replies
+        assert r.status_code == 200, r.text
+        answer = r.json()
+        assert answer["estimate"] is True and answer["exact_pending"] is False
+        assert abs(sum(o["p"] for o in answer["outcomes"]) - 1) < 1e-9
 
 
 # --------------------------------------------------------------------------- never refuse
