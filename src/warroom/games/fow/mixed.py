@@ -561,6 +561,20 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
     n = len(weapons)
     saves = Saves(p.target_has("schurzen") and p.aspect == "side",
                   p.target_has("improvised_armour"))
+    anonymous = tuple(team._replace(n=0) for team in teams)
+    rolls: dict[tuple[int, tuple[int, ...]], Any] = {}  # (team, hits it took) -> chain
+
+    def groups(plan: tuple[tuple[int, ...], ...]) -> dict[Any, list[int]]:
+        """The teams that roll together (alike but for their number, with the same
+        hits): their chain -> their indices."""
+        out: dict[Any, list[int]] = {}
+        for i, took in enumerate(plan):
+            if took:
+                chain = rolls.get((i, took))
+                if chain is None:
+                    chain = rolls[i, took] = _team_roll(anonymous[i], weapons, took, saves)
+                out.setdefault(chain, []).append(i)
+        return out
 
     def to_hit(s: Shot, d: Dice) -> Shot:
         hits = []
@@ -587,11 +601,11 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                            team=teams[i].label(), hits=_hit_names(weapons, took))
         destroyed: Any = 0
         bailed: Any = 0
-        for count, chain, members in _groups(weapons, teams, plan, saves):
+        for chain, members in groups(plan).items():
             # no one reads the names under exact odds or Monte Carlo: none are built
             what, names = _group_names(teams, members) if d.explains else ("", ())
-            res = d.each(count, chain, LABELS, rule="fow.shoot_mixed.team", what=what,
-                         names=names)
+            res = d.each(len(members), chain, LABELS, rule="fow.shoot_mixed.team",
+                         what=what, names=names)
             destroyed = destroyed + res["destroyed"]
             bailed = bailed + res["bailed_out"]
         return (sum(counts), *(0,) * n, destroyed, bailed)
@@ -622,21 +636,7 @@ def _to_hit_what(weapon: Weapon) -> Msg:
     return msg("to hit with AT {at} firepower {fp}+", at=weapon.at, fp=weapon.firepower)
 
 
-@lru_cache(maxsize=8192)
-def _groups(weapons: tuple[Weapon, ...], teams: tuple[Team, ...],
-            plan: tuple[tuple[int, ...], ...], saves: Saves
-            ) -> tuple[tuple[int, Any, tuple[int, ...]], ...]:
-    """For an allocation ``plan``: the teams that roll together (alike but for their
-    number, with the same hits) as (how many, their chain, their indices)."""
-    groups: dict[Any, list[int]] = {}  # teams whose rolls are alike
-    for i, took in enumerate(plan):
-        if took:
-            groups.setdefault(_team_roll(teams[i]._replace(n=0), weapons, took, saves),
-                              []).append(i)
-    return tuple((len(members), chain, tuple(members)) for chain, members in groups.items())
-
-
-def _group_names(teams: tuple[Team, ...], members: tuple[int, ...]
+def _group_names(teams: tuple[Team, ...], members: list[int]
                  ) -> tuple[Msg, tuple[Msg, ...]]:
     """A group of teams rolling together, for the story: the team or how many, and
     each team's name."""
