@@ -363,6 +363,42 @@ def test_a_worker_killed_while_working_is_replaced_and_the_request_answered(
         assert httpx.post(url + "/api/odds", json=LIGHT, timeout=60).status_code == 200
 
 
+def test_a_worker_that_died_idle_is_replaced_when_next_given_work() -> None:
+    import asyncio
+
+    from warroom.serving import WorkPool
+
+    async def scenario() -> None:
+        pool = WorkPool(workers=1)
+        pool.start()
+        try:
+            pid = await asyncio.wait_for(pool.run("long", ("sleep", "x", {}, 0.0)), 60)
+            (worker,) = pool.lanes["long"].workers
+            os.kill(pid, signal.SIGKILL)  # dies waiting for work
+            await asyncio.to_thread(worker.process.join, 10)
+            # the next task finds it dead, and a fresh worker answers instead
+            fresh_pid = await asyncio.wait_for(pool.run("long", ("sleep", "x", {}, 0.0)), 60)
+            assert fresh_pid != pid and pool.lost == 1 and pool.replaced == 1
+            assert worker not in pool.lanes["long"].workers
+        finally:
+            pool.close()
+
+    errors: list[Exception] = []
+
+    def run() -> None:  # in a thread of its own, as the cancellation test above
+        try:
+            asyncio.run(scenario())
+        except Exception as exc:  # handed to the test below
+            errors.append(exc)
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    runner.join(120)
+    assert not runner.is_alive()
+    if errors:
+        raise errors[0]
+
+
 def test_when_the_fresh_worker_dies_too_the_answer_is_503_worker_lost(
         tmp_path: Path) -> None:
     app = fresh(tmp_path, workers=1, simulate_seconds=60.0)
