@@ -484,11 +484,12 @@ def _cost(p: MixedParams) -> int:
     """What exact odds cost, in replays of a small procedure: the allocation and the
     teams' rolls are worked out once per count of hits of each weapon, or with a gun-tank
     declaration once per split of each weapon's hits between the two groups; each time
-    about five small replays per target team. The largest question that fits (the
-    budget's 200,000) takes about a second here; past it, the estimate."""
+    worth about ten small replays per target team, so that the largest question
+    within the budget (200,000) takes about a second on a quiet machine; past it, the
+    estimate."""
     teams = parse_teams(p.teams)
     declared = any(t.gt for t in teams) and not all(t.gt for t in teams)
-    out = 5 * len(teams)
+    out = 10 * len(teams)
     for w in parse_weapons(p.weapons):
         out *= (w.dice + 1) * (w.dice + 2) // 2 if declared else w.dice + 1
     return out
