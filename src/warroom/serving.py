@@ -214,7 +214,18 @@ def _run_task(kind: str, proc_id: str, raw: Mapping[str, Any], *args: Any) -> An
 
 
 class WorkerLost(RuleError):
-    """A worker process died while working (killed from outside, out of memory)."""
+    """A worker process died while working (killed from outside, out of memory), and so
+    did the fresh one the job was given to next: the web app answers 503 with the code
+    ``worker_lost`` (ask again)."""
+
+    code = "worker_lost"
+    http_status = 503
+
+    def __init__(self, procedure: str) -> None:
+        self.procedure = procedure
+        super().__init__(f"the worker process working on {procedure} stopped (killed or out "
+                         "of memory), and so did a fresh one given the same work; ask again "
+                         "in a moment")
 
 
 class _Worker:
@@ -265,6 +276,8 @@ class WorkPool:
         self.prestart = prestart
         self.lanes: dict[str, _Lane] = {}
         self.replaced = 0
+        self.lost = 0
+        """Workers found dead with a task (each replaced, the task given to another)."""
 
     def start(self) -> None:
         """Make the lanes (in the running event loop); with ``prestart``, start every
@@ -313,16 +326,27 @@ class WorkPool:
                     worker.kill()
             lane.workers.clear()
 
-    async def run(self, lane_name: str, task: tuple[Any, ...]) -> Any:
-        """The task's result (``too_large`` raises ExactTooLargeError, as in-process)."""
+    async def run(self, lane_name: str, task: tuple[Any, ...], retries: int = 1) -> Any:
+        """The task's result (``too_large`` raises ExactTooLargeError, as in-process). A
+        worker that dies while working (killed, out of memory) is replaced at once and the
+        task given to a live worker, ``retries`` times; past them :class:`WorkerLost`."""
         lane = self.lanes[lane_name]
+        for _ in range(retries):
+            with contextlib.suppress(_Died):
+                return await self._run_once(lane, task)
+        try:
+            return await self._run_once(lane, task)
+        except _Died:
+            raise WorkerLost(task[1]) from None
+
+    async def _run_once(self, lane: _Lane, task: tuple[Any, ...]) -> Any:
         if lane.idle.empty() and len(lane.workers) < lane.size:
             self._add(lane)
         worker = await lane.idle.get()
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[None] = loop.create_future()
-        fd = worker.conn.fileno()
         try:
+            fd = worker.conn.fileno()
             worker.conn.send(task)
             def wake() -> None:
                 if not ready.done():
@@ -337,9 +361,10 @@ class WorkPool:
         except asyncio.CancelledError:
             self._replace(lane, worker)
             raise
-        except (EOFError, OSError) as exc:
+        except (EOFError, OSError) as exc:  # it died, working or idle: a fresh one stands in
+            self.lost += 1
             self._replace(lane, worker)
-            raise WorkerLost(f"a worker stopped while working on {task[1]}") from exc
+            raise _Died from exc
         lane.idle.put_nowait(worker)
         status = reply[0]
         if status == "ok":
@@ -349,6 +374,10 @@ class WorkPool:
         if status == "usage":
             raise UsageError("{text}", text=reply[1])
         raise RuleError(reply[1])
+
+
+class _Died(Exception):
+    """The worker given a task died before it answered (it has been replaced)."""
 
 
 # --------------------------------------------------------------------------- serving
@@ -457,7 +486,9 @@ class Serving:
                 too = TooLarge(exc.procedure, exc.paths)
                 self.cache.put("exact", key, too)
                 return too
-            except TimeoutError:  # not the budget but the time limit: the estimate stands
+            except (TimeoutError, WorkerLost):
+                # not the budget but the time limit, or two workers died on it (out of
+                # memory, say): the estimate stands
                 too = TooLarge(proc_id, 0)
                 self.cache.put("slow", key, too)
                 return too

@@ -4,7 +4,9 @@ instead of refusals, one cache, cancelled abandoned work, capped bodies and answ
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import statistics
 import threading
 import time
@@ -228,6 +230,27 @@ def test_an_abandoned_request_stops_its_worker(tmp_path: Path) -> None:
         assert r.status_code == 200 and working[0] not in lane.workers
 
 
+def run_in_thread(scenario: Any) -> None:
+    """``asyncio.run(scenario())`` in a thread of its own (a browser test's Playwright may
+    hold this thread's loop); its exception, if any, raised here."""
+    import asyncio
+
+    errors: list[Exception] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(scenario())
+        except Exception as exc:  # handed to the test
+            errors.append(exc)
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    runner.join(120)
+    assert not runner.is_alive()
+    if errors:
+        raise errors[0]
+
+
 def test_a_cancelled_job_terminates_its_worker_and_the_pool_goes_on() -> None:
     import asyncio
 
@@ -251,21 +274,7 @@ def test_a_cancelled_job_terminates_its_worker_and_the_pool_goes_on() -> None:
         finally:
             pool.close()
 
-    # in a thread of its own: a browser test's Playwright may hold this thread's loop
-    errors: list[Exception] = []
-
-    def run() -> None:
-        try:
-            asyncio.run(scenario())
-        except Exception as exc:  # handed to the test below
-            errors.append(exc)
-
-    runner = threading.Thread(target=run)
-    runner.start()
-    runner.join(120)
-    assert not runner.is_alive()
-    if errors:
-        raise errors[0]
+    run_in_thread(scenario)
 
 
 # --------------------------------------------------------------------------- caps
@@ -320,6 +329,101 @@ def test_simulate_is_capped_in_time_and_says_so(tmp_path: Path, client_of: Any) 
 def test_responses_are_compressed(client: Any) -> None:
     r = client.get("/p/fow.shoot", headers={"accept-encoding": "gzip"})
     assert r.status_code == 200 and r.headers["content-encoding"] == "gzip"
+
+
+# --------------------------------------------------------------------------- dead workers
+def ask_in_thread(url: str, body: dict[str, Any]
+                  ) -> tuple[threading.Thread, list[httpx.Response]]:
+    """Post ``body`` to ``url`` from a thread (started); the reply lands in the list."""
+    replies: list[httpx.Response] = []
+    asker = threading.Thread(target=lambda: replies.append(
+        httpx.post(url, json=body, timeout=120)))
+    asker.start()
+    return asker, replies
+
+
+def kill_busy_worker(srv: Serving, lane_name: str, spared: set[int]) -> int:
+    """Kill (SIGKILL, as the kernel's OOM killer does) the lane's worker once it is busy
+    with a task, one not in ``spared``; its pid."""
+    lane = srv.pool.lanes[lane_name] if srv.pool.lanes else None
+
+    def busy() -> set[int]:
+        if lane is None or not lane.idle.empty():
+            return set()
+        return {w.process.pid for w in list(lane.workers)
+                if w.process.pid and w.process.is_alive()} - spared
+
+    assert wait_until(lambda: bool(busy()), 60)
+    pid = min(busy())
+    os.kill(pid, signal.SIGKILL)
+    return pid
+
+
+@pytest.mark.parametrize("kills", [1, 2])
+def test_a_worker_killed_while_working_is_replaced_and_its_task_given_once_more(
+        tmp_path: Path, kills: int) -> None:
+    # killed once: a fresh worker takes the task and answers it; the fresh one killed
+    # too: 503 with the code worker_lost (the pool is whole again for the next question)
+    app = fresh(tmp_path, workers=1, simulate_seconds=4.0 if kills == 1 else 60.0)
+    srv = app.state.serving
+    with serve(app) as url:
+        asker, replies = ask_in_thread(url + "/api/simulate", {
+            "procedure": "fow.shoot_mixed", "params": TOO_LARGE, "samples": 200_000,
+            "seed": 5})
+        killed: set[int] = set()
+        for _ in range(kills):
+            killed.add(kill_busy_worker(srv, "long", killed))
+        asker.join(120)
+        (r,) = replies
+        if kills == 1:
+            assert r.status_code == 200, r.text
+            assert r.json()["estimate"] is True and r.json()["samples"] > 0
+        else:
+            assert r.status_code == 503
+            error = r.json()
+            assert error["code"] == "worker_lost" and "fow.shoot_mixed" in error["detail"]
+            assert "ask again" in error["detail"]
+        assert srv.pool.lost == kills and not killed & srv.pool.pids("long")
+        assert httpx.post(url + "/api/odds", json=LIGHT, timeout=60).status_code == 200
+
+
+def test_a_worker_that_died_idle_is_replaced_when_next_given_work() -> None:
+    import asyncio
+
+    from warroom.serving import WorkPool
+
+    async def scenario() -> None:
+        pool = WorkPool(workers=1)
+        pool.start()
+        try:
+            pid = await asyncio.wait_for(pool.run("long", ("sleep", "x", {}, 0.0)), 60)
+            (worker,) = pool.lanes["long"].workers
+            os.kill(pid, signal.SIGKILL)  # dies waiting for work
+            await asyncio.to_thread(worker.process.join, 10)
+            # the next task finds it dead, and a fresh worker answers instead
+            fresh_pid = await asyncio.wait_for(pool.run("long", ("sleep", "x", {}, 0.0)), 60)
+            assert fresh_pid != pid and pool.lost == 1 and pool.replaced == 1
+            assert worker not in pool.lanes["long"].workers
+        finally:
+            pool.close()
+
+    run_in_thread(scenario)
+
+
+def test_exact_odds_whose_workers_die_fall_back_to_the_estimate(tmp_path: Path) -> None:
+    app = fresh(tmp_path, workers=1, api_deadline=60.0, api_estimate_seconds=0.5)
+    srv = app.state.serving
+    with serve(app) as url:
+        asker, replies = ask_in_thread(url + "/api/odds", {
+            "procedure": "bkc.fire", "params": SLOW, "exact": True})
+        first = kill_busy_worker(srv, "long", set())
+        kill_busy_worker(srv, "long", {first})
+        asker.join(120)
+        (r,) = replies
+        assert r.status_code == 200, r.text
+        answer = r.json()
+        assert answer["estimate"] is True and answer["exact_pending"] is False
+        assert abs(sum(o["p"] for o in answer["outcomes"]) - 1) < 1e-9
 
 
 # --------------------------------------------------------------------------- never refuse

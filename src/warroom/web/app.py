@@ -192,6 +192,21 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
         log.error("warroom error on %s: %s", request.url.path, exc)
         return _error(request, 500, f"internal error in a rule: {clip(str(exc), 300)}", None)
 
+    @app.exception_handler(srv.WorkerLost)
+    async def _worker_lost(request: Request, exc: srv.WorkerLost) -> Response:
+        # not the rule's fault nor the caller's: a worker process died (twice); the pool
+        # has replaced it, so asking again works
+        log.warning("worker lost on %s: %s", request.url.path, exc)
+        if _wants_html(request):
+            from warroom.web.lang import translator
+            from warroom.web.templating import page_lang
+
+            return _error(request, exc.http_status, translator(page_lang(request))(
+                "The worker working out this answer stopped (out of memory, or ended from "
+                "outside). It has been replaced: try again in a moment."), None)
+        return JSONResponse({"detail": str(exc), "parameter": None, "code": exc.code},
+                            status_code=exc.http_status)
+
     @app.exception_handler(srv.ClientGone)
     async def _gone(request: Request, exc: srv.ClientGone) -> Response:
         return Response(status_code=499)  # nobody is listening any more

@@ -13,7 +13,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.context import Dice, fixed
+from warroom.engine.context import Dice, Stage, fixed
 from warroom.engine.messages import Msg, msg
 from warroom.engine.params import text_items, whole_number
 from warroom.engine.procedure import outcome, procedure
@@ -187,47 +187,102 @@ def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Te
     5). When the shooters
     ``moved``, a bunker buster's hits go only where rule 9 lets them, first
     (:func:`_bunker_buster_slots`)."""
-    total = sum(hits)
-    declares = [w.priority if w.priority != "none" else priority for w in weapons]
-    declared = sorted({declares[w] for w, h in enumerate(hits) if h} - {"none"},
-                      key=list(TEAM_NAMES).index)
-    order = sorted(range(len(teams)), key=lambda i: (
-        2 if teams[i].out else 1 if teams[i].gtg else 0, teams[i].far,
-        teams[i].kind not in declared, teams[i].armoured,
-        min(teams[i].hull, teams[i].turret)))
+    declares = _declares(weapons, priority)
+    declared = tuple(sorted({declares[w] for w, h in enumerate(hits) if h} - {"none"},
+                            key=KINDS.index))
+    order, groups = _layout(weapons, teams, priority, declared)
     taken: list[list[int]] = [[] for _ in teams]
     if any(weapons[w].bb and (moved or weapons[w].moved) for w, h in enumerate(hits) if h):
-        slots, pool = _bunker_buster_slots(hits, weapons, teams, order, taken, moved)
+        slots, pool = _bunker_buster_slots(hits, weapons, teams, list(order), taken, moved)
+        left = [pool.count(w) for w in range(len(weapons))]
     else:
-        share, extra = divmod(total, len(teams))
-        slots = [share] * len(teams)
-        for i in order[:extra]:
-            slots[i] += 1
-        pool = [w for w, h in enumerate(hits) for _ in range(h)]
-
-    def deal(members: list[int], best: Any) -> None:
+        slots = list(_slots(sum(hits), order))
+        left = list(hits)
+    for members, ranking in groups:
+        # the group's share: the hits it likes best (whole weapons in ``ranking`` order)
         wanted = sum(slots[i] for i in members)
-        pool.sort(key=best)
-        chosen, pool[:] = pool[:wanted], pool[wanted:]
-        left = {i: slots[i] for i in members}
-        while chosen:
-            for i in members:
-                if left[i] and chosen:
-                    taken[i].append(chosen.pop(0))
-                    left[i] -= 1
+        runs = []
+        for w in ranking:
+            if not wanted:
+                break
+            k = min(left[w], wanted)
+            if k:
+                runs.append((w, k))
+                left[w] -= k
+                wanted -= k
+        if runs:
+            dealt = _deal(tuple(runs), tuple(slots[i] for i in members))
+            for i, took in zip(members, dealt, strict=True):
+                taken[i] += took
+    return tuple(tuple(sorted(t)) for t in taken)
 
+
+KINDS: tuple[str, ...] = tuple(TEAM_NAMES)
+
+
+@lru_cache(maxsize=256)
+def _declares(weapons: tuple[Weapon, ...], priority: str) -> tuple[str, ...]:
+    """The type each weapon declares: its own, else the platoon's ``priority``."""
+    return tuple(w.priority if w.priority != "none" else priority for w in weapons)
+
+
+@lru_cache(maxsize=1024)
+def _layout(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
+            declared: tuple[str, ...]
+            ) -> tuple[tuple[int, ...], tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]]:
+    """What :func:`allocate` follows for one question and the types declared by the
+    weapons that hit: the order the extra hits go in (teams' indices), and the groups
+    that take their hits in turn, each with its members (in that order) and the weapons
+    it takes first (their indices, best first)."""
+    declares = _declares(weapons, priority)
+    order = tuple(sorted(range(len(teams)), key=lambda i: (
+        2 if teams[i].out else 1 if teams[i].gtg else 0, teams[i].far,
+        teams[i].kind not in declared, teams[i].armoured,
+        min(teams[i].hull, teams[i].turret))))
+    every = range(len(weapons))
+    groups = []
     armours = sorted({min(t.hull, t.turret) for t in teams if t.armoured}, reverse=True)
     for armour in armours:  # the strongest armour takes the highest AT first
-        deal([i for i in order if teams[i].armoured and min(teams[i].hull, teams[i].turret)
-              == armour], lambda w: (-weapons[w].at, weapons[w].firepower, w))
+        groups.append((tuple(i for i in order if teams[i].armoured and min(
+            teams[i].hull, teams[i].turret) == armour),
+            tuple(sorted(every, key=lambda w: (-weapons[w].at, weapons[w].firepower, w)))))
     for kind in declared:
         if kind != "tank":  # tanks already take the highest AT (rule 7)
-            deal([i for i in order if teams[i].kind == kind],
-                 lambda w, kind=kind: (0 if declares[w] == kind else 1 if declares[w] == "none"
-                                       else 2, weapons[w].firepower, -weapons[w].at, w))
-    deal([i for i in order if not teams[i].armoured and teams[i].kind not in declared],
-         lambda w: w)
-    return tuple(tuple(sorted(t)) for t in taken)
+            rank = {w: (0 if declares[w] == kind else 1 if declares[w] == "none" else 2,
+                        weapons[w].firepower, -weapons[w].at, w) for w in every}
+            groups.append((tuple(i for i in order if teams[i].kind == kind),
+                           tuple(sorted(every, key=rank.__getitem__))))
+    groups.append((tuple(i for i in order if not teams[i].armoured
+                         and teams[i].kind not in declared), tuple(every)))
+    return order, tuple(groups)
+
+
+@lru_cache(maxsize=1024)
+def _slots(total: int, order: tuple[int, ...]) -> tuple[int, ...]:
+    """How many hits each team takes: an equal share, the rest one each in ``order``."""
+    share, extra = divmod(total, len(order))
+    slots = [share] * len(order)
+    for i in order[:extra]:
+        slots[i] += 1
+    return tuple(slots)
+
+
+@lru_cache(maxsize=8192)
+def _deal(runs: tuple[tuple[int, int], ...], caps: tuple[int, ...]
+          ) -> tuple[tuple[int, ...], ...]:
+    """Deal the hits ``runs`` (weapon, count) in that order a hit at a time to each
+    member in turn that has room (``caps``) left: which weapons each member takes."""
+    chosen = [w for w, k in runs for _ in range(k)]
+    left = list(caps)
+    taken: list[list[int]] = [[] for _ in caps]
+    j = 0
+    while j < len(chosen):
+        for i, room in enumerate(left):
+            if room and j < len(chosen):
+                taken[i].append(chosen[j])
+                left[i] -= 1
+                j += 1
+    return tuple(map(tuple, taken))
 
 
 def _bunker_buster_slots(hits: tuple[int, ...], weapons: tuple[Weapon, ...],
@@ -426,13 +481,15 @@ def _hit_names(weapons: tuple[Weapon, ...], took: tuple[int, ...]) -> tuple[Msg,
 
 
 def _cost(p: MixedParams) -> int:
-    """What exact odds cost, in replays of a small procedure: one path per count of hits
-    of each weapon, or with a gun-tank declaration per split of each weapon's hits
-    between the two groups; such a path (two allocations, more team rolls) costs about
-    ten small replays."""
+    """What exact odds cost, in replays of a small procedure: the allocation and the
+    teams' rolls are worked out once per count of hits of each weapon, or with a gun-tank
+    declaration once per split of each weapon's hits between the two groups; each time
+    worth about ten small replays per target team, so that the largest question
+    within the budget (200,000) takes about a second on a quiet machine; past it, the
+    estimate."""
     teams = parse_teams(p.teams)
     declared = any(t.gt for t in teams) and not all(t.gt for t in teams)
-    out = 10 if declared else 1
+    out = 10 * len(teams)
     for w in parse_weapons(p.weapons):
         out *= (w.dice + 1) * (w.dice + 2) // 2 if declared else w.dice + 1
     return out
@@ -483,36 +540,79 @@ def _cost(p: MixedParams) -> int:
          "hits then even out the count over every team. Hits no team may take are lost "
          "but still count toward pinning (our reading: the article is silent).")
 def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
-    weapons, teams = parse_weapons(p.weapons), parse_teams(p.teams)
-    hits: list[Any] = []
-    for weapon, (t, reroll, note) in zip(weapons, _to_hit(p, weapons, teams), strict=True):
-        if note is not None:  # each weapon its own to-hit number and re-rolls
-            d.note("fow.shoot_mixed.reroll", "{name}: failed to-hit rolls are re-rolled",
-                   name=note)
-        hits.append(d.pool(weapon.dice, t, rule="fow.shoot_mixed.to_hit",
-                           what=_to_hit_what(weapon), reroll=reroll))
-    counts = tuple(int(h) for h in hits)  # allocation depends on the hits: known here
-    plan = _gun_tank_plan(d, counts, weapons, teams, p.priority, p.moved)
-    lost = sum(counts) - sum(map(len, plan))
-    if lost:
-        d.note("fow.shoot_mixed.bunker_buster", "one hit of a bunker buster that moved has "
-               "no team it may go to: no effect" if lost == 1 else "{n} hits of a bunker "
-               "buster that moved have no team they may go to: no effect", n=lost)
-    saves = Saves(p.target_has("schurzen") and p.aspect == "side",
-                  p.target_has("improvised_armour"))
-    notes, groups = _resolution(weapons, teams, plan, saves)
-    for args in notes:
-        d.note("fow.shoot_mixed.allocate", "{team} is hit: {hits}", team=args[0], hits=args[1])
-    destroyed: Any = 0
-    bailed: Any = 0
-    for count, chain, what, names in groups:
-        res = d.each(count, chain, LABELS, rule="fow.shoot_mixed.team", what=what,
-                     names=names)
-        destroyed = destroyed + res["destroyed"]
-        bailed = bailed + res["bailed_out"]
-    total = sum(counts)
+    n = len(parse_weapons(p.weapons))
+    (total, *_, destroyed, bailed), _ = d.stages((0,) * (n + 3), (), rounds=0,
+                                                 opening=_stages(p))
     return {"hits": total, "destroyed": destroyed, "bailed_out": bailed,
             "pinned": pinned(d, p, total, p.hits_before, "fow.shoot_mixed")}
+
+
+Shot = tuple[int, ...]
+"""Between the stages: (hits of all the weapons, each weapon's hits, teams destroyed,
+tanks bailed out); the first after the hits are resolved, the weapons' before."""
+
+
+@lru_cache(maxsize=256)
+def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
+    """The shot as two stages over :data:`Shot`: the to-hit rolls, then the allocation
+    and every team's rolls. The exact driver works the second out once per distinct
+    count of each weapon's hits (not once per path to it) and merges what ends alike:
+    the hits in all, destroyed and bailed out."""
+    weapons, teams = parse_weapons(p.weapons), parse_teams(p.teams)
+    n = len(weapons)
+    saves = Saves(p.target_has("schurzen") and p.aspect == "side",
+                  p.target_has("improvised_armour"))
+    anonymous = tuple(team._replace(n=0) for team in teams)
+    rolls: dict[tuple[int, tuple[int, ...]], Any] = {}  # (team, hits it took) -> chain
+
+    def groups(plan: tuple[tuple[int, ...], ...]) -> dict[Any, list[int]]:
+        """The teams that roll together (alike but for their number, with the same
+        hits): their chain -> their indices."""
+        out: dict[Any, list[int]] = {}
+        for i, took in enumerate(plan):
+            if took:
+                chain = rolls.get((i, took))
+                if chain is None:
+                    chain = rolls[i, took] = _team_roll(anonymous[i], weapons, took, saves)
+                out.setdefault(chain, []).append(i)
+        return out
+
+    def to_hit(s: Shot, d: Dice) -> Shot:
+        hits = []
+        for weapon, (t, reroll, note) in zip(weapons, _to_hit(p, weapons, teams), strict=True):
+            if note is not None:  # each weapon its own to-hit number and re-rolls
+                d.note("fow.shoot_mixed.reroll", "{name}: failed to-hit rolls are re-rolled",
+                       name=note)
+            hits.append(d.pool(weapon.dice, t, rule="fow.shoot_mixed.to_hit",
+                               what=_to_hit_what(weapon), reroll=reroll))
+        return (0, *hits, 0, 0)
+
+    def resolve(s: Shot, d: Dice) -> Shot:
+        counts = s[1:n + 1]  # the allocation depends on the hits: known here
+        plan = _gun_tank_plan(d, counts, weapons, teams, p.priority, p.moved)
+        lost = sum(counts) - sum(map(len, plan))
+        if lost:
+            d.note("fow.shoot_mixed.bunker_buster", "one hit of a bunker buster that moved "
+                   "has no team it may go to: no effect" if lost == 1 else "{n} hits of a "
+                   "bunker buster that moved have no team they may go to: no effect", n=lost)
+        if d.explains:
+            for i, took in enumerate(plan):
+                if took:
+                    d.note("fow.shoot_mixed.allocate", "{team} is hit: {hits}",
+                           team=teams[i].label(), hits=_hit_names(weapons, took))
+        destroyed: Any = 0
+        bailed: Any = 0
+        for chain, members in groups(plan).items():
+            # no one reads the names under exact odds or Monte Carlo: none are built
+            what, names = _group_names(teams, members) if d.explains else ("", ())
+            res = d.each(len(members), chain, LABELS, rule="fow.shoot_mixed.team",
+                         what=what, names=names)
+            destroyed = destroyed + res["destroyed"]
+            bailed = bailed + res["bailed_out"]
+        return (sum(counts), *(0,) * n, destroyed, bailed)
+
+    return (fixed(to_hit, ("fow.shoot_mixed", "to_hit", p)),
+            fixed(resolve, ("fow.shoot_mixed", "resolve", p)))
 
 
 @lru_cache(maxsize=256)
@@ -537,27 +637,13 @@ def _to_hit_what(weapon: Weapon) -> Msg:
     return msg("to hit with AT {at} firepower {fp}+", at=weapon.at, fp=weapon.firepower)
 
 
-Group = tuple[int, Any, Msg, tuple[Msg, ...]]
-
-
-@lru_cache(maxsize=8192)
-def _resolution(weapons: tuple[Weapon, ...], teams: tuple[Team, ...],
-                plan: tuple[tuple[int, ...], ...], saves: Saves
-                ) -> tuple[tuple[tuple[Msg, tuple[Msg, ...]], ...], tuple[Group, ...]]:
-    """For an allocation ``plan``: the note of each team hit, and the teams that roll
-    together (alike but for their number, with the same hits) with their chain."""
-    notes = []
-    groups: dict[Any, tuple[str, list[Msg]]] = {}  # teams whose rolls are alike
-    for team, took in zip(teams, plan, strict=True):
-        if took:
-            notes.append((team.label(), _hit_names(weapons, took)))
-            chain = _team_roll(team._replace(n=0), weapons, took, saves)
-            groups.setdefault(chain, (team.kind, []))[1].append(team.label())
-    out: list[Group] = []
-    for chain, (kind, names) in groups.items():
-        what = names[0] if len(names) == 1 else msg(GROUP_NAMES[kind], count=len(names))
-        out.append((len(names), chain, what, tuple(names)))
-    return tuple(notes), tuple(out)
+def _group_names(teams: tuple[Team, ...], members: list[int]
+                 ) -> tuple[Msg, tuple[Msg, ...]]:
+    """A group of teams rolling together, for the story: the team or how many, and
+    each team's name."""
+    names = tuple(teams[i].label() for i in members)
+    return names[0] if len(names) == 1 else msg(GROUP_NAMES[teams[members[0]].kind],
+                                                   count=len(names)), names
 
 
 PROCEDURES = (shoot_mixed,)
