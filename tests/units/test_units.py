@@ -188,7 +188,8 @@ def test_asl_ift_from_units() -> None:
 def test_asl_stack_from_units() -> None:
     b = params_for("asl.ift_on_stack", None, "example:asl:Target stack", result="1MC",
                    broken=1)
-    assert b.params["units"] == "squad:7:2:broken,hs:7:2,leader:8:0"
+    # the counters as written (the one ASL parser reads them), the first one broken
+    assert b.params["units"] == "4-4-7:broken,2-4-7:hs,8-0" and b.params["elr"] == 2
 
 
 def test_commander_fire_from_units() -> None:
@@ -222,7 +223,7 @@ def test_commander_fire_from_units() -> None:
     ("asl.ift", ("example:asl:Firegroup", None), {"range_hexes": 8, "terrain": "woods"},
      {"fp": 8, "leader_drm": -1, "leader_directed": True, "terrain": "woods"}),
     ("asl.ift_on_stack", (None, "example:asl:Target stack"), {"result": "1MC"},
-     {"result": "1MC", "units": "squad:7:2,hs:7:2,leader:8:0"}),
+     {"result": "1MC", "units": "4-4-7,2-4-7:hs,8-0", "elr": 2}),
     ("bkc.fire", ("example:bkc:Tanks", "example:bkc:Infantry"), {"half_range": True},
      {"attackers": "3,3,3", "hits_value": 3, "half_range": True}),
     ("cwc.fire", ("example:cwc:Tanks", "example:cwc:Infantry"), {"cover": "light"},
