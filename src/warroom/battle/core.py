@@ -652,6 +652,9 @@ class Battles:
                                   "{side}'s {unit}", code="not_your_unit",
                                   side=target.side, unit=target.name)
             side = by
+        if len(actors) > 1 and proc.id not in _several():
+            raise UsageError("{proc} takes one acting unit; several units act together in "
+                             "{valid}", proc=proc.id, valid=", ".join(sorted(_several())))
         filled: dict[str, str]
         if _with_profiles(proc.id, actors, target):
             given, filled = self._from_profiles(st, proc.id, acting, actors, target, raw)
@@ -690,8 +693,11 @@ class Battles:
         known = fx.marker_situation(st.game, proc_id, actors, target)
         own_keys = ACTOR_KEYS.get(proc_id, frozenset())
         items: list[Any] = []
+        def named(u: Any) -> Any:  # the battle's name for the unit, in every source
+            return profile_model(st.game, u.profile).model_copy(update={"name": u.name})
+
         for (_name, own), u in zip(acting, actors, strict=True):
-            profile = profile_model(st.game, u.profile)
+            profile = named(u)
             if proc_id in SEVERAL:
                 mine = {k: v for k, v in fx.actor_situation(proc_id, u).items()
                         if k in own_keys}
@@ -703,12 +709,20 @@ class Battles:
                 known.update({k: (v, fx.marker_source(u, k))
                               for k, v in fx.actor_situation(proc_id, u).items()})
                 items.append(profile)
-        at = profile_model(st.game, target.profile) if (
-            target is not None and target.profile is not None) else None
+        at = named(target) if target is not None and target.profile is not None else None
         frm: Any = (items if proc_id in SEVERAL else items[0]) if items else None
         built = build(proc_id, frm, at, raw, known)
         filled = {k: _short(str(v)) for k, v in built.sources.items()}
         return built.params, filled
+
+    def _preview(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None,
+                 by: str | None) -> tuple[Procedure, Any, dict[str, Any]]:
+        raw = dict(raw or {})
+        keys = {k: raw.pop(k) for k in fx.BATTLE_KEYS if k in raw}
+        st = self.state(battle_id)
+        proc = self._procedure(st.game, proc_id)
+        params, extra, _subject = self._prepare(st, proc, raw, keys, by)
+        return proc, params, extra
 
     def prepare(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None = None,
                 *, by: str | None = None) -> dict[str, Any]:
@@ -716,13 +730,9 @@ class Battles:
         (from the units' profiles and markers where they have them), where each came
         from (``filled``), the acting units, the target and the side. For a form
         before the roll, and the odds of the whole step (:meth:`odds`)."""
-        raw = dict(raw or {})
-        keys = {k: raw.pop(k) for k in fx.BATTLE_KEYS if k in raw}
-        st = self.state(battle_id)
-        proc = self._procedure(st.game, proc_id)
-        params, extra, _subject = self._prepare(st, proc, raw, keys, by)
         from warroom.engine.params import normalized
 
+        proc, params, extra = self._preview(battle_id, proc_id, raw, by)
         return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra}
 
     def odds(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None = None,
@@ -731,17 +741,16 @@ class Battles:
         share): ``{..., "odds": Distribution.to_json(exact=True, full=False)`` (each
         outcome with its ``exact`` fraction, ``"5/9"``; a long list summed up per field),
         ``"chances"`` (each field's values with their chances), ``"expected"}``."""
-        from warroom.engine.params import validate
+        from warroom.engine.params import normalized
         from warroom.serving import cached_odds
 
-        prepared = self.prepare(battle_id, proc_id, raw, by=by)
-        proc = self.registry.procedure(prepared["procedure"])
-        params = validate(proc, prepared["params"])
+        proc, params, extra = self._preview(battle_id, proc_id, raw, by)
         dist = cached_odds(proc.id, params, procedure=proc)
         chances = {name: [{"value": v, "exact": _frac(p), "p": float(p)}
                           for v, p in sorted(ch.items(), key=lambda kv: str(kv[0]))]
                    for name, ch in dist.parts()}
-        return {**prepared, "odds": _jsonable(dist.to_json(exact=True, full=False)),
+        return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra,
+                "odds": _jsonable(dist.to_json(exact=True, full=False)),
                 "chances": _jsonable(chances), "expected": self._expected(proc, params)}
 
     def _run(self, st: State, proc: Procedure, params: Any, dice: Sequence[object] | None,
@@ -921,7 +930,11 @@ class Battles:
         from warroom.engine.params import validate
 
         proc = self._procedure(before.game, str(ev["procedure"]))
-        params = validate(proc, ev["params"])
+        # the stored parameters hold every default too: given back as they are, a check
+        # that asks which were given (bkc.fire: attacks or attackers) would see them all
+        fields = proc.params.model_fields
+        params = validate(proc, {k: v for k, v in ev["params"].items()
+                                 if k not in fields or fields[k].default != v})
         dice: Sequence[object] | None = None
         if ev.get("entered"):
             dice = list(ev["dice"])

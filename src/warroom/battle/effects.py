@@ -47,10 +47,23 @@ TARGET_SIDE["fow.shoot_mixed"] = {"target_skill": "skill", "target_rules": "rule
                                   "teams": "team_list", "concealed": "concealed"}
 
 
+PROFILE_FACTS = ("cv", "skill", "motivation", "elr", "rules")
+"""What a unit's profile brings to procedures outside :data:`warroom.units.NEEDS` (a
+BKC HQ's command value for ``bkc.command``, a platoon's motivation for ``fow.unpin``)."""
+
+
 def facts(unit: Unit) -> dict[str, Any]:
-    """What a unit brings to a procedure: its stats, its markers (which win), and for a
-    unit with a ``teams`` stat, the teams it has left."""
-    out: dict[str, Any] = dict(unit.stats)
+    """What a unit brings to a procedure: the values of its profile named in
+    :data:`PROFILE_FACTS`, its stats (which win), its markers (which win over both), and
+    for a unit with teams, the teams it has left."""
+    out: dict[str, Any] = {}
+    for key in PROFILE_FACTS:
+        value = (unit.profile or {}).get(key)
+        if isinstance(value, list):
+            value = ",".join(str(v) for v in value) or None
+        if value is not None:
+            out[key] = value
+    out.update(unit.stats)
     out.update(unit.markers)
     teams = unit.stats.get("teams")
     if isinstance(teams, int):
@@ -140,15 +153,18 @@ def marker_situation(game: str, procedure: str, actors: Sequence[Unit],
 
 
 def actor_situation(procedure: str, unit: Unit) -> dict[str, Any]:
-    """What the markers on an acting unit say: pinned down (FoW, ASL); a broken ASL
-    stack cannot fire."""
+    """What the markers on an acting unit say: pinned down (FoW, ASL), its teams
+    destroyed (FoW: they do not shoot); a broken ASL stack cannot fire."""
     if procedure.startswith("asl.") and unit.markers.get("broken"):
         from warroom.battle.errors import BattleError
 
         raise BattleError("{unit} is broken: a broken unit cannot fire", unit=unit.name)
+    out: dict[str, Any] = {}
     if procedure.startswith(("fow.", "asl.")) and unit.markers.get("pinned"):
-        return {"pinned": True}
-    return {}
+        out["pinned"] = True
+    if procedure.startswith("fow.") and _count(unit.markers.get("destroyed")):
+        out["lost"] = _count(unit.markers.get("destroyed"))
+    return out
 
 
 def _stack_effects(outcome: Mapping[str, Any], flag: Any, add: Any) -> None:

@@ -42,9 +42,9 @@ Builder = Callable[[Sequence[Actor], Any, Situation, frozenset[str]],
 GIVEN = msg("given explicitly")
 # situation keys a builder reads that are not parameters of the procedure
 SITUATION: dict[str, frozenset[str]] = {
-    "fow.shoot": frozenset({"weapon", "pinned", "destroyed"}),
+    "fow.shoot": frozenset({"weapon", "pinned", "destroyed", "lost"}),
     "fow.shoot_mixed": frozenset({"weapon", "pinned", "range_cm", "gone_to_ground",
-                                  "bailed_out", "destroyed"}),
+                                  "bailed_out", "destroyed", "lost"}),
     "asl.ift": frozenset({"range_hexes", "pinned", "leader_broken"}),
     "asl.ift_on_stack": frozenset({"broken"}),
     "asl.fire_group": frozenset({"range_hexes", "pinned", "broken"}),
@@ -53,7 +53,7 @@ SITUATION: dict[str, frozenset[str]] = {
 }
 # the situation keys each acting unit of a list may give for itself
 ACTOR_KEYS: dict[str, frozenset[str]] = {
-    "fow.shoot_mixed": frozenset({"weapon", "pinned", "range_cm", "moved"}),
+    "fow.shoot_mixed": frozenset({"weapon", "pinned", "range_cm", "moved", "lost"}),
     "asl.fire_group": frozenset({"range_hexes", "pinned"}),
     "bkc.fire": frozenset({"weapon", "range_cm"}),
     "cwc.fire": frozenset({"weapon", "range_cm"}),

@@ -111,12 +111,13 @@ def _target_type(target: FowPlatoon) -> FowTeam:
 def shoot_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
                  ) -> tuple[dict[str, Any], dict[str, Msg]]:
     """``fow.shoot`` parameters: every shooting team fires its chosen weapon (the first
-    listed, or ``weapon=``) at the target platoon."""
+    listed, or ``weapon=``) at the target platoon (``lost=N``: the shooters' teams
+    already destroyed; ``destroyed=N``: the target's)."""
     out: dict[str, Any] = {}
     src: dict[str, Msg] = {}
     moved, pinned = s.flag("moved"), s.flag("pinned")
-    fired = [(t, *_weapon(t, s.text("weapon"), attacker.name)) for t in attacker.teams
-             if t.weapons]
+    fired = [(t, *_weapon(t, s.text("weapon"), attacker.name))
+             for t in _alive(attacker, s.int("lost") or 0) if t.weapons]
     if not fired:
         raise UsageError("{unit} has no weapons", unit=attacker.name)
     _, weapon, main = fired[0]
@@ -179,14 +180,24 @@ def shoot_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
     return out, src
 
 
+def _alive(platoon: FowPlatoon, lost: int) -> tuple[FowTeam, ...]:
+    """The platoon's teams without the ``lost`` already destroyed (taken off the end of
+    the list, the order of the force file)."""
+    left = platoon.team_count - max(0, lost)
+    if left <= 0:
+        raise UsageError("{unit}: all its teams are destroyed", unit=platoon.name)
+    out: list[FowTeam] = []
+    for t in platoon.teams:
+        n = min(t.count, left)
+        left -= n
+        if n:
+            out.append(t if n == t.count else t.model_copy(update={"count": n}))
+    return tuple(out)
+
+
 def _left(target: FowPlatoon, s: Situation) -> list[FowTeam]:
-    """The target's teams one by one, without the ``destroyed=N`` already destroyed
-    (taken off the end of the list, the order of the force file)."""
-    teams = [t for t in target.teams for _ in range(t.count)]
-    gone = s.int("destroyed") or 0
-    if gone >= len(teams):
-        raise UsageError("{unit}: all its teams are destroyed", unit=target.name)
-    return teams[:len(teams) - gone] if gone > 0 else teams
+    """The target's teams one by one, without the ``destroyed=N`` already destroyed."""
+    return [t for t in _alive(target, s.int("destroyed") or 0) for _ in range(t.count)]
 
 
 def mixed_params(attackers: Sequence[tuple[FowPlatoon, Situation]], target: FowPlatoon,
@@ -204,7 +215,7 @@ def mixed_params(attackers: Sequence[tuple[FowPlatoon, Situation]], target: FowP
         range_cm = own.int("range_cm")
         far = range_cm is not None and range_cm > LONG_RANGE_CM
         parts: list[str] = []
-        for t in attacker.teams:
+        for t in _alive(attacker, own.int("lost") or 0):
             if not t.weapons:
                 continue
             w, _ = _weapon(t, own.text("weapon"), attacker.name)
