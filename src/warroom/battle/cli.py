@@ -189,11 +189,11 @@ def add_unit(
     stats: Words = None,
     expect: ExpectOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
-    """Add a unit: its profile from a force (--from FILE:UNIT), and/or stats as key=value
-    (teams=5 skill=veteran morale=7 ...).
+    """Add a unit: its profile from a force (--from FILE:UNIT), and/or stats.
 
-    A unit with a profile has its procedures' parameters built from it in 'battle do';
-    stats named like a procedure's parameters fill them for a unit without one."""
+    Stats are key=value (teams=5 skill=veteran morale=7 ...). A unit with a profile has
+    its procedures' parameters built from it in 'battle do'; stats named like a
+    procedure's parameters fill them for a unit without one."""
     event = _battles(db).add_unit(battle_id, side, name, _words(stats), profile=source,
                                   expect=expect)
     if as_json:
@@ -307,8 +307,9 @@ def odds(
     units: UnitsOpt = None,
     db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
-    """The exact odds of what 'battle do' would resolve, before anyone rolls: the same
-    parameters (where each came from), nothing recorded."""
+    """The exact odds of what 'battle do' would resolve, before anyone rolls.
+
+    The same parameters as 'battle do' (where each came from); nothing is recorded."""
     data = _battles(db).odds(battle_id, procedure, _with_units(params, units))
     if as_json:
         _out(data)

@@ -747,7 +747,7 @@ class Battles:
         proc, params, extra = self._preview(battle_id, proc_id, raw, by)
         dist = cached_odds(proc.id, params, procedure=proc)
         chances = {name: [{"value": v, "exact": _frac(p), "p": float(p)}
-                          for v, p in sorted(ch.items(), key=lambda kv: str(kv[0]))]
+                          for v, p in sorted(ch.items(), key=_value_order)]
                    for name, ch in dist.parts()}
         return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra,
                 "odds": _jsonable(dist.to_json(exact=True, full=False)),
@@ -1080,6 +1080,12 @@ class Battles:
         if found is None:
             raise NoSuchBattleError(battle_id)
         return found
+
+
+def _value_order(item: tuple[Any, Any]) -> tuple[int, Any]:
+    """Numbers and flags in their order, words after them in theirs."""
+    value = item[0]
+    return (0, value) if isinstance(value, (int, float)) else (1, str(value))
 
 
 def _several() -> frozenset[str]:

@@ -224,6 +224,12 @@ def outcome_effects(state: State, procedure: str, outcome: Mapping[str, Any],
         flag("eliminated", outcome.get("eliminated"))
         flag("replaced", outcome.get("replaced"))
         flag("pinned", outcome.get("pinned"))
+    elif procedure == "fow.unpin" and outcome.get("unpinned") and markers.get("pinned"):
+        changes["pinned"] = None
+        markers.pop("pinned")
+    elif procedure == "fow.remount" and outcome.get("remounted") and markers.get("bailed_out"):
+        changes["bailed_out"] = (int(markers["bailed_out"]) - 1) or None
+        markers["bailed_out"] = changes["bailed_out"] or 0
     elif procedure in ("asl.ift_on_stack", "asl.fire_group"):
         _stack_effects(outcome, flag, add)
     elif procedure == "demo.pool" and target_named:
