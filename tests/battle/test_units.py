@@ -265,3 +265,40 @@ def test_the_api_adds_example_units_and_previews_odds(tmp_path: Path) -> None:
             "procedure": "bkc.fire",
             "params": {"units": ["Tanks", "AT gun"], "target": "Their HQ"}})
         assert r.status_code == 200 and r.json()["params"] == body["params"]
+
+
+@pytest.mark.parametrize(("procedure", "outcome", "before", "after"), [
+    ("fow.unpin", {"unpinned": True}, {"pinned": True}, {"pinned": None}),
+    ("fow.unpin", {"unpinned": False}, {"pinned": True}, {}),
+    ("fow.remount", {"remounted": True}, {"bailed_out": 2}, {"bailed_out": 1}),
+    ("fow.remount", {"remounted": True}, {"bailed_out": 1}, {"bailed_out": None}),
+])
+def test_rallying_and_remounting_clear_their_markers(
+        procedure: str, outcome: dict[str, Any], before: dict[str, Any],
+        after: dict[str, Any]) -> None:
+    from warroom.battle import effects
+    from warroom.battle.state import State, Unit
+
+    unit = Unit("Platoon", "A", markers=dict(before))
+    changes = effects.outcome_effects(State("x", "fow", "t", None), procedure, outcome,
+                                      unit, None)
+    assert {c["marker"]: c["value"] for c in changes} == after
+
+
+def test_the_page_adds_a_unit_from_an_example_force(tmp_path: Path) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from fastapi.testclient import TestClient
+    from warroom.web.app import create_app
+
+    app = create_app(tmp_path / "web.db")
+    with TestClient(app) as client:
+        made = client.post("/api/battles", json={"game": "fow"}).json()
+        bid, ka = made["id"], made["keys"]["A"]
+        r = client.post(f"/battles/{bid}/{ka}/unit",
+                        data={"stats": "from=example:fow:Shermans"}, follow_redirects=False)
+        assert r.status_code in (200, 303)
+        units = client.get(f"/api/battles/{bid}?key={ka}").json()["units"]
+        assert units[0]["name"] == "Shermans" and units[0]["profile"]["teams"][0]["count"] == 3

@@ -297,39 +297,19 @@ def test_built_as_json_in_polish() -> None:
 
 # -- several units in one step --------------------------------------------------------------
 
-MGS = """\
-game = "fow"
+def machine_guns(*names: str) -> str:
+    """A force of platoons of two infantry teams, each with an MG of 60 cm, ROF 2,
+    AT 2, firepower 6+ (made up for the test)."""
+    weapon = dict(name="MG", range_cm=60, rof_halted=2, rof_moving=1, at=2, firepower=6)
+    lines = ['game = "fow"']
+    for name in names:
+        lines += ["[[unit]]", f'name = "{name}"', "[[unit.teams]]", 'type = "infantry"',
+                  "count = 2", "[[unit.teams.weapons]]"]
+        lines += [f"{k} = {v!r}".replace("'", '"') for k, v in weapon.items()]
+    return "\n".join(lines) + "\n"
 
-[[unit]]
-name = "MG left"
 
-[[unit.teams]]
-type = "infantry"
-count = 2
-
-[[unit.teams.weapons]]
-name = "MG"
-range_cm = 60
-rof_halted = 2
-rof_moving = 1
-at = 2
-firepower = 6
-
-[[unit]]
-name = "MG right"
-
-[[unit.teams]]
-type = "infantry"
-count = 2
-
-[[unit.teams.weapons]]
-name = "MG"
-range_cm = 60
-rof_halted = 2
-rof_moving = 1
-at = 2
-firepower = 6
-"""
+MGS = machine_guns("MG left", "MG right")
 
 
 def test_a_fow_shooting_step_each_unit_its_own_flags(tmp_path: Path) -> None:
