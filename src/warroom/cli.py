@@ -78,9 +78,11 @@ ProcArg = Annotated[str, typer.Argument(help="game.procedure, e.g. fow.shoot",
                                         autocompletion=_complete_procedure)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 FromOpt = Annotated[
-    Optional[str],  # noqa: UP045
+    Optional[list[str]],  # noqa: UP045
     typer.Option("--from", help="The acting unit, FILE:UNIT (a force file, or "
-                 "example:GAME): its stats fill the parameters.", show_default=False),
+                 "example:GAME): its stats fill the parameters. Again for several units "
+                 "acting in one step (fow.shoot_mixed, asl.fire_group, bkc/cwc.fire).",
+                 show_default=False),
 ]
 AtOpt = Annotated[
     Optional[str],  # noqa: UP045
@@ -150,16 +152,17 @@ def _parse(words: list[str] | None) -> dict[str, str]:
     return parse_assignments(words or [])
 
 
-def _units(procedure: str, words: list[str] | None, from_unit: str | None,
+def _units(procedure: str, words: list[str] | None, from_unit: list[str] | None,
            at_unit: str | None, as_json: bool) -> dict[str, Any]:
     """The parameters, filled from ``--from`` / ``--at`` units where given (and, unless
     under --json, where each value came from, printed first)."""
     given: dict[str, Any] = _parse(words)
-    if from_unit is None and at_unit is None:
+    if not from_unit and at_unit is None:
         return given
     from warroom.units import params_for
 
-    built = params_for(procedure, from_unit, at_unit, **given)
+    acting = None if not from_unit else from_unit[0] if len(from_unit) == 1 else from_unit
+    built = params_for(procedure, acting, at_unit, **given)
     if not as_json:
         sys.stdout.write("".join(f"  {line}\n" for line in built.lines(_tr())))
     return built.params

@@ -188,7 +188,8 @@ def test_asl_ift_from_units() -> None:
 def test_asl_stack_from_units() -> None:
     b = params_for("asl.ift_on_stack", None, "example:asl:Target stack", result="1MC",
                    broken=1)
-    assert b.params["units"] == "squad:7:2:broken,hs:7:2,leader:8:0"
+    # the counters as written (the one ASL parser reads them), the first one broken
+    assert b.params["units"] == "4-4-7:broken,2-4-7:hs,8-0" and b.params["elr"] == 2
 
 
 def test_commander_fire_from_units() -> None:
@@ -222,7 +223,7 @@ def test_commander_fire_from_units() -> None:
     ("asl.ift", ("example:asl:Firegroup", None), {"range_hexes": 8, "terrain": "woods"},
      {"fp": 8, "leader_drm": -1, "leader_directed": True, "terrain": "woods"}),
     ("asl.ift_on_stack", (None, "example:asl:Target stack"), {"result": "1MC"},
-     {"result": "1MC", "units": "squad:7:2,hs:7:2,leader:8:0"}),
+     {"result": "1MC", "units": "4-4-7,2-4-7:hs,8-0", "elr": 2}),
     ("bkc.fire", ("example:bkc:Tanks", "example:bkc:Infantry"), {"half_range": True},
      {"attackers": "3,3,3", "hits_value": 3, "half_range": True}),
     ("cwc.fire", ("example:cwc:Tanks", "example:cwc:Infantry"), {"cover": "light"},
@@ -292,3 +293,96 @@ def test_built_as_json_in_polish() -> None:
     assert data["filled"] == {"attackers": "Tanks, atak 3, jednostek: 3",
                               "hits_value": "Infantry, wartość trafień",
                               "cover": "podano wprost"}
+
+
+# -- several units in one step --------------------------------------------------------------
+
+def machine_guns(*names: str) -> str:
+    """A force of platoons of two infantry teams, each with an MG of 60 cm, ROF 2,
+    AT 2, firepower 6+ (made up for the test)."""
+    weapon = dict(name="MG", range_cm=60, rof_halted=2, rof_moving=1, at=2, firepower=6)
+    lines = ['game = "fow"']
+    for name in names:
+        lines += ["[[unit]]", f'name = "{name}"', "[[unit.teams]]", 'type = "infantry"',
+                  "count = 2", "[[unit.teams.weapons]]"]
+        lines += [f"{k} = {v!r}".replace("'", '"') for k, v in weapon.items()]
+    return "\n".join(lines) + "\n"
+
+
+MGS = machine_guns("MG left", "MG right")
+
+
+def test_a_fow_shooting_step_each_unit_its_own_flags(tmp_path: Path) -> None:
+    force = write(tmp_path, MGS)
+    b = params_for("fow.shoot_mixed", [{"unit": f"{force}:MG left", "range_cm": 30},
+                                       {"unit": f"{force}:MG right", "range_cm": 50}],
+                   "example:fow:Rifle platoon")
+    # two teams x ROF 2 each; the right-hand MGs shoot over 40 cm: :far on their weapon only
+    assert b.params["weapons"] == "4:2:6,4:2:6:far"
+    assert b.params["teams"] == ",".join(["infantry"] * 6)
+    assert str(b.sources["weapons"]) == "MG left: 2 x MG ROF 2; MG right: 2 x MG ROF 2"
+    # the issue's contract: trained infantry hit on 3+, 4+ over 40 cm; 5 hits pin, and
+    # P(at least 5 of 4 dice at 2/3 and 4 at 1/2) = 5/9 (sum over the first pool's hits k
+    # of C(4,k)(2/3)^k(1/3)^(4-k) * P(second pool >= 5-k): 16/81*11/16 + 32/81*5/16 +
+    # 24/81*1/16 + 8/81*1 + 0... = 45/81 = 5/9)
+    d = warroom.odds("fow.shoot_mixed", b.params)
+    assert d.probability(pinned=True) == Fraction(5, 9)
+
+
+def test_several_units_need_a_procedure_for_several() -> None:
+    with pytest.raises(UsageError, match="takes one acting unit"):
+        params_for("fow.shoot", ["example:fow:Shermans", "example:fow:Panthers"],
+                   "example:fow:Rifle platoon")
+    with pytest.raises(UsageError, match="gives for itself"):
+        params_for("bkc.fire", [{"unit": "example:bkc:Tanks", "cover": "cover"}],
+                   "example:bkc:Infantry")
+
+
+def test_bkc_combined_fire_from_units() -> None:
+    b = params_for("bkc.fire", ["example:bkc:Tanks", "example:bkc:Infantry"],
+                   "example:bkc:HQ")
+    # three tanks at 3 and the infantry's 3* (a * changes nothing against a soft HQ)
+    assert b.params == {"attackers": "3,3,3,3", "hits_value": 3, "target_hq": True}
+    # the issue's contract: attackers=3,3,3 with half_range (+1 each) is attacks=12
+    by_units = warroom.odds("bkc.fire", from_unit="example:bkc:Tanks",
+                            at_unit="example:bkc:Infantry", half_range=True)
+    by_hand = warroom.odds("bkc.fire", attacks=12, hits_value=3)
+    assert list(by_units.items()) == list(by_hand.items())
+    # a # (cannot hit soft targets) matters against infantry: not one combined fire
+    with pytest.raises(UsageError, match="combined fire takes the same"):
+        params_for("bkc.fire", ["example:bkc:Tanks", {"unit": "example:bkc:AT gun",
+                                                      "weapon": 1}], "example:bkc:Infantry")
+    with pytest.raises(UsageError, match="within 20 cm"):
+        params_for("cwc.fire", [{"unit": "example:cwc:Tanks", "range_cm": 15},
+                                "example:cwc:Infantry"], "example:cwc:HQ", range_cm=15)
+
+
+def test_an_asl_fire_group_from_units() -> None:
+    b = params_for("asl.fire_group", ["example:asl:Firegroup"],
+                   "example:asl:Target stack", range_hexes=4)
+    # the two squads and the leader fire; the MMG is left out (asl.ift fires it)
+    assert b.params == {"firers": "4-6-7,4-6-7,8-1", "target": "4-4-7,2-4-7:hs,8-0",
+                        "elr": 2}
+    assert "MMG 4-10 B11 left out" in str(b.sources["firers"])
+    far = params_for("asl.fire_group", [{"unit": "example:asl:Firegroup",
+                                         "range_hexes": 8, "pinned": True}],
+                     "example:asl:Target stack", broken=1)
+    assert far.params["firers"] == "4-6-7:pinned,4-6-7:pinned,8-1:pinned"
+    assert far.params["long_range"] is True and far.params["target"].startswith("4-4-7:broken")
+    hand = warroom.odds("asl.fire_group", firers="4-6-7,4-6-7,8-1",
+                        target="4-4-7,2-4-7:hs,8-0", elr=2)
+    assert list(warroom.odds("asl.fire_group", b.params).items()) == list(hand.items())
+    assert params_for("asl.fire_group", "example:asl:Firegroup", "example:asl:Target stack",
+                      range_hexes=1).params["pbf"] is True
+
+
+def test_one_asl_counter_parser() -> None:
+    from warroom.games.asl import counters, units
+
+    assert units.parse_counter is counters.parse_counter
+    # a profile's counter reads as the procedures read it: 3 FP or less is a half-squad
+    assert parse_counter("2-4-7").kind == "hs"
+    assert parse_counter("hs 2-4-7").item == "2-4-7:hs"
+    assert parse_counter("3-4-7:squad").kind == "squad"
+    with pytest.raises(UsageError, match="is not a counter"):
+        parse_counter("4-6-7,8-1")

@@ -41,7 +41,7 @@ Words = Annotated[Optional[list[str]], typer.Argument(  # noqa: UP045
     help="key=value pairs.", show_default=False)]
 
 
-READ_ONLY = frozenset({"list", "show", "log", "export", "verify", "luck", "links"})
+READ_ONLY = frozenset({"list", "show", "log", "export", "verify", "luck", "links", "odds"})
 """Commands that only read: they never create a database."""
 
 
@@ -78,12 +78,34 @@ def _words(words: list[str] | None) -> dict[str, str]:
     return parse_assignments(words or [])
 
 
+UnitsOpt = Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
+    "--unit", help="An acting unit; give --unit again for several acting in one step.",
+    show_default=False)]
+
+
+def _with_units(words: list[str] | None, units: list[str] | None) -> dict[str, Any]:
+    raw: dict[str, Any] = dict(_words(words))
+    if units:
+        if "unit" in raw or "units" in raw:
+            raise UsageError("give the acting units once: --unit, unit= or units=")
+        raw["units" if len(units) > 1 else "unit"] = units if len(units) > 1 else units[0]
+    return raw
+
+
 def _markers(u: dict[str, Any]) -> str:
     tr = _tr()
     parts = []
     for k, v in u["markers"].items():
         parts.append(tr(k.replace("_", " ")) if v is True else f"{tr(k.replace('_', ' '))} {v}")
     return ", ".join(parts) or "-"
+
+
+def _profile_line(game: str, profile: dict[str, Any]) -> str:
+    """A unit's profile in one line (the rows of 'warroom force show')."""
+    from warroom.units.forces import profile_model
+
+    rows = profile_model(game, profile).summary()
+    return "; ".join(f"{label} {text}".strip() for label, text in rows)
 
 
 def _describe(event: dict[str, Any]) -> str:
@@ -153,24 +175,50 @@ def show(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
             left = (" " + tr("1 team left" if u["teams_left"] == 1 else "{n} teams left")
                     .format(n=u["teams_left"]) if "teams_left" in u else "")
             _echo(f"  {u['name']}  {stats}{left}  {_markers(u)}")
+            if u.get("profile") is not None:
+                _echo("    " + _profile_line(data["game"], u["profile"]))
 
 
 @battle_app.command("add-unit")
 def add_unit(
     battle_id: IdArg,
     side: Annotated[str, typer.Option("--side", help="A or B.")],
-    name: Annotated[str, typer.Option("--name", help="The unit's name (unique in the battle).")],
+    name: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--name", help="The unit's name (unique in the battle; default: the profile's).",
+        show_default=False)] = None,
+    source: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--from", help="The unit's profile from a force file: FILE:UNIT, or "
+        "example:GAME:UNIT for the example forces.", show_default=False)] = None,
     stats: Words = None,
     expect: ExpectOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
-    """Add a unit with its stats as key=value (teams=5 skill=veteran morale=7 ...).
+    """Add a unit: its profile from a force (--from FILE:UNIT), and/or stats.
 
-    Stats named like a procedure's parameters fill them in 'battle do'."""
-    event = _battles(db).add_unit(battle_id, side, name, _words(stats), expect=expect)
+    Stats are key=value (teams=5 skill=veteran morale=7 ...). A unit with a profile has
+    its procedures' parameters built from it in 'battle do'; stats named like a
+    procedure's parameters fill them for a unit without one."""
+    event = _battles(db).add_unit(battle_id, side, name, _words(stats), profile=source,
+                                  expect=expect)
     if as_json:
         _out(event)
         return
     _echo(_describe(event))
+
+
+@battle_app.command("add-force")
+def add_force(
+    battle_id: IdArg,
+    side: Annotated[str, typer.Argument(help="A or B.")],
+    file: Annotated[str, typer.Argument(help="A force file (TOML), or example:GAME.")],
+    expect: ExpectOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Add every unit of a force file to a side, each with its profile."""
+    events = _battles(db).add_force(battle_id, side, file, expect=expect)
+    if as_json:
+        _out(events)
+        return
+    for event in events:
+        _echo(_describe(event))
 
 
 @battle_app.command("edit-unit")
@@ -220,15 +268,20 @@ def do(
     dice: Annotated[Optional[str], typer.Option(  # noqa: UP045
         "--dice", help="The dice on your table, in the order the steps roll them: 3,5,6. "
         "Without it, the battle's own dice roll.", show_default=False)] = None,
+    units: UnitsOpt = None,
     expect: ExpectOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
-    """Resolve a procedure in the battle: the outcome changes the named unit's markers."""
+    """Resolve a procedure in the battle: the outcome changes the named unit's markers.
+
+    Units with profiles fill the parameters from them (and their markers); several of a
+    side's units act in one step with --unit A --unit B (or units=A,B)."""
     from warroom.dice.sources import parse_dice
 
     entered = parse_dice(dice) if dice is not None else None
     if dice is not None and not entered:
         raise UsageError("--dice needs at least one die, e.g. --dice 3,5,6")
-    event = _battles(db).do(battle_id, procedure, _words(params), entered, expect=expect)
+    event = _battles(db).do(battle_id, procedure, _with_units(params, units), entered,
+                            expect=expect)
     if as_json:
         _out(event)
         return
@@ -246,6 +299,34 @@ def do(
         value = change["value"]
         shown = tr("cleared") if value is None else ("" if value is True else f"= {value}")
         _echo(f"  {change['unit']}: {tr(change['marker'].replace('_', ' '))} {shown}".rstrip())
+
+
+@battle_app.command("odds")
+def odds(
+    battle_id: IdArg,
+    procedure: Annotated[str, typer.Argument(help="A procedure of the battle's game.")],
+    params: Annotated[Optional[list[str]], typer.Argument(  # noqa: UP045
+        help="As for 'battle do'.", show_default=False)] = None,
+    units: UnitsOpt = None,
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """The exact odds of what 'battle do' would resolve, before anyone rolls.
+
+    The same parameters as 'battle do' (where each came from); nothing is recorded."""
+    data = _battles(db).odds(battle_id, procedure, _with_units(params, units))
+    if as_json:
+        _out(data)
+        return
+    tr = _tr()
+    for name, value in data["params"].items():
+        where = data["filled"].get(name)
+        _echo(f"  {name} = {value}" + (f"  ({where})" if where else ""))
+    for name, rows in data["chances"].items():
+        _echo(f"{name}:")
+        for r in rows:
+            _echo(f"  {r['value']!s:>10}  {r['exact']:>22}  {r['p']:7.2%}")
+    for name, value in data["expected"].items():
+        _echo(tr("expected {field}: {value}").format(field=name, value=value))
 
 
 @battle_app.command("next")

@@ -411,11 +411,28 @@ class Battles:
             raise AccessError("your link acts for side {by}; {unit} is side {side}'s",
                               code="not_your_unit", by=by, unit=unit.name, side=unit.side)
 
-    def add_unit(self, battle_id: str, side: str, name: str,
-                 stats: Mapping[str, Any] | None = None, *, expect: int | None = None,
-                 by: str | None = None) -> dict[str, Any]:
+    def add_unit(self, battle_id: str, side: str, name: str | None,
+                 stats: Mapping[str, Any] | None = None, *, profile: Any = None,
+                 expect: int | None = None, by: str | None = None) -> dict[str, Any]:
+        """Add a unit with its stats, and optionally its typed profile: a profile object,
+        its JSON form, or a reference ``FILE:UNIT`` (also given as the stat ``from``).
+        On the web (``by`` set) a reference names an example force (``example:GAME:UNIT``):
+        the server reads no files. The name defaults to the profile's."""
         side = self._side(side)
-        name = name.strip()
+        stats = dict(stats or {})
+        if "from" in stats:
+            if profile is not None:
+                raise BattleError("give the unit's profile once (from= or --from)")
+            profile = str(stats.pop("from"))
+        if isinstance(profile, str):
+            profile = profile.strip()
+            if by is not None and not profile.startswith("example:"):
+                raise BattleError("on the web a unit's profile comes from an example force "
+                                  "(example:GAME:UNIT) or is given as JSON: the server "
+                                  "reads no files")
+        name = (name or "").strip()
+        if not name and profile is not None:
+            name = self._profile_name(profile).strip()
         if not name or len(name) > MAX_NAME or "=" in name:
             raise BattleError("a unit name is 1 to {most} characters without '='",
                               most=MAX_NAME)
@@ -423,7 +440,7 @@ class Battles:
             raise AccessError("your link acts for side {by}; it cannot add units to {side}",
                               code="not_your_side", by=by, side=side)
         parsed: dict[str, Any] = {}
-        for key, value in (stats or {}).items():
+        for key, value in stats.items():
             k = str(key).strip()
             if not k.isidentifier():
                 raise BattleError("stat name {key!r} must be a word like teams or skill",
@@ -433,9 +450,41 @@ class Battles:
         def build(snap: Snapshot) -> dict[str, Any]:
             if name.casefold() in {n.casefold() for n in snap.state.units}:
                 raise BattleError("there is already a unit called {name!r}", name=name)
-            return {"kind": "unit_added", "unit": name, "side": side, "stats": parsed}
+            event = {"kind": "unit_added", "unit": name, "side": side, "stats": parsed}
+            if profile is not None:
+                event["profile"] = _profile_json(snap.state.game, profile)
+            return event
 
         return self._write(battle_id, expect, build, by)
+
+    @staticmethod
+    def _profile_name(profile: Any) -> str:
+        if isinstance(profile, str):
+            from warroom.units.forces import load_unit
+
+            return str(load_unit(profile)[1].name)
+        if isinstance(profile, dict):
+            return str(profile.get("name", ""))
+        return str(getattr(profile, "name", ""))
+
+    def add_force(self, battle_id: str, side: str, source: str, *,
+                  expect: int | None = None, by: str | None = None) -> list[dict[str, Any]]:
+        """Add every unit of a force file (``example:GAME`` for a shipped one) to a side,
+        one ``unit_added`` event each, each with its profile."""
+        from warroom.units.forces import load_force
+
+        if by is not None and not source.strip().startswith("example:"):
+            raise BattleError("on the web a unit's profile comes from an example force "
+                              "(example:GAME:UNIT) or is given as JSON: the server "
+                              "reads no files")
+        force = load_force(source.strip())
+        game = self.state(battle_id).game
+        _check_game(force.game, game)
+        out = []
+        for i, unit in enumerate(force.units):
+            out.append(self.add_unit(battle_id, side, unit.name, profile=unit,
+                                     expect=expect if i == 0 else None, by=by))
+        return out
 
     def edit_unit(self, battle_id: str, unit: str, stats: Mapping[str, Any], *,
                   expect: int | None = None, by: str | None = None) -> dict[str, Any]:
@@ -586,9 +635,19 @@ class Battles:
     def _resolve(self, st: State, proc: Procedure, raw: Mapping[str, Any],
                  keys: Mapping[str, Any], dice: Sequence[object] | None,
                  by: str | None, secret: str | None) -> dict[str, Any]:
+        params, extra, subject = self._prepare(st, proc, raw, keys, by)
+        return self._run(st, proc, params, dice, extra, subject, secret)
+
+    def _prepare(self, st: State, proc: Procedure, raw: Mapping[str, Any],
+                 keys: Mapping[str, Any], by: str | None) -> tuple[Any, dict[str, Any], Any]:
+        """The procedure's parameters in this battle (typed in, else from the units'
+        profiles and markers, else from their stats), the event's battle fields and the
+        unit the outcome falls on."""
         from warroom.engine.params import describe, validate
 
-        actor = st.unit(str(keys["unit"])) if keys.get("unit") else None
+        acting = _acting(keys)
+        actors = [st.unit(name) for name, _ in acting]
+        actor = actors[0] if actors else None
         target = st.unit(str(keys["target"])) if keys.get("target") else None
         subject = target or actor
         clear = str(keys["clear"]).strip().lower() if keys.get("clear") else None
@@ -599,6 +658,11 @@ class Battles:
             if subject is None:
                 raise BattleError("clear= needs unit=NAME (whose marker to clear)")
             marker_kind(st.game, clear)
+        if len({u.side for u in actors}) > 1:
+            raise BattleError("units acting in one step are of one side: {units}",
+                              units=", ".join(f"{u.name} ({u.side})" for u in actors))
+        if len({u.name for u in actors}) < len(actors):
+            raise BattleError("a unit is named twice among the acting units")
         if keys.get("side"):
             side = self._side(str(keys["side"]))
         elif actor is not None:
@@ -611,21 +675,113 @@ class Battles:
             if keys.get("side") and side != by:
                 raise AccessError("your link acts for side {by}, not {side}", by=by,
                                   side=side, code="not_your_side")
-            if actor is not None:
-                self._own(by, actor)
-            elif target is not None and target.side != by:
+            for u in actors:
+                self._own(by, u)
+            if actor is None and target is not None and target.side != by:
                 raise AccessError("name your acting unit (unit=) to roll against side "
                                   "{side}'s {unit}", code="not_your_unit",
                                   side=target.side, unit=target.name)
             side = by
-        names = [s.name for s in describe(proc.params)]
-        given, filled = fx.fill_params(raw, names, actor, target, proc.id)
+        if len(actors) > 1 and proc.id not in _several():
+            raise UsageError("{proc} takes one acting unit; several units act together in "
+                             "{valid}", proc=proc.id, valid=", ".join(sorted(_several())))
+        filled: dict[str, str]
+        if _with_profiles(proc.id, actors, target):
+            given, filled = self._from_profiles(st, proc.id, acting, actors, target, raw)
+        elif len(actors) > 1:
+            raise BattleError("several units act together only with their profiles (add "
+                              "them with --from FILE:UNIT), in {valid}",
+                              valid=", ".join(sorted(_several())))
+        else:
+            names = [s.name for s in describe(proc.params)]
+            given, filled = fx.fill_params(raw, names, actor, target, proc.id)
         params = validate(proc, given)
-        return self._run(st, proc, params, dice, {
+        extra: dict[str, Any] = {
             "unit": actor.name if actor else None,
             "target": target.name if target else None,
             "side": side, "clear": clear, "filled": filled, "given": dict(raw),
-        }, subject, secret)
+        }
+        if len(actors) > 1:
+            extra["units"] = [u.name for u in actors]
+        return params, extra, subject
+
+    def _from_profiles(self, st: State, proc_id: str,
+                       acting: Sequence[tuple[str, Mapping[str, Any]]], actors: Sequence[Any],
+                       target: Any, raw: Mapping[str, Any]
+                       ) -> tuple[dict[str, Any], dict[str, str]]:
+        """Parameters built by :func:`warroom.units.build` from the units' profiles, the
+        markers on them and what was typed in (which wins); where each came from, in
+        English, as the event records it."""
+        from warroom.units import ACTOR_KEYS, NEEDS, SEVERAL, build
+        from warroom.units.forces import profile_model
+
+        need_actor, need_target = NEEDS[proc_id]
+        for u in [*(actors if need_actor else []), *([target] if need_target else [])]:
+            if u is not None and u.profile is None:
+                raise BattleError("{unit} has no profile: add it with --from FILE:UNIT, "
+                                  "or give the parameters yourself", unit=u.name)
+        known = fx.marker_situation(st.game, proc_id, actors, target)
+        own_keys = ACTOR_KEYS.get(proc_id, frozenset())
+        items: list[Any] = []
+        def named(u: Any) -> Any:  # the battle's name for the unit, in every source
+            return profile_model(st.game, u.profile).model_copy(update={"name": u.name})
+
+        for (_name, own), u in zip(acting, actors, strict=True):
+            profile = named(u)
+            if proc_id in SEVERAL:
+                mine = {k: v for k, v in fx.actor_situation(proc_id, u).items()
+                        if k in own_keys}
+                items.append({"unit": profile, **mine, **own})
+            elif own:
+                raise BattleError("{procedure} takes one acting unit: give its situation "
+                                  "as parameters", procedure=proc_id)
+            else:
+                known.update({k: (v, fx.marker_source(u, k))
+                              for k, v in fx.actor_situation(proc_id, u).items()})
+                items.append(profile)
+        at = named(target) if target is not None and target.profile is not None else None
+        frm: Any = (items if proc_id in SEVERAL else items[0]) if items else None
+        built = build(proc_id, frm, at, raw, known)
+        filled = {k: _short(str(v)) for k, v in built.sources.items()}
+        return built.params, filled
+
+    def _preview(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None,
+                 by: str | None) -> tuple[Procedure, Any, dict[str, Any]]:
+        raw = dict(raw or {})
+        keys = {k: raw.pop(k) for k in fx.BATTLE_KEYS if k in raw}
+        st = self.state(battle_id)
+        proc = self._procedure(st.game, proc_id)
+        params, extra, _subject = self._prepare(st, proc, raw, keys, by)
+        return proc, params, extra
+
+    def prepare(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None = None,
+                *, by: str | None = None) -> dict[str, Any]:
+        """What :meth:`do` would resolve, without rolling: the procedure's parameters
+        (from the units' profiles and markers where they have them), where each came
+        from (``filled``), the acting units, the target and the side. For a form
+        before the roll, and the odds of the whole step (:meth:`odds`)."""
+        from warroom.engine.params import normalized
+
+        proc, params, extra = self._preview(battle_id, proc_id, raw, by)
+        return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra}
+
+    def odds(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None = None,
+             *, by: str | None = None) -> dict[str, Any]:
+        """:meth:`prepare` and the exact odds of its parameters (the odds cache the pages
+        share): ``{..., "odds": Distribution.to_json(exact=True, full=False)`` (each
+        outcome with its ``exact`` fraction, ``"5/9"``; a long list summed up per field),
+        ``"chances"`` (each field's values with their chances), ``"expected"}``."""
+        from warroom.engine.params import normalized
+        from warroom.serving import cached_odds
+
+        proc, params, extra = self._preview(battle_id, proc_id, raw, by)
+        dist = cached_odds(proc.id, params, procedure=proc)
+        chances = {name: [{"value": v, "exact": _frac(p), "p": float(p)}
+                          for v, p in sorted(ch.items(), key=_value_order)]
+                   for name, ch in dist.parts()}
+        return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra,
+                "odds": _jsonable(dist.to_json(exact=True, full=False)),
+                "chances": _jsonable(chances), "expected": self._expected(proc, params)}
 
     def _run(self, st: State, proc: Procedure, params: Any, dice: Sequence[object] | None,
              extra: dict[str, Any], subject: Any, secret: str | None) -> dict[str, Any]:
@@ -799,7 +955,11 @@ class Battles:
         from warroom.engine.params import validate
 
         proc = self._procedure(before.game, str(ev["procedure"]))
-        params = validate(proc, ev["params"])
+        # the stored parameters hold every default too: given back as they are, a check
+        # that asks which were given (bkc.fire: attacks or attackers) would see them all
+        fields = proc.params.model_fields
+        params = validate(proc, {k: v for k, v in ev["params"].items()
+                                 if k not in fields or fields[k].default != v})
         dice: Sequence[object] | None = None
         if ev.get("entered"):
             dice = list(ev["dice"])
@@ -875,6 +1035,9 @@ class Battles:
                 for k in ("seed", "commitment"):
                     if e[k] is None:
                         del e[k]
+            for k in ("profile", "units"):
+                if k in e and e[k] is None and e["kind"] in ("unit_added", "resolved"):
+                    del e[k]
         raw_meta = dict(data["battle"])
         battle_id = meta.id
         secret: str | None = None
@@ -980,6 +1143,80 @@ def _luck_table(battle_id: str, state: State) -> dict[str, Any]:
                             "difference": round(f["actual"] - float(exp), 3)}
         sides[side] = {"rolls": totals["rolls"], "fields": fields}
     return {"id": battle_id, "sides": sides}
+
+
+def _value_order(item: tuple[Any, Any]) -> tuple[int, Any]:
+    """Numbers and flags in their order, words after them in theirs."""
+    value = item[0]
+    return (0, value) if isinstance(value, (int, float)) else (1, str(value))
+
+
+def _several() -> frozenset[str]:
+    from warroom.units import SEVERAL
+
+    return SEVERAL
+
+
+def _acting(keys: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The acting units of a ``do``: ``units`` (a list of names, or of mappings
+    ``{"unit": NAME, **its own situation}``, or ``"A,B"``), else ``unit``."""
+    raw = keys.get("units")
+    if raw is None or raw == "" or raw == []:
+        return [(str(keys["unit"]), {})] if keys.get("unit") else []
+    if keys.get("unit"):
+        raise BattleError("give the acting units once: unit=NAME or units=A,B")
+    items = raw.split(",") if isinstance(raw, str) else list(raw)
+    out: list[tuple[str, dict[str, Any]]] = []
+    for item in items:
+        if isinstance(item, Mapping):
+            own = dict(item)
+            name = own.pop("unit", None)
+            if not isinstance(name, str) or not name.strip():
+                raise BattleError("an acting unit given as a mapping names it under the "
+                                  "key unit")
+            out.append((name.strip(), own))
+        elif str(item).strip():
+            out.append((str(item).strip(), {}))
+    if not out:
+        raise BattleError("units= names the acting units: units=A,B")
+    return out
+
+
+def _with_profiles(proc_id: str, actors: Sequence[Any], target: Any) -> bool:
+    """Whether ``do`` builds the parameters from the units' profiles: a procedure that
+    takes units, and a unit with a profile in it."""
+    from warroom.units import NEEDS
+
+    return proc_id in NEEDS and (any(u.profile is not None for u in actors)
+                                 or (target is not None and target.profile is not None))
+
+
+def _short(text: str, most: int = 200) -> str:
+    return text if len(text) <= most else text[:most - 1] + "…"
+
+
+def _check_game(unit_game: str, game: str) -> None:
+    if unit_game != game and {unit_game, game} != {"bkc", "cwc"}:
+        raise BattleError("this is a {unit_game} unit; the battle plays {game}",
+                          unit_game=unit_game, game=game)
+
+
+def _profile_json(game: str, profile: Any) -> dict[str, Any]:
+    """A unit profile (object, JSON form or ``FILE:UNIT``) checked by the battle's game's
+    model, as JSON."""
+    from warroom.units import profile_of
+    from warroom.units.forces import GAMES, profile_model
+
+    if game not in GAMES:
+        raise BattleError("units of {game} battles carry no profiles (profiles: {valid})",
+                          game=game, valid=", ".join(GAMES))
+    if isinstance(profile, dict):
+        model = profile_model(game, profile)
+    else:
+        unit_game, model = profile_of(profile)
+        _check_game(unit_game, game)
+    data: dict[str, Any] = model.model_dump(mode="json")
+    return data
 
 
 def _states(battle_id: str, events: Sequence[Mapping[str, Any]]) -> tuple[list[State], Replay]:

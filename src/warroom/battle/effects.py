@@ -20,12 +20,13 @@ bkc/cwc.fire ``save``, ``hits_value``, ``existing_hits`` (its hits marker),
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from warroom.battle.state import State, Unit, marker_kinds
+from warroom.engine.messages import Msg, msg
 
-BATTLE_KEYS = ("unit", "target", "side", "clear")
+BATTLE_KEYS = ("unit", "units", "target", "side", "clear")
 
 
 TARGET_SIDE: dict[str, dict[str, str]] = {
@@ -46,10 +47,23 @@ TARGET_SIDE["fow.shoot_mixed"] = {"target_skill": "skill", "target_rules": "rule
                                   "teams": "team_list", "concealed": "concealed"}
 
 
+PROFILE_FACTS = ("cv", "skill", "motivation", "elr", "rules")
+"""What a unit's profile brings to procedures outside :data:`warroom.units.NEEDS` (a
+BKC HQ's command value for ``bkc.command``, a platoon's motivation for ``fow.unpin``)."""
+
+
 def facts(unit: Unit) -> dict[str, Any]:
-    """What a unit brings to a procedure: its stats, its markers (which win), and for a
-    unit with a ``teams`` stat, the teams it has left."""
-    out: dict[str, Any] = dict(unit.stats)
+    """What a unit brings to a procedure: the values of its profile named in
+    :data:`PROFILE_FACTS`, its stats (which win), its markers (which win over both), and
+    for a unit with teams, the teams it has left."""
+    out: dict[str, Any] = {}
+    for key in PROFILE_FACTS:
+        value = (unit.profile or {}).get(key)
+        if isinstance(value, list):
+            value = ",".join(str(v) for v in value) or None
+        if value is not None:
+            out[key] = value
+    out.update(unit.stats)
     out.update(unit.markers)
     teams = unit.stats.get("teams")
     if isinstance(teams, int):
@@ -98,6 +112,77 @@ def fill_params(raw: Mapping[str, Any], param_names: list[str], actor: Unit | No
     return out, filled
 
 
+def marker_source(unit: Unit, marker: str) -> Msg:
+    """Where a value came from: a marker on a unit."""
+    return msg("{unit}: {marker} marker", unit=unit.name, marker=Msg(marker.replace("_", " ")))
+
+
+def marker_situation(game: str, procedure: str, actors: Sequence[Unit],
+                     target: Unit | None) -> dict[str, tuple[Any, Msg]]:
+    """What the markers on the target of a unit-built resolution say (see
+    :func:`warroom.units.build`'s ``known``): FoW ``gone_to_ground``, ``concealed``,
+    ``bailed_out`` (that many tanks), ``destroyed`` (those teams are gone; the FoW
+    ``hits`` marker counts every hit so far, so it is not this step's ``hits_before``:
+    give that yourself); ASL ``broken`` (the whole stack);
+    BKC/CWC ``hits`` and ``suppressed``."""
+    del game, actors
+    if target is None:
+        return {}
+    m = target.markers
+    out: dict[str, tuple[Any, Msg]] = {}
+
+    def put(key: str, value: Any, marker: str) -> None:
+        if value:
+            out[key] = (value, marker_source(target, marker))
+
+    if procedure.startswith("fow."):
+        for name in ("gone_to_ground", "concealed"):
+            put(name, bool(m.get(name)), name)
+        for name in ("bailed_out", "destroyed"):
+            put(name, _count(m.get(name)), name)
+    elif procedure.startswith("asl.") and m.get("broken") and target.profile:
+        from warroom.games.asl.counters import parse_counter
+
+        units = [c for c in target.profile.get("counters", ())
+                 if parse_counter(str(c)).kind != "sw"]
+        put("broken", len(units), "broken")
+    elif procedure in ("bkc.fire", "cwc.fire"):
+        put("hits", _count(m.get("hits")), "hits")
+        put("suppressed", bool(m.get("suppressed")), "suppressed")
+    return out
+
+
+def actor_situation(procedure: str, unit: Unit) -> dict[str, Any]:
+    """What the markers on an acting unit say: pinned down (FoW, ASL), its teams
+    destroyed (FoW: they do not shoot); a broken ASL stack cannot fire."""
+    if procedure.startswith("asl.") and unit.markers.get("broken"):
+        from warroom.battle.errors import BattleError
+
+        raise BattleError("{unit} is broken: a broken unit cannot fire", unit=unit.name)
+    out: dict[str, Any] = {}
+    if procedure.startswith(("fow.", "asl.")) and unit.markers.get("pinned"):
+        out["pinned"] = True
+    if procedure.startswith("fow.") and _count(unit.markers.get("destroyed")):
+        out["lost"] = _count(unit.markers.get("destroyed"))
+    return out
+
+
+def _stack_effects(outcome: Mapping[str, Any], flag: Any, add: Any) -> None:
+    """An ASL stack (a unit with its counters) after an IFT result: eliminated when every
+    unit is; broken when every survivor is; pinned when every survivor is pinned or
+    broken and one is pinned; each casualty reduction counts."""
+    states = [part.partition("=")[2] for part in str(outcome.get("units", "")).split(",")
+              if "=" in part]
+    alive = [s.split("+") for s in states if s != "eliminated"]
+    if states and not alive:
+        flag("eliminated", True)
+        return
+    flag("broken", bool(alive) and all("broken" in s for s in alive))
+    flag("pinned", bool(alive) and all("broken" in s or "pinned" in s for s in alive)
+         and any("pinned" in s for s in alive) and not all("broken" in s for s in alive))
+    add("casualty_reduction", sum(1 for s in states if "reduced" in s.split("+")))
+
+
 def _count(v: Any) -> int:
     if isinstance(v, bool):
         return int(v)
@@ -139,6 +224,14 @@ def outcome_effects(state: State, procedure: str, outcome: Mapping[str, Any],
         flag("eliminated", outcome.get("eliminated"))
         flag("replaced", outcome.get("replaced"))
         flag("pinned", outcome.get("pinned"))
+    elif procedure == "fow.unpin" and outcome.get("unpinned") and markers.get("pinned"):
+        changes["pinned"] = None
+        markers.pop("pinned")
+    elif procedure == "fow.remount" and outcome.get("remounted") and markers.get("bailed_out"):
+        changes["bailed_out"] = (int(markers["bailed_out"]) - 1) or None
+        markers["bailed_out"] = changes["bailed_out"] or 0
+    elif procedure in ("asl.ift_on_stack", "asl.fire_group"):
+        _stack_effects(outcome, flag, add)
     elif procedure == "demo.pool" and target_named:
         add("hits", _count(outcome.get("successes")))
     elif procedure in ("bkc.fire", "cwc.fire"):

@@ -9,10 +9,20 @@ typed and bounded, no field the kind does not have.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+    field_validator,
+)
 
 from warroom.battle import phases
 from warroom.battle.state import MAX_NAME, State, Unit, add_luck, initial, set_marker
@@ -27,6 +37,7 @@ Hex = Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")]
 Stat = StrictInt | Annotated[StrictStr, Field(max_length=200)]
 MarkerValue = StrictBool | Annotated[StrictInt, Field(ge=0, le=10**6)] | None
 Count = Annotated[StrictInt, Field(ge=0, le=10**9)]
+MAX_PROFILE = 20_000
 Json = StrictInt | StrictBool | Annotated[StrictStr, Field(max_length=2000)] | float | None
 
 
@@ -77,14 +88,30 @@ class UnitAdded(Event):
     unit: Name
     side: Side
     stats: Annotated[dict[Word, Stat], Field(max_length=60)] = Field(default_factory=dict)
+    profile: dict[str, Any] | None = Field(
+        None, description="the unit's typed profile (checked by the game's model)")
+
+    @field_validator("profile")
+    @classmethod
+    def _small(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        if v is not None and len(json.dumps(v)) > MAX_PROFILE:
+            raise ValueError("a unit profile has at most 20000 characters of JSON")
+        return v
 
     def apply(self, state: State) -> State:
         new = copy.deepcopy(state)
-        new.units[self.unit] = Unit(self.unit, self.side, dict(self.stats))
+        profile = None
+        if self.profile is not None:  # the game's model checks it (imports too)
+            from warroom.units.forces import profile_model
+
+            profile = profile_model(state.game, self.profile).model_dump(mode="json")
+        new.units[self.unit] = Unit(self.unit, self.side, dict(self.stats), profile=profile)
         return new
 
     def describe(self, tr: Translate) -> str:
         text = tr("unit {unit} joins side {side}").format(unit=self.unit, side=self.side)
+        if self.profile is not None:
+            text += " " + tr("(with its profile)")
         return text + (f" ({_stats(self.stats)})" if self.stats else "")
 
 
@@ -139,6 +166,8 @@ class Resolved(Event):
     procedure: Annotated[StrictStr, Field(min_length=3, max_length=80)]
     params: Annotated[dict[Word, Json | list[Json]], Field(max_length=100)]
     unit: Name | None
+    units: Annotated[list[Name], Field(min_length=2, max_length=20)] | None = Field(
+        None, description="several acting units in one step (unit is the first)")
     target: Name | None
     side: Side
     clear: Word | None
@@ -166,7 +195,8 @@ class Resolved(Event):
 
     def describe(self, tr: Translate) -> str:
         outcome = ", ".join(f"{k}={v}" for k, v in self.outcome.items())
-        who = f" {self.unit or ''}{' → ' + self.target if self.target else ''}"
+        actors = " + ".join(self.units) if self.units else (self.unit or "")
+        who = f" {actors}{' → ' + self.target if self.target else ''}"
         how = tr("your dice") if self.entered else tr("virtual dice")
         dice = " ".join(str(d) for d in self.dice) or "-"
         return f"{self.procedure}{who.rstrip()}: {outcome}  ({how}: {dice})"

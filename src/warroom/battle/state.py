@@ -108,22 +108,32 @@ class Unit:
     side: str
     stats: dict[str, Scalar] = field(default_factory=dict)
     markers: dict[str, int | bool] = field(default_factory=dict)
+    profile: dict[str, Any] | None = None
+    """the unit's typed profile (a force file's unit, as JSON), or None: stats only"""
 
     @property
     def teams(self) -> int | None:
         """How many teams the unit has: its ``teams`` stat, else the items of its
-        ``team_list`` (a mixed platoon, ``tank:6,tank:5/3,soft``); None if neither."""
+        ``team_list`` (a mixed platoon, ``tank:6,tank:5/3,soft``), else its profile's
+        (a FoW platoon's teams, a BKC/CWC unit's count); None if none of these."""
         teams = self.stats.get("teams")
         if isinstance(teams, int) and not isinstance(teams, bool):
             return teams
         listed = self.stats.get("team_list")
         if isinstance(listed, str) and listed.strip():
             return len([item for item in listed.split(",") if item.strip()])
+        if self.profile is not None:
+            if isinstance(self.profile.get("teams"), list):
+                return sum(int(t.get("count", 1)) for t in self.profile["teams"])
+            if "count" in self.profile and "hits" in self.profile:
+                return int(self.profile["count"])
         return None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "side": self.side, "stats": dict(self.stats),
                                "markers": dict(self.markers)}
+        if self.profile is not None:  # absent otherwise: older battles keep their digests
+            out["profile"] = self.profile
         teams = self.teams
         if teams is not None:
             out["teams_left"] = max(0, teams - int(self.markers.get("destroyed", 0)))
@@ -176,7 +186,8 @@ class State:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> State:
         """The state a snapshot stored (the inverse of ``to_json`` and :meth:`snapshot`)."""
-        units = {u["name"]: Unit(u["name"], u["side"], dict(u["stats"]), dict(u["markers"]))
+        units = {u["name"]: Unit(u["name"], u["side"], dict(u["stats"]), dict(u["markers"]),
+                                 u.get("profile"))
                  for u in data["units"]}
         luck = copy.deepcopy(data["luck"]) if "luck" in data else None
         if "commitment" not in data:  # the old shape: a public seed

@@ -57,6 +57,37 @@ def model_for(game: str) -> type[Profile]:
     return CommanderUnit
 
 
+def game_of(profile: Any) -> str:
+    """The game of a profile object (``bkc`` for a BKC/CWC unit: they serve both)."""
+    from warroom.games.asl.units import AslStack
+    from warroom.games.commander.units import CommanderUnit
+    from warroom.games.fow.units import FowPlatoon
+
+    for game, model in (("fow", FowPlatoon), ("asl", AslStack), ("bkc", CommanderUnit)):
+        if isinstance(profile, model):
+            return game
+    raise UsageError("not a unit profile: {value!r} (give FILE:UNIT or a profile)",
+                     value=type(profile).__name__)
+
+
+def profile_model(game: str, data: Any) -> Any:
+    """A profile of ``game`` from its JSON form (a stored unit's, or an API body's); a
+    usage error names the field that is wrong."""
+    from pydantic import ValidationError
+
+    if not isinstance(data, dict):
+        raise UsageError("a unit profile is a JSON object, not {kind}",
+                         kind=type(data).__name__)
+    try:
+        return model_for(game).model_validate(data)
+    except ValidationError as exc:
+        from warroom.engine.params import _reason
+
+        err = exc.errors(include_url=False)[0]
+        problem = _reason(err, str(err["msg"]).removeprefix("Value error, "))
+        raise ForceError("profile", None, _field(tuple(err["loc"])), problem) from None
+
+
 @dataclass(frozen=True)
 class Force:
     """A loaded force: its game, title and units by name (in file order)."""

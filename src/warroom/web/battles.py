@@ -148,8 +148,18 @@ class Write(_Body):
 
 class NewUnit(Write):
     side: Literal["A", "B"]
-    name: StrictStr
+    name: StrictStr = Field("", description="default: the profile's name")
     stats: dict[str, StrictInt | StrictStr] = Field(default_factory=dict)
+    profile: dict[str, Any] | None = Field(
+        None, description="the unit's typed profile as JSON (a force file's unit)")
+    source: StrictStr | None = Field(
+        None, alias="from", description="the profile from an example force: "
+        "example:GAME:UNIT", examples=["example:fow:Shermans"])
+
+
+class NewForce(Write):
+    side: Literal["A", "B"]
+    force: StrictStr = Field(examples=["example:fow"], description="an example force")
 
 
 class EditUnit(Write):
@@ -220,7 +230,34 @@ def api_add_unit(battle_id: str, body: NewUnit, request: Request, key: KeyQuery 
                  x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
     side = _side(bt, battle_id, _key(key, x_key))
-    return bt.add_unit(battle_id, body.side, body.name, body.stats, expect=body.expect, by=side)
+    if body.profile is not None and body.source is not None:
+        raise BattleError("give the unit's profile once: profile or from")
+    return bt.add_unit(battle_id, body.side, body.name, body.stats,
+                       profile=body.profile if body.profile is not None else body.source,
+                       expect=body.expect, by=side)
+
+
+@router.post("/api/battles/{battle_id}/force", summary="Add an example force to your side")
+def api_add_force(battle_id: str, body: NewForce, request: Request, key: KeyQuery = None,
+                  x_key: KeyHeader = None) -> list[dict[str, Any]]:
+    bt = battles(request)
+    side = _side(bt, battle_id, _key(key, x_key))
+    return bt.add_force(battle_id, body.side, body.force, expect=body.expect, by=side)
+
+
+class Prepare(_Body):
+    procedure: StrictStr = Field(examples=["fow.shoot_mixed"])
+    params: dict[str, Any] = Field(default_factory=dict, description="as for do: "
+                                   "parameters plus unit or units, target, side")
+
+
+@router.post("/api/battles/{battle_id}/odds", summary="The parameters do would use, with "
+             "where each came from, and their exact odds, before anyone rolls")
+def api_odds(battle_id: str, body: Prepare, request: Request, key: KeyQuery = None,
+             x_key: KeyHeader = None) -> dict[str, Any]:
+    bt = battles(request)
+    _role_name, side = _role(bt, battle_id, _key(key, x_key))
+    return bt.odds(battle_id, body.procedure, body.params, by=side)
 
 
 @router.post("/api/battles/{battle_id}/edit", summary="Change a unit's stats")
@@ -505,7 +542,7 @@ def page_do(battle_id: str, key: str, request: Request,
 
 
 @router.post("/battles/{battle_id}/{key}/unit")
-def page_unit(battle_id: str, key: str, request: Request, name: Annotated[str, Form()],
+def page_unit(battle_id: str, key: str, request: Request, name: Annotated[str, Form()] = "",
               stats: Annotated[str, Form()] = "", expect: Annotated[str, Form()] = ""
               ) -> Response:
     def run(bt: Battles, side: str) -> None:

@@ -31,6 +31,8 @@ UNITS_HELP = (
 
 _SQUAD = re.compile(r"^(\d+)-(\d+)-(\d+)$")
 _LEADER = re.compile(r"^(\d+)([+-]\d)$")
+_SW = re.compile(r"^([a-z][a-z0-9.]*)\s+(\d+)-(\d+)(?:\s+b(\d+))?$")
+_PREFIX = re.compile(r"^(hs|squad)\s+(\S.*)$")
 
 # A leader replaced by a lower-quality one (ELR, ASLRB A19.1) becomes the next one down.
 LEADER_LADDER: tuple[tuple[int, int], ...] = (
@@ -142,3 +144,47 @@ def parse_units(text: str, elr: int | None = None, most: int = MAX_UNITS
                           fp, own_elr, "broken" in flags, "wounded" in flags,
                           "pinned" in flags))
     return tuple(units)
+
+
+CounterKind = Literal["squad", "hs", "leader", "sw"]
+
+
+class Counter(NamedTuple):
+    """One counter of a stack as written in a force file: a unit (as :func:`parse_units`
+    reads it) or a support weapon (``MMG 4-10 B11``: FP-range, breakdown number)."""
+
+    kind: CounterKind
+    text: str  # as written
+    fp: int = 0
+    range: int = 0
+    morale: int = 0
+    drm: int = 0
+    breakdown: int | None = None
+    name: str = ""  # a support weapon's name (MMG)
+    item: str = ""  # a unit as parse_units reads it (hs 2-6-7 -> 2-6-7:hs)
+
+
+@lru_cache(maxsize=512)
+def parse_counter(text: str) -> Counter:
+    """One counter: a unit as :func:`parse_units` reads it (``hs 2-6-7`` also spells
+    ``2-6-7:hs``), or a support weapon ``MMG 4-10 B11``. A usage error names the
+    problem."""
+    t = " ".join(text.strip().lower().split())
+    m = _SW.match(t)
+    if m and m[1] not in ("hs", "squad"):
+        return Counter("sw", text.strip(), whole_number(m[2], "FP", text, 0, 40),
+                       whole_number(m[3], "range", text, 0, 60),
+                       breakdown=whole_number(m[4], "breakdown", text, 2, 12) if m[4]
+                       else None, name=m[1].upper())
+    prefix = _PREFIX.match(t)
+    item = f"{prefix[2]}:{prefix[1]}" if prefix else t
+    head = item.split(":")[0].strip()
+    if "," in item or not (_SQUAD.match(head) or _LEADER.match(head)
+                           or head in ("squad", "hs", "leader")):
+        raise UsageError("{text!r} is not a counter: write a squad 4-6-7, a half-squad "
+                         "hs 2-6-7, a leader 8-1 or a support weapon MMG 4-10 B11",
+                         text=text)
+    kind, morale, leadership, fp, _elr, _flags = _item(item, None)
+    squad = _SQUAD.match(item.split(":")[0])
+    return Counter(kind, text.strip(), fp, int(squad[2]) if squad else 0, morale,
+                   leadership, item=item)

@@ -2,64 +2,26 @@
 
 ``4-6-7`` is a squad (firepower-range-morale), ``hs 2-6-7`` a half-squad, ``8-1`` a
 leader (morale 8, leadership DRM -1; ``7-0``, ``8+1``), ``MMG 4-10 B11`` a support
-weapon (firepower-range, breakdown number). This parser is the profiles' own; the
-counter text accepted by the procedures' parameters may grow its own spelling.
+weapon (firepower-range, breakdown number). Counters are read by the one parser of
+:mod:`warroom.games.asl.counters`, the same that reads the procedures' parameters (so a
+3-FP counter is a half-squad unless written ``2-6-7:squad``).
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, Literal, NamedTuple
+from typing import Any
 
 from pydantic import Field, field_validator
 
 from warroom.engine.messages import Msg, msg
 from warroom.errors import UsageError
+from warroom.games.asl.counters import Counter, parse_counter
 from warroom.units.base import Profile, Situation
 
-CounterKind = Literal["squad", "hs", "leader", "sw"]
-
-_MMC = re.compile(r"^(?:(hs|squad)\s+)?(\d+)-(\d+)-(\d+)$")
-_LEADER = re.compile(r"^(\d+)([-+])(\d)$")
-_SW = re.compile(r"^([a-z][a-z0-9.]*)\s+(\d+)-(\d+)(?:\s+b(\d+))?$")
-
-
-class Counter(NamedTuple):
-    kind: CounterKind
-    text: str
-    fp: int = 0
-    range: int = 0
-    morale: int = 0
-    drm: int = 0
-    breakdown: int | None = None
-    name: str = ""
-
-
-def parse_counter(text: str) -> Counter:
-    """``"4-6-7"`` -> a squad counter; a UsageError says what was expected."""
-    t = " ".join(text.strip().lower().split())
-    m = _MMC.match(t)
-    if m:
-        kind: CounterKind = "hs" if m.group(1) == "hs" else "squad"
-        fp, rng, morale = int(m.group(2)), int(m.group(3)), int(m.group(4))
-        if not 1 <= morale <= 10:
-            raise UsageError("{text!r}: morale must be 1 to 10", text=text)
-        return Counter(kind, text.strip(), fp, rng, morale)
-    m = _LEADER.match(t)
-    if m:
-        morale, drm = int(m.group(1)), int(m.group(3)) * (-1 if m.group(2) == "-" else 1)
-        if not 1 <= morale <= 10 or not -3 <= drm <= 1:
-            raise UsageError("{text!r}: a leader's morale is 1 to 10 and his DRM -3 to +1",
-                             text=text)
-        return Counter("leader", text.strip(), morale=morale, drm=drm)
-    m = _SW.match(t)
-    if m:
-        return Counter("sw", text.strip(), int(m.group(2)), int(m.group(3)),
-                       breakdown=int(m.group(4)) if m.group(4) else None,
-                       name=m.group(1).upper())
-    raise UsageError("{text!r} is not a counter: write a squad 4-6-7, a half-squad "
-                     "hs 2-6-7, a leader 8-1 or a support weapon MMG 4-10 B11", text=text)
+__all__ = ["AslStack", "Counter", "group_params", "ift_params", "parse_counter",
+           "stack_params"]
 
 
 class AslStack(Profile):
@@ -138,26 +100,85 @@ def ift_params(attacker: AslStack, target: AslStack | None, s: Situation
     return out, src
 
 
-def stack_params(attacker: AslStack | None, target: AslStack, s: Situation
-                 ) -> tuple[dict[str, Any], dict[str, Msg]]:
-    """``asl.ift_on_stack``: the target stack's squads, half-squads and leaders with
-    their morale, the leader's DRM and the side's ELR (``broken=N`` marks the first N
-    units broken)."""
-    del attacker
+def _target_units(target: AslStack, s: Situation) -> tuple[str, Msg]:
+    """The target stack's squads, half-squads and leaders as the procedures read them
+    (support weapons take no morale checks); ``broken=N`` marks the first N broken."""
     broken = s.int("broken") or 0
     units: list[str] = []
     for c in target.parsed():
         if c.kind == "sw":
             continue
-        third = str(c.drm) if c.kind == "leader" else str(target.elr)
-        item = [c.kind, str(c.morale), third]
-        if broken > 0:
-            item.append("broken")
+        item = c.item
+        if broken > 0 and "broken" not in item.split(":"):
+            item += ":broken"
             broken -= 1
-        units.append(":".join(item))
+        units.append(item)
     if not units:
         raise UsageError("{unit}: the stack has no squads, half-squads or leaders",
                          unit=target.name)
-    return ({"units": ",".join(units)},
-            {"units": msg("{unit}: counters {counters}, ELR {elr}", unit=target.name,
-                          counters=", ".join(target.counters), elr=target.elr)})
+    return ",".join(units), msg("{unit}: counters {counters}", unit=target.name,
+                                counters=", ".join(target.counters))
+
+
+def stack_params(attacker: AslStack | None, target: AslStack, s: Situation
+                 ) -> tuple[dict[str, Any], dict[str, Msg]]:
+    """``asl.ift_on_stack``: the target stack's squads, half-squads and leaders as
+    written, and the side's ELR (``broken=N`` marks the first N units broken)."""
+    del attacker
+    units, said = _target_units(target, s)
+    return ({"units": units, "elr": target.elr},
+            {"units": said, "elr": msg("{unit}, ELR", unit=target.name)})
+
+
+def group_params(attackers: Sequence[tuple[AslStack, Situation]], target: AslStack,
+                 s: Situation) -> tuple[dict[str, Any], dict[str, Msg]]:
+    """``asl.fire_group``: the squads, half-squads and leaders of every firing stack
+    (``pinned`` from that stack's own situation), the target stack as written and its
+    ELR. With ``range_hexes``: a unit beyond twice its normal range does not fire, the
+    group fires at long range when its units are beyond their normal range (A7.22;
+    the procedure halves the whole group, so units at normal and at long range together
+    are refused: fire them as two attacks), point-blank at 1 hex. Support weapons are
+    left out: fire them with ``asl.ift``."""
+    firers: list[str] = []
+    said: list[Msg] = []
+    far: list[str] = []
+    near: list[str] = []
+    for attacker, own in attackers:
+        rng = own.int("range_hexes")
+        pinned = own.flag("pinned")
+        said.append(msg("{unit}: counters {counters}", unit=attacker.name,
+                        counters=", ".join(attacker.counters)))
+        for c in attacker.parsed():
+            if c.kind == "sw":
+                said.append(msg("{counter} left out: fire it with asl.ift", counter=c.text))
+                continue
+            if c.kind != "leader" and rng is not None and rng > c.range:
+                if rng > 2 * c.range:
+                    said.append(msg("{counter} out of range", counter=c.text))
+                    continue
+                far.append(c.text)
+            elif c.kind != "leader":
+                near.append(c.text)
+            firers.append(c.item + (":pinned" if pinned and "pinned" not in c.item else ""))
+    if not near and not far:
+        raise UsageError("{unit}: nothing in the stack can fire at {range} hexes",
+                         unit=", ".join(a.name for a, _ in attackers),
+                         range=attackers[0][1].int("range_hexes"))
+    if near and far:
+        raise UsageError("{near} in normal range and {far} at long range: a fire group "
+                         "fires at one range; fire them as two attacks",
+                         near=", ".join(near), far=", ".join(far))
+    units, target_said = _target_units(target, s)
+    joined = said[0]
+    for part in said[1:]:
+        joined = msg("{a}; {b}", a=joined, b=part)
+    out: dict[str, Any] = {"firers": ",".join(firers), "target": units, "elr": target.elr}
+    src: dict[str, Msg] = {"firers": joined, "target": target_said,
+                           "elr": msg("{unit}, ELR", unit=target.name)}
+    if far:
+        out["long_range"] = True
+        src["long_range"] = msg("beyond normal range: {counters}", counters=", ".join(far))
+    ranges = {own.int("range_hexes") for _, own in attackers}
+    if ranges == {1}:
+        out["pbf"], src["pbf"] = True, msg("range 1 hex: point-blank fire")
+    return out, src

@@ -5,6 +5,7 @@ the unit's type (an HQ with its command value)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -62,14 +63,13 @@ class CommanderUnit(Profile):
         return [("", text)]
 
 
-def fire_params(attacker: CommanderUnit, target: CommanderUnit, s: Situation,
-                names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
-    """``bkc.fire`` / ``cwc.fire``: each attacking unit's attack value that can hit the
-    target (the first listed without ``*`` against armour, without ``#`` against soft
-    targets; ``weapon=N`` picks the Nth), the target's save, hits and type. ``names``
-    are the procedure's parameters (the two games differ)."""
+def _value(attacker: CommanderUnit, target: CommanderUnit, own: Situation
+           ) -> tuple[int, str, str]:
+    """(value, marker, as written) of the attack value ``attacker`` fires at ``target``:
+    the first listed without ``*`` against armour, without ``#`` against soft targets;
+    ``weapon=N`` (its own situation) picks the Nth."""
     values = [parse_attack(a) for a in attacker.attack]
-    pick = s.int("weapon")
+    pick = own.int("weapon")
     if pick is not None:
         if not 1 <= pick <= len(values):
             raise UsageError("{unit}: weapon={n}, but it has {count} attack values",
@@ -81,18 +81,41 @@ def fire_params(attacker: CommanderUnit, target: CommanderUnit, s: Situation,
         if index < 0:
             raise UsageError("{unit} has no attack value that can hit {target}",
                              unit=attacker.name, target=target.name)
-    value, marker = values[index]
+    return (*values[index], attacker.attack[index])
+
+
+def fire_params(attackers: Sequence[tuple[CommanderUnit, Situation]],
+                target: CommanderUnit, s: Situation, names: frozenset[str]
+                ) -> tuple[dict[str, Any], dict[str, Msg]]:
+    """``bkc.fire`` / ``cwc.fire``: each attacking unit's attack value that can hit the
+    target (several units, or a unit of ``count`` > 1: combined fire, ``attackers``),
+    the target's save, hits and type. ``names`` are the procedure's parameters (the two
+    games differ)."""
     out: dict[str, Any] = {}
     src: dict[str, Msg] = {}
-    label = msg("{unit}, attack {value}", unit=attacker.name, value=attacker.attack[index])
-    if attacker.count > 1:
-        out["attackers"] = ",".join([str(value)] * attacker.count)
-        src["attackers"] = msg("{unit}, attack {value}, {n} units", unit=attacker.name,
-                               value=attacker.attack[index], n=attacker.count)
+    chosen = [(a, own, *_value(a, target, own)) for a, own in attackers]
+    markers = {m for _, _, _, m, _ in chosen}
+    if len(markers) > 1:  # a * on a soft target or a # on armour changes nothing
+        bad = "*" if target.armoured else "#"
+        markers = {m if m == bad else "none" for m in markers}
+    if len(markers) > 1:
+        raise UsageError("combined fire takes the same * or # marking on every attack "
+                         "value; {units} differ: fire them one by one",
+                         units=", ".join(a.name for a, *_ in chosen))
+    marker = markers.pop()
+    said = [msg("{unit}, attack {value}", unit=a.name, value=text) if a.count == 1 else
+            msg("{unit}, attack {value}, {n} units", unit=a.name, value=text, n=a.count)
+            for a, _, _, _, text in chosen]
+    values = [v for a, _, v, _, _ in chosen for _ in range(a.count)]
+    joined = said[0]
+    for part in said[1:]:
+        joined = msg("{a}; {b}", a=joined, b=part)
+    if len(values) > 1:
+        out["attackers"], src["attackers"] = ",".join(map(str, values)), joined
     else:
-        out["attacks"], src["attacks"] = value, label
+        out["attacks"], src["attacks"] = values[0], joined
     if marker != "none":
-        out["attack_marker"], src["attack_marker"] = marker, label
+        out["attack_marker"], src["attack_marker"] = marker, joined
     if target.armoured:
         out["armoured"], src["armoured"] = True, msg("{unit}, armoured", unit=target.name)
     if target.save:
@@ -108,10 +131,18 @@ def fire_params(attacker: CommanderUnit, target: CommanderUnit, s: Situation,
     if hits:
         out["existing_hits"] = hits
         src["existing_hits"] = msg("{unit}: hits marker", unit=target.name)
-    range_cm = s.int("range_cm")
-    if ("afv_vs_soft_20" in names and attacker.armoured and not target.armoured
-            and range_cm is not None and range_cm <= 20):
-        out["afv_vs_soft_20"] = True
-        src["afv_vs_soft_20"] = msg("{unit} armoured, {target} soft, {range} cm",
-                                    unit=attacker.name, target=target.name, range=range_cm)
+    if "afv_vs_soft_20" in names and not target.armoured:
+        close = [a.armoured and (r := own.int("range_cm")) is not None and r <= 20
+                 for a, own, *_ in chosen]
+        if all(close):
+            first = chosen[0]
+            out["afv_vs_soft_20"] = True
+            src["afv_vs_soft_20"] = msg("{unit} armoured, {target} soft, {range} cm",
+                                        unit=", ".join(a.name for a, *_ in chosen),
+                                        target=target.name,
+                                        range=first[1].int("range_cm"))
+        elif any(close):
+            raise UsageError("+1 for armour within 20 cm of a soft target applies to "
+                             "every unit of a combined fire; {units} differ: fire them "
+                             "one by one", units=", ".join(a.name for a, *_ in chosen))
     return out, src

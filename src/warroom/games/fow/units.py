@@ -7,6 +7,7 @@ A profile is what a player reads off a unit card; :func:`shoot_params` and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -110,12 +111,13 @@ def _target_type(target: FowPlatoon) -> FowTeam:
 def shoot_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
                  ) -> tuple[dict[str, Any], dict[str, Msg]]:
     """``fow.shoot`` parameters: every shooting team fires its chosen weapon (the first
-    listed, or ``weapon=``) at the target platoon."""
+    listed, or ``weapon=``) at the target platoon (``lost=N``: the shooters' teams
+    already destroyed; ``destroyed=N``: the target's)."""
     out: dict[str, Any] = {}
     src: dict[str, Msg] = {}
     moved, pinned = s.flag("moved"), s.flag("pinned")
-    fired = [(t, *_weapon(t, s.text("weapon"), attacker.name)) for t in attacker.teams
-             if t.weapons]
+    fired = [(t, *_weapon(t, s.text("weapon"), attacker.name))
+             for t in _alive(attacker, s.int("lost") or 0) if t.weapons]
     if not fired:
         raise UsageError("{unit} has no weapons", unit=attacker.name)
     _, weapon, main = fired[0]
@@ -157,7 +159,9 @@ def shoot_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
     out["target_skill"] = target.skill
     src["target_skill"] = msg("{unit}, skill", unit=target.name)
     out["target"], src["target"] = tt.type, msg("{unit}, team type", unit=target.name)
-    out["teams"] = sum(t.count for t in target.teams if t.type == tt.type)
+    out["teams"] = sum(1 for t in _left(target, s) if t.type == tt.type)
+    if not out["teams"]:
+        raise UsageError("{unit}: all its teams are destroyed", unit=target.name)
     src["teams"] = msg("{unit}, {kind} teams", unit=target.name, kind=tt.type)
     if tt.type == "tank":
         aspect = s.text("aspect") or "front"
@@ -176,59 +180,92 @@ def shoot_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
     return out, src
 
 
-def mixed_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
-                 ) -> tuple[dict[str, Any], dict[str, Msg]]:
-    """``fow.shoot_mixed`` parameters: one weapons entry per kind of shooting team, one
+def _alive(platoon: FowPlatoon, lost: int) -> tuple[FowTeam, ...]:
+    """The platoon's teams without the ``lost`` already destroyed (taken off the end of
+    the list, the order of the force file)."""
+    left = platoon.team_count - max(0, lost)
+    if left <= 0:
+        raise UsageError("{unit}: all its teams are destroyed", unit=platoon.name)
+    out: list[FowTeam] = []
+    for t in platoon.teams:
+        n = min(t.count, left)
+        left -= n
+        if n:
+            out.append(t if n == t.count else t.model_copy(update={"count": n}))
+    return tuple(out)
+
+
+def _left(target: FowPlatoon, s: Situation) -> list[FowTeam]:
+    """The target's teams one by one, without the ``destroyed=N`` already destroyed."""
+    return [t for t in _alive(target, s.int("destroyed") or 0) for _ in range(t.count)]
+
+
+def mixed_params(attackers: Sequence[tuple[FowPlatoon, Situation]], target: FowPlatoon,
+                 s: Situation) -> tuple[dict[str, Any], dict[str, Msg]]:
+    """``fow.shoot_mixed`` parameters: one weapons entry per kind of shooting team of
+    every shooting platoon, each with its own to-hit flags (``far`` over 40 cm,
+    ``moved``, ``rof1``, ``pinned``, ``bb``: from that platoon's own situation); one
     teams entry per target team (armour of the aspect hit)."""
-    moved, pinned = s.flag("moved"), s.flag("pinned")
-    range_cm = s.int("range_cm")
-    far = range_cm is not None and range_cm > LONG_RANGE_CM
     weapons: list[str] = []
-    parts: list[str] = []
-    for t in attacker.teams:
-        if not t.weapons:
-            continue
-        w, _ = _weapon(t, s.text("weapon"), attacker.name)
-        if range_cm is not None and range_cm > w.range_cm:
-            continue  # out of range: that team does not shoot
-        rof = 1 if pinned else (w.rof_moving if moved else w.rof_halted)
-        flags = [f for f, on in (("bb", w.bunker_buster), ("far", far), ("moved", moved),
-                                 ("rof1", moved and rof == 1 and not pinned),
-                                 ("pinned", pinned)) if on]
-        weapons.append(":".join([str(t.count * rof), str(w.at), str(w.firepower), *flags]))
-        parts.append(f"{t.count} x {w.name} ROF {rof}")
-    if not weapons:
-        raise UsageError("{unit}: no weapon reaches {range} cm", unit=attacker.name,
-                         range=range_cm)
+    said: list[Msg] = []
+    all_moved = True
+    for attacker, own in attackers:
+        moved, pinned = own.flag("moved"), own.flag("pinned")
+        all_moved = all_moved and moved
+        range_cm = own.int("range_cm")
+        far = range_cm is not None and range_cm > LONG_RANGE_CM
+        parts: list[str] = []
+        for t in _alive(attacker, own.int("lost") or 0):
+            if not t.weapons:
+                continue
+            w, _ = _weapon(t, own.text("weapon"), attacker.name)
+            if range_cm is not None and range_cm > w.range_cm:
+                continue  # out of range: that team does not shoot
+            rof = 1 if pinned else (w.rof_moving if moved else w.rof_halted)
+            flags = [f for f, on in (("bb", w.bunker_buster), ("far", far),
+                                     ("moved", moved),
+                                     ("rof1", moved and rof == 1 and not pinned),
+                                     ("pinned", pinned)) if on]
+            weapons.append(":".join([str(t.count * rof), str(w.at), str(w.firepower),
+                                     *flags]))
+            parts.append(f"{t.count} x {w.name} ROF {rof}")
+        if not parts:
+            raise UsageError("{unit}: no weapon reaches {range} cm", unit=attacker.name,
+                             range=range_cm)
+        said.append(msg("{unit}: {weapons}", unit=attacker.name, weapons=", ".join(parts)))
     aspect = s.text("aspect") or "front"
     if aspect not in ("front", "side"):
         raise UsageError("aspect for direct fire is front or side, got {value!r}",
                          value=aspect)
     teams: list[str] = []
     gtg, out_n = s.flag("gone_to_ground"), s.int("bailed_out") or 0
-    for t in target.teams:
-        for _ in range(t.count):
-            item: list[str] = [t.type]
-            if t.type == "tank":
-                item.append(str(t.front if aspect == "front" else t.side))
-                if out_n > 0:
-                    item.append("out")
-                    out_n -= 1
-            if gtg:
-                item.append("gtg")
-            teams.append(":".join(item))
+    for t in _left(target, s):
+        item: list[str] = [t.type]
+        if t.type == "tank":
+            item.append(str(t.front if aspect == "front" else t.side))
+            if out_n > 0:
+                item.append("out")
+                out_n -= 1
+        if gtg:
+            item.append("gtg")
+        teams.append(":".join(item))
     out: dict[str, Any] = {"weapons": ",".join(weapons), "teams": ",".join(teams),
                            "target_skill": target.skill, "aspect": aspect}
-    src = {"weapons": msg("{unit}: {weapons}", unit=attacker.name, weapons=", ".join(parts)),
+    joined = said[0]
+    for part in said[1:]:
+        joined = msg("{a}; {b}", a=joined, b=part)
+    src = {"weapons": joined,
            "teams": (msg("{unit}: its teams, front armour", unit=target.name)
                      if aspect == "front" else
                      msg("{unit}: its teams, side armour", unit=target.name)),
            "target_skill": msg("{unit}, skill", unit=target.name), "aspect": SITUATION}
-    if moved:
+    if all_moved:
         out["moved"], src["moved"] = True, SITUATION
-    if attacker.rules:
-        out["rules"] = ",".join(attacker.rules)
-        src["rules"] = msg("{unit}, special rules", unit=attacker.name)
+    rules = sorted({r for a, _ in attackers for r in a.rules})
+    if rules:
+        out["rules"] = ",".join(rules)
+        src["rules"] = msg("{unit}, special rules",
+                           unit=", ".join(a.name for a, _ in attackers if a.rules))
     if target.rules:
         out["target_rules"] = ",".join(target.rules)
         src["target_rules"] = msg("{unit}, special rules", unit=target.name)
