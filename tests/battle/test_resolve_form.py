@@ -155,14 +155,39 @@ def test_roll_records_and_a_stale_roll_keeps_what_was_typed(
     assert event["params"]["gone_to_ground"] is False  # as the player's form said
 
 
-def test_several_acting_units_are_refused_clearly_for_now(
-        client: Any, fow: dict[str, str]) -> None:
+def test_several_acting_units_need_their_profiles(client: Any, fow: dict[str, str]) -> None:
     r = client.post(f"{fow['base']}/resolve?lang=pl", data={
         "unit": ["Shermans", "Fireflies"], "target": "Panthers",
         "procedure": "fow.shoot_mixed", "expect": "4"})
     assert r.status_code == 422
-    assert "jedną działającą jednostkę naraz" in text(r)
+    assert "kilka jednostek działa razem tylko z profilami" in text(r)
     assert 'value="Fireflies" selected' in text(r)
+
+
+def test_several_units_with_profiles_shoot_in_one_step(client: Any) -> None:
+    """Two platoons from the example force fire at one target as one event: the form is
+    filled from both profiles (one weapon entry per platoon) and Roll records one event
+    naming both acting units."""
+    made = client.post("/api/battles", json={"game": "fow", "name": "Step"}).json()
+    bid, ka, kb = made["id"], made["keys"]["A"], made["keys"]["B"]
+    for side, key, name, ref in (("A", ka, "Shermans", "example:fow:Shermans"),
+                                 ("A", ka, "Cats", "example:fow:Panthers"),
+                                 ("B", kb, "Rifles", "example:fow:Rifle platoon")):
+        assert client.post(f"/api/battles/{bid}/units?key={key}", json={
+            "side": side, "name": name, "from": ref}).status_code == 200
+    base = f"/battles/{bid}/{ka}"
+    choice = {"unit": ["Shermans", "Cats"], "target": "Rifles",
+              "procedure": "fow.shoot_mixed"}
+    page = text(client.get(f"{base}/resolve", params=choice, headers=HX))
+    weapons = re.search(r'name="p.weapons"[^>]*value="([^"]*)"', page)
+    assert weapons is not None and len(weapons.group(1).split(",")) >= 2, page[:2000]
+    assert "Shermans" in page and "Cats" in page
+    r = client.post(f"{base}/resolve", data={**choice, "expect": "4"},
+                    follow_redirects=False)
+    assert r.status_code == 303, text(r)[:3000]
+    event = client.get(f"/api/battles/{bid}/log?key={ka}").json()[-1]
+    assert event["kind"] == "resolved" and event["units"] == ["Shermans", "Cats"]
+    assert event["procedure"] == "fow.shoot_mixed" and event["target"] == "Rifles"
 
 
 def test_past_the_deadline_the_form_shows_the_estimate_then_the_exact_odds(

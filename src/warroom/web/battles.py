@@ -736,9 +736,8 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
         try:
             proc = bt._procedure(bt.state(battle_id).game, choice.procedure)
             st = bt.state(battle_id)
-            actors = [st.unit(u) for u in choice.units]
-            target = st.unit(choice.target) if choice.target else None
-            filled, _where = resolve.unit_values(proc, actors, target)
+            filled, _where = resolve.unit_values(bt, st, proc, choice.units, choice.target,
+                                                 side)
             typed = raw_params(describe(proc.params), form, resolve.PREFIX)
             dice_text = str(form.get("dice") or "")
             entered = parse_dice(dice_text) if dice_text.strip() else None

@@ -27,18 +27,13 @@ from warroom.errors import TooFewDiceError, UsageError
 
 if TYPE_CHECKING:
     from warroom.battle.core import Battles
-    from warroom.battle.state import State, Unit
+    from warroom.battle.state import State
     from warroom.engine.procedure import Procedure
     from warroom.web.pages import FieldForm, Form, OddsView
 
 PREFIX = "p."
 """Prefix of the parameter fields (``p.dice``): a procedure's parameter may be called
 ``target`` too, which is also the battle's key for the target unit."""
-
-MULTI = frozenset({"fow.shoot_mixed", "asl.ift", "asl.fire_group", "bkc.fire", "cwc.fire"})
-"""Procedures that take several acting units in one step (a shooting step, a fire group,
-combined fire)."""
-
 
 @dataclass
 class Choice:
@@ -65,9 +60,9 @@ def applies(proc: Procedure, actors: int, has_target: bool) -> bool:
     The procedures that build their parameters from unit profiles say what they need
     (:data:`warroom.units.NEEDS`); any other procedure takes one unit at most, and a
     test (an outcome ``passed``) is about the acting unit, never the other side's."""
-    from warroom.units import NEEDS
+    from warroom.units import NEEDS, SEVERAL
 
-    if actors > 1 and proc.id not in MULTI:
+    if actors > 1 and proc.id not in SEVERAL:
         return False
     if proc.id in NEEDS:
         need_actor, need_target = NEEDS[proc.id]
@@ -89,40 +84,35 @@ def procedures_for(bt: Battles, game: str, actors: int, has_target: bool
     return [p for p in fit if p.id in NEEDS] + [p for p in fit if p.id not in NEEDS]
 
 
-def unit_values(proc: Procedure, actors: Sequence[Unit], target: Unit | None
-                ) -> tuple[dict[str, Any], dict[str, str]]:
-    """The parameters the units give, and where each came from (``Unit.stat``).
+def unit_values(bt: Battles, st: State, proc: Procedure, units: Sequence[str],
+                target: str, side: str | None) -> tuple[dict[str, Any], dict[str, str]]:
+    """The parameters the units give, and where each came from (``Unit.stat``, or the
+    profile field): the battle's own fill (:meth:`Battles.prepare`), so the odds shown
+    are those of what Roll records, with one acting unit or several."""
+    prepared = bt.prepare(st.id, proc.id, units_and_target(units, target), by=side)
+    filled: dict[str, str] = prepared["filled"]
+    params = prepared["params"]
+    return {k: params[k] for k in filled if k in params}, filled
 
-    This is the fill the battle's ``do`` makes for the same units (the odds shown are
-    those of what Roll records). Battle units carry free stats today; when they carry
-    typed profiles, ``warroom.units.params_for(proc, actors, target)`` fills them here.
-    With several acting units the first one's stats are shown."""
-    from warroom.battle import effects as fx
-    from warroom.engine.params import describe
 
-    names = [s.name for s in describe(proc.params)]
-    actor = actors[0] if actors else None
-    return fx.fill_params({}, names, actor, target, proc.id)
+def units_and_target(units: Sequence[str], target: str) -> dict[str, Any]:
+    """The battle's keys for the acting units and the target."""
+    keys: dict[str, Any] = {}
+    if len(units) == 1:
+        keys["unit"] = units[0]
+    elif units:
+        keys["units"] = list(units)
+    if target:
+        keys["target"] = target
+    return keys
 
 
 def record(bt: Battles, battle_id: str, proc_id: str, units: Sequence[str], target: str,
            params: Mapping[str, Any], dice: Sequence[object] | None, *,
            expect: int | None, by: str) -> dict[str, Any]:
-    """The one call the Resolve form makes to record a resolution.
-
-    Today a battle resolves with one acting unit (``unit=NAME``); a step with several
-    acting units goes to the battle as ``units=[...]`` once the battle takes it: that
-    is the only change needed here."""
-    from warroom.battle.errors import BattleError
-
-    raw = dict(params)
-    if len(units) > 1:
-        raise BattleError("this battle resolves one acting unit at a time: pick one of "
-                          "{units}", units=", ".join(units))
-    if units:
-        raw["unit"] = units[0]
-    if target:
-        raw["target"] = target
+    """The one call the Resolve form makes to record a resolution: one acting unit
+    (``unit=NAME``) or several in one step (``units=[...]``)."""
+    raw = {**params, **units_and_target(units, target)}
     return bt.do(battle_id, proc_id, raw, dice, expect=expect, by=by)
 
 
@@ -226,10 +216,8 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
     proc = next((p for p in procs if p.id == choice.procedure), procs[0])
     choice.procedure = proc.id
     view.proc = proc
-    actors = [st.unit(u) for u in choice.units]
-    target = st.unit(choice.target) if choice.target else None
     try:
-        values, filled = unit_values(proc, actors, target)
+        values, filled = unit_values(bt, st, proc, choice.units, choice.target, side)
     except UsageError as exc:  # units the procedure cannot take: say why, on the form
         from warroom.web.app import error_message
 
