@@ -5,13 +5,13 @@ the attack (A10.2)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.context import Dice, fixed
+from warroom.engine.context import Dice, Stage, fixed, part
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 from warroom.games.asl import tables as T
@@ -217,12 +217,13 @@ def casualty(d: Dice, u: Unit, s: int) -> int:
 
 # ------------------------------------------------------------------ the attack's plan
 Step = tuple[str, int]
-State = tuple[int, tuple[Any, ...], tuple[int, ...]]
-"""(next step, what the step in progress carries, every unit's state bits)."""
+State = tuple[Any, ...]
+"""(what the step in progress carries, then every unit's state bits): Random Selection's
+candidates, or the leaders lost by the attack during the Leader Loss checks."""
 
 
 def _steps(units: tuple[Unit, ...], result: str) -> tuple[Step, ...]:
-    """The rounds of an attack, fixed by the result and the units: Random Selection
+    """The stages of an attack, fixed by the result and the units: Random Selection
     dice, the KIA or K/ casualties, every leader's check (highest morale first, A10.7),
     then each other unit's check followed by its Leader Loss check (A10.2: no later
     event depends on the order, and every leader lost by this attack is known by then),
@@ -251,10 +252,10 @@ def _selected(units: tuple[Unit, ...], result: str, aux: tuple[Any, ...]) -> lis
     m = len(units)
     if (result.endswith("KIA") and int(result[0]) >= m) or m == 1:
         return list(range(m))
-    return [j for j, _ in aux]
+    return list(aux)
 
 
-def _lost(units: tuple[Unit, ...], start: tuple[int, ...], ss: tuple[int, ...] | list[int]
+def _lost(units: tuple[Unit, ...], start: tuple[int, ...], ss: list[Any]
           ) -> tuple[tuple[int, bool], ...]:
     """The leaders this attack has lost: (index, killed), killed or newly broken."""
     return tuple((j, bool(ss[j] & ELIM)) for j, u in enumerate(units)
@@ -263,12 +264,16 @@ def _lost(units: tuple[Unit, ...], start: tuple[int, ...], ss: tuple[int, ...] |
 
 
 @lru_cache(maxsize=256)
-def _round(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
-           ) -> tuple[Callable[[State, Dice], State], Callable[[State], bool], int]:
-    """One round of an attack on ``units`` (the same function for the same attack, so
-    the exact driver shares its rounds, keyed by the attack: it captures a dict), the
-    test that the attack is over, and how many rounds there are at most."""
+def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
+            ) -> tuple[Stage[State], ...]:
+    """The stages of an attack on ``units`` (the same functions for the same attack, so
+    the exact driver shares their work, keyed by the attack). Each is a stage on part of
+    the state (``part``): Random Selection reads only its candidates, a leader's check
+    only the leaders, another unit's check the leaders and that unit. So the exact
+    driver works a unit's check out once per state of the leaders and of that unit, not
+    once per state of the whole stack."""
     steps = _steps(units, result)
+    m = len(units)
     n_sel = int(result[0]) if result.endswith("KIA") else 1
     kia = result.endswith("KIA")
     kind: Kind = "ptc" if result == "PTC" else "mc"
@@ -277,6 +282,7 @@ def _round(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
     order = {i: k for k, (what, i) in enumerate(steps) if what == "check"}
     start = tuple(initial(u) for u in units)
     end = len(steps)
+    leaders = tuple(1 + i for i, u in enumerate(units) if u.kind == "leader")
 
     def announce(d: Dice, lost: tuple[tuple[int, bool], ...]) -> None:
         for j, killed in lost:
@@ -286,7 +292,7 @@ def _round(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
                    "{who} broke: after the attack, units of lower morale take a "
                    "Leader Loss Task Check", who=unit_msg(units[j].name))
 
-    def leader_loss(d: Dice, i: int, ss: list[int], lost: tuple[tuple[int, bool], ...]
+    def leader_loss(d: Dice, i: int, ss: list[Any], lost: tuple[tuple[int, bool], ...]
                     ) -> None:
         u, s = units[i], ss[i]
         if s & ELIM:
@@ -300,73 +306,77 @@ def _round(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
         ss[i] = check(d, u, s, "mc" if killed else "tc", ll_drm,
                       "asl.llmc" if killed else "asl.lltc", lltc_fail)
 
-    def idle(k: int, lost: tuple[tuple[int, bool], ...], ss: list[int]) -> bool:
-        """Whether Leader Loss step ``k`` rolls nothing and says nothing: its leader is
-        gone or no leader of higher morale was lost (and no announcement is due)."""
-        i = steps[k][1]
-        u, s = units[i], ss[i]
-        if lost and steps[k - 1][0] != "ll" and not any(w == "unit" for w, _ in steps[:k]):
-            return False
-        return bool(s & ELIM) or not any(
-            j != i and morale_of(u, s) < morale_of(units[j], start[j]) for j, _ in lost)
-
-    def after(k: int, aux: tuple[Any, ...], ss: list[int]) -> State:
-        """The next state: HIT cleared once the checks are over; the end merged."""
-        if k >= end or steps[k][0] == "ll":
-            ss = [x & ~HIT for x in ss]
-        while k < end and steps[k][0] == "ll":  # skip Leader Loss steps that do nothing
-            lost = aux if aux or steps[k - 1][0] == "unit" else _lost(units, start, ss)
-            if not idle(k, lost, ss):
-                break
-            k, aux = k + 1, lost
-        return (end, (), tuple(ss)) if k >= end else (k, aux, tuple(ss))
-
-    def step(state: State, d: Dice) -> State:
-        k, aux, st = state
+    def make(k: int) -> Stage[State]:
         what, i = steps[k]
-        ss = list(st)
+        # HIT (the K/ casualty leader) is cleared once the checks are over
+        clear = k + 1 >= end or steps[k + 1][0] == "ll"
+        last = k + 1 >= end
+        fields: tuple[int, ...]
         if what == "rs":
-            roll = d.die(rule="asl.random_selection",
-                         what=msg("{who}: Random Selection dr", who=unit_msg(units[i].name)))
-            cands = (*aux, (i, roll))
-            rolls = sorted((r for _, r in cands), reverse=True)
-            if len(rolls) >= n_sel:
-                cands = tuple(c for c in cands if c[1] >= rolls[n_sel - 1])
-            return (k + 1, cands, st)
+            fields = (0,)
+            final = steps[k + 1][0] != "rs"
+
+            def rs(sub: State, d: Dice) -> State:
+                roll = d.die(rule="asl.random_selection",
+                             what=msg("{who}: Random Selection dr", who=unit_msg(units[i].name)))
+                cands = (*sub[0], (i, roll))
+                rolls = sorted((r for _, r in cands), reverse=True)
+                if len(rolls) >= n_sel:
+                    cands = tuple(c for c in cands if c[1] >= rolls[n_sel - 1])
+                # the last die leaves only who is selected
+                return (tuple(j for j, _ in cands),) if final else (cands,)
+
+            return part(fields, fixed(rs))
         if what == "apply":
-            chosen = _selected(units, result, aux)
-            if kia:
-                _kia(d, units, ss, chosen, result)
-            else:
-                _k(d, units, ss, chosen)
-            return after(k + 1, (), ss)
-        if what == "check":
-            _check_unit(d, units, ss, i, kind, mc_drm, order, k)
-            return after(k + 1, (), ss)
-        if what == "unit":
-            first = k == 0 or steps[k - 1][0] != "unit"
-            lost = _lost(units, start, ss) if result != "PTC" else ()
-            if first and lost:
-                announce(d, lost)
-            if not kia:
+            fields = tuple(range(m + 1))
+        elif what == "ll":
+            fields = (0, *leaders)
+        elif what == "unit":
+            fields = (*leaders, 1 + i)
+        else:
+            fields = leaders
+        at = {f - 1: n for n, f in enumerate(fields) if f}
+
+        def stage(sub: State, d: Dice) -> State:
+            ss: list[Any] = [None] * m
+            for j, n in at.items():
+                ss[j] = sub[n]
+            aux = sub[0] if fields[0] == 0 else ()
+            if what == "apply":
+                chosen = _selected(units, result, aux)
+                if kia:
+                    _kia(d, units, ss, chosen, result)
+                else:
+                    _k(d, units, ss, chosen)
+                aux = ()
+            elif what == "check":
                 _check_unit(d, units, ss, i, kind, mc_drm, order, k)
-            leader_loss(d, i, ss, lost)
-            if k + 1 < end and steps[k + 1][0] == "ll":
-                return after(k + 1, lost, ss)
-            return after(k + 1, (), ss)
-        # "ll": a leader's own Leader Loss check, against the leaders lost by the attack
-        lost = aux if aux or (k > 0 and steps[k - 1][0] == "unit") else _lost(units, start, ss)
-        if (k == 0 or steps[k - 1][0] != "ll") and lost and not any(
-                steps[x][0] == "unit" for x in range(k)):
-            announce(d, lost)
-        leader_loss(d, i, ss, lost)
-        return after(k + 1, lost, ss)
+            elif what == "unit":
+                first = k == 0 or steps[k - 1][0] != "unit"
+                lost = _lost(units, start, ss) if result != "PTC" else ()
+                if first and lost:
+                    announce(d, lost)
+                if not kia:
+                    _check_unit(d, units, ss, i, kind, mc_drm, order, k)
+                leader_loss(d, i, ss, lost)
+            else:  # "ll": a leader's own Leader Loss check, against the leaders lost
+                first = k == 0 or steps[k - 1][0] != "ll"
+                lost = aux if aux and not first else _lost(units, start, ss)
+                if first and lost and not any(w == "unit" for w, _ in steps[:k]):
+                    announce(d, lost)
+                leader_loss(d, i, ss, lost)
+                aux = () if last else lost
+            if clear:
+                for j in at:
+                    ss[j] &= ~HIT
+            out = [ss[f - 1] for f in fields]
+            if fields[0] == 0:
+                out[0] = aux
+            return tuple(out)
 
-    def done(state: State) -> bool:
-        return state[0] >= end
+        return part(fields, fixed(stage, ("asl.stack", units, result, drm, lltc_fail, k)))
 
-    key = ("asl.stack", units, result, drm, lltc_fail)
-    return fixed(step, (*key, "round")), fixed(done, (*key, "done")), end
+    return tuple(make(k) for k in range(end))
 
 
 def _check_unit(d: Dice, units: tuple[Unit, ...], ss: list[int], i: int, kind: Kind,
@@ -442,12 +452,29 @@ def apply_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
     if result == "-":
         d.note("asl.ift.result", "no effect")
         return start
-    step, done, rounds = _round(units, result, drm, lltc_fail)
-    if not rounds:
+    stages = _stages(units, result, drm, lltc_fail)
+    if not stages:
         return start
-    state: State = (0, (), start)
-    _, _, after = d.iterate(state, step, rounds=rounds, done=done)
-    return after
+    first: State = ((), *start)
+    last, _ = d.stages(first, (), rounds=0, opening=stages)
+    return tuple(last[1:])
+
+
+def finish_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
+                  lltc_fail: LltcFail, extra: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The procedure's outcome after ``result``: every unit's state (:func:`stack_outcome`)
+    and the ``extra`` fields. Return it as it is (``Dice.finish``: exact odds map each
+    distinct end of the attack once, without replaying the procedure)."""
+    stages = _stages(units, result, drm, lltc_fail) if result != "-" else ()
+    if not stages:
+        return {**extra, **stack_outcome(units, apply_result(d, result, units, drm,
+                                                             lltc_fail))}
+
+    def outcome(state: State, _: int) -> dict[str, Any]:
+        return {**extra, **stack_outcome(units, state[1:])}
+
+    start = tuple(initial(u) for u in units)
+    return d.finish(((), *start), (), rounds=0, opening=stages, outcome=outcome)
 
 
 def joint_size(units: tuple[Unit, ...]) -> int:
@@ -482,15 +509,25 @@ STACK_OUTCOME = outcome(
 
 
 def stack_outcome(units: tuple[Unit, ...], st: tuple[int, ...]) -> dict[str, Any]:
-    names = [state_name(s) for s in st]
-    out: dict[str, Any] = {"units": ",".join(f"{u.name}={n}" for u, n in zip(units, names,
-                                                                             strict=True))}
-    for k, f in enumerate(UNIT_FIELDS):
-        out[f] = names[k] if k < len(names) else "-"
-    out["eliminated"] = sum(1 for s in st if s & ELIM)
-    out["broken"] = sum(1 for s in st if s & BROKEN and not s & ELIM)
-    out["pinned"] = sum(1 for s in st if s & PINNED and not s & ELIM)
+    views = [_unit_outcome(u.name, s) for u, s in zip(units, st, strict=True)]
+    out: dict[str, Any] = {"units": ",".join([v[1] for v in views])}
+    out.update(zip(UNIT_FIELDS, [v[0] for v in views], strict=False))
+    for f in UNIT_FIELDS[len(views):]:
+        out[f] = "-"
+    out["eliminated"] = sum([v[2] for v in views])
+    out["broken"] = sum([v[3] for v in views])
+    out["pinned"] = sum([v[4] for v in views])
     return out
+
+
+@lru_cache(maxsize=4096)
+def _unit_outcome(name: str, s: int) -> tuple[str, str, int, int, int]:
+    """One unit's part of the outcome: its state's name, ``name=state``, and whether it
+    counts as eliminated, broken (surviving) and pinned (surviving)."""
+    n = state_name(s)
+    gone = bool(s & ELIM)
+    return (n, f"{name}={n}", int(gone), int(bool(s & BROKEN) and not gone),
+            int(bool(s & PINNED) and not gone))
 
 
 STACK_NOTE = (
@@ -522,7 +559,7 @@ STACK_NOTE = (
            "A7.8, A10.2, A10.7, A17.3, A19.1",
     note=STACK_NOTE,
 )
-def ift_on_stack(p: StackParams, d: Dice) -> dict[str, Any]:
+def ift_on_stack(p: StackParams, d: Dice) -> Mapping[str, Any]:
     units = parse_units(p.units, p.elr)
     d.note("asl.ift.result", "{res}: {meaning}", res=p.result, meaning=meaning(p.result))
-    return stack_outcome(units, apply_result(d, p.result, units, p.drm, p.lltc_fail))
+    return finish_result(d, p.result, units, p.drm, p.lltc_fail, {})
