@@ -462,12 +462,18 @@ def _part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]], 
     for r, states in dist.items():
         # per denominator of a transition: the bucket of states in round r (+ bump)
         into: dict[int, dict[Outcome, int]] = {}
-        for s, w in states.items():
-            if done is not None and done(s):
-                bucket = buckets.setdefault(1, {}).setdefault(r, {})
-                bucket[s] = bucket.get(s, 0) + w
-                continue
+        if done is not None:
+            left = {}
+            for s, w in states.items():
+                if done(s):
+                    bucket = buckets.setdefault(1, {}).setdefault(r, {})
+                    bucket[s] = bucket.get(s, 0) + w
+                else:
+                    left[s] = w
+            states = left
+        if states:
             moved = True
+        for s, w in states.items():
             sub = get(s)
             found = seen.get(sub)
             if found is None:
@@ -687,11 +693,10 @@ def _finished(out: _Outcomes, pick: Callable[[Any], Outcome], fields: tuple[str,
     bucket = plain.setdefault(den * out.den, {})
     for mapping, w in out.options:
         key = _key(pick, mapping, fields)
-        for v in key:
-            if isinstance(v, (Sym, Cond)):
-                sub, sub_den = _outcomes(key)
-                lazy.append((den * out.den * sub_den, num * w, sub))
-                break
+        types = set(map(type, key))
+        if Sym in types or Cond in types:
+            sub, sub_den = _outcomes(key)
+            lazy.append((den * out.den * sub_den, num * w, sub))
         else:
             bucket[key] = bucket.get(key, 0) + num * w
 

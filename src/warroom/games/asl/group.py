@@ -144,7 +144,7 @@ def plan(p: FireGroupParams) -> tuple[IftParams, tuple[Msg, ...]]:
                     ("column", "int", "FP column used after cowering (0: no effect)"),
                     ("final_dr", "int", "the modified IFT DR"),
                     *STACK_OUTCOME),
-    cost=lambda p: 30 * joint_size(parse_units(p.target, p.elr)),
+    cost=lambda p: 30 * joint_size(parse_units(p.target, p.elr), "NMC"),
     source="ASL reference card: IFT, IFT DRM, IFT FP modifications; ASLRB A7.5, A7.36",
     note="Each firer's FP is halved for the AFPh, First/Final Fire, long range, a pinned "
          "firer and each further area-fire halving, doubled by point-blank fire, then "
