@@ -532,7 +532,7 @@ def _cost(p: StackParams) -> int:
     m = len(units)
     n_sel = int(p.result[0]) if p.result.endswith("KIA") else 1
     # Random Selection: a stage per die over the candidates still tied (about 2**m)
-    rs = 42 * n_sel * n_sel * 2**m if any(w == "rs" for w, _ in _steps(units, p.result)) else 0
+    rs = 21 * n_sel**3 * 2**m if any(w == "rs" for w, _ in _steps(units, p.result)) else 0
     return WORK_PER_STATE * (joint_size(units, p.result) + rs)
 
 
