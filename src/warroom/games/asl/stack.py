@@ -582,10 +582,11 @@ def _outcome_of(units: tuple[Unit, ...]) -> Callable[[tuple[int, ...]], dict[str
     def outcome(st: tuple[int, ...]) -> dict[str, Any]:
         if len(st) != len(views):
             raise ValueError(f"{len(st)} states for {len(views)} units")
-        vs = list(map(get, views, st))
-        packed = sum([v[2] for v in vs])
-        return dict(zip(keys, (",".join([v[1] for v in vs]), *[v[0] for v in vs], *pad,
-                               packed & 255, packed >> 8 & 255, packed >> 16), strict=True))
+        names, pieces, counts = zip(*map(get, views, st), strict=True)
+        packed = sum(counts)
+        # keys and values have the same length by construction (len(st) checked)
+        return dict(zip(keys, (",".join(pieces), *names, *pad, packed & 255,  # noqa: B905
+                               packed >> 8 & 255, packed >> 16)))
 
     return outcome
 
