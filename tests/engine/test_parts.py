@@ -158,7 +158,7 @@ def test_equal_code_in_two_modules_does_not_share_a_memo_key() -> None:
 
     def both(d: Dice) -> Mapping[str, Any]:
         return {"first": d.one(one.chain, ("a", "b"), rule="t.key", what="one"),
-                "second": d.one(two.chain, ("a", "b"), rule="t.key", what="two")}
+                "second": d.one(two.chain, ["a", "b"], rule="t.key", what="two")}
 
     w = exact_run(both, ("first", "second"))
     assert w.weights == {("a", "b"): 1}

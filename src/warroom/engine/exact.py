@@ -209,13 +209,10 @@ class ExactDice(Dice):
         key = _chain_key(chain)
         if key is None:
             return self._work_chances(chain, labels, None)
-        known = self.shared.get(("chances", key, labels))
+        kept = ("chances", key, tuple(labels))
+        known = self.shared.get(kept)
         if known is None:
-            try:
-                known = self.shared[("chances", key, labels)] = self._work_chances(
-                    chain, labels, key)
-            except TypeError:  # labels in a list: not kept
-                return self._work_chances(chain, labels, key)
+            known = self.shared[kept] = self._work_chances(chain, labels, key)
         return known
 
     def _work_chances(self, chain: Chain, labels: Sequence[str], key: Any
