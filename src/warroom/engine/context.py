@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from warroom.dice.weights import Reroll, View
 from warroom.engine.messages import Msg, Text, msg
 from warroom.engine.steps import Target
+from warroom.errors import RuleError
 
 State = TypeVar("State", bound=tuple[Any, ...])
 
@@ -46,6 +47,32 @@ def fixed(fn: F, key: Hashable = None) -> F:
         fn._warroom_key = ("keyed", key)  # type: ignore[attr-defined]
     fn._warroom_fixed = True  # type: ignore[attr-defined]
     return fn
+
+
+def part(fields: Sequence[int], stage: Callable[[tuple[Any, ...], Dice], tuple[Any, ...]]
+         ) -> Stage[Any]:
+    """A stage that reads and changes only the state's values at ``fields`` (positions,
+    in order): ``stage`` is called with those values as a tuple and returns their next
+    values, the rest of the state is left as it is. Rolling, that is all it does. The
+    exact driver works such a stage out once per distinct value of those fields, not
+    per whole state, so a stage about one unit of many (its check, with the leaders it
+    depends on) is enumerated once for each of its own few states and shared by every
+    state of the others. Mark ``stage`` :func:`fixed` as any other stage."""
+    at = tuple(fields)
+    if not at or len(set(at)) != len(at) or min(at) < 0:
+        raise ValueError(f"a part of a state names distinct positions, got {fields!r}")
+
+    def whole(state: tuple[Any, ...], d: Dice) -> tuple[Any, ...]:
+        after = stage(tuple([state[f] for f in at]), d)
+        if not isinstance(after, tuple) or len(after) != len(at):
+            raise RuleError(f"a stage on {len(at)} values must return {len(at)}, got {after!r}")
+        out = list(state)
+        for f, v in zip(at, after, strict=True):
+            out[f] = v
+        return tuple(out)
+
+    whole._warroom_part = (at, stage)  # type: ignore[attr-defined]
+    return whole
 
 
 def as_target(at: int | Target) -> Target:
@@ -204,6 +231,17 @@ class Dice(ABC):
             return state, fought
         finally:
             self.round = outer
+
+    def finish(self, state: State, stages: Sequence[Stage[State]], *, rounds: int,
+               outcome: Callable[[State, int], Mapping[str, Any]],
+               done: Callable[[State], bool] | None = None,
+               opening: Sequence[Stage[State]] = ()) -> Mapping[str, Any]:
+        """:meth:`stages`, then ``outcome(last state, rounds begun)``: the procedure's
+        outcome, for a procedure that ends with its stages. Return it as it is (do not
+        read it): the exact driver maps every distinct last state through ``outcome``
+        once, instead of replaying the whole procedure for each of them."""
+        last, fought = self.stages(state, stages, rounds=rounds, done=done, opening=opening)
+        return outcome(last, fought)
 
     # Convenience -------------------------------------------------------------
     def msg(self, template: str, **args: Any) -> Msg:

@@ -193,19 +193,30 @@ class ExactDice(Dice):
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
              what: Text, names: Sequence[Text] = ()) -> dict[str, int]:
         i = self._next()
-        probs, den = self._chain_chances(chain, labels)
+        probs, den, _ = self._chain_chances(chain, labels)
         return self._categorical(i, n, probs, den)
 
     def one(self, chain: Chain, labels: Sequence[str], *, rule: str, what: Text) -> str:
-        self._next()
-        probs, den = self._chain_chances(chain, labels)
-        return self._answer([(label, w) for label, w in probs if w], den)  # type: ignore[no-any-return]
+        self.ordinal += 1
+        _, den, options = self._chain_chances(chain, labels)
+        return self._answer(options, den)  # type: ignore[no-any-return]
 
     def _chain_chances(self, chain: Chain, labels: Sequence[str]
-                       ) -> tuple[list[tuple[str, int]], int]:
-        """The chance of each category one item's chain ends in, over one denominator
-        (worked out once per query for each distinct chain)."""
+                       ) -> tuple[list[tuple[str, int]], int, list[tuple[str, int]]]:
+        """The chance of each category one item's chain ends in, over one denominator,
+        and the categories it can end in (worked out once per query for each distinct
+        chain and labels)."""
         key = _chain_key(chain)
+        if key is None:
+            return self._work_chances(chain, labels, None)
+        kept = ("chances", key, tuple(labels))
+        known = self.shared.get(kept)
+        if known is None:
+            known = self.shared[kept] = self._work_chances(chain, labels, key)
+        return known
+
+    def _work_chances(self, chain: Chain, labels: Sequence[str], key: Any
+                      ) -> tuple[list[tuple[str, int]], int, list[tuple[str, int]]]:
         sub = self.shared.get(key) if key is not None else None
         if sub is None:
             sub = exact_run(lambda d: {"label": chain(d)}, ("label",), all_concrete=True,
@@ -217,7 +228,8 @@ class ExactDice(Dice):
             if label not in probs_map:
                 raise RuleError(f"chain returned {label!r}, not one of {list(labels)}")
             probs_map[label] += w
-        return list(probs_map.items()), sub.denominator
+        probs = list(probs_map.items())
+        return probs, sub.denominator, [(label, w) for label, w in probs if w]
 
     def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
         self._next()
@@ -256,10 +268,28 @@ class ExactDice(Dice):
                opening: Sequence[Stage[State]] = ()) -> tuple[State, int]:
         return self._staged(state, tuple(opening), tuple(stages), rounds, done, count=True)  # type: ignore[no-any-return]
 
+    def finish(self, state: State, stages: Sequence[Stage[State]], *, rounds: int,
+               outcome: Callable[[State, int], Mapping[str, Any]],
+               done: Callable[[State], bool] | None = None,
+               opening: Sequence[Stage[State]] = ()) -> Mapping[str, Any]:
+        i = self._next()
+        options, den = self._distribution(i, state, tuple(opening), tuple(stages), rounds,
+                                          done, count=True)
+        if len(options) == 1:
+            return outcome(*options[0][0])
+        return _Outcomes([(outcome(*s), w) for s, w in options], den)  # type: ignore[return-value]
+
     def _staged(self, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
                 stages: tuple[Stage[Any], ...], rounds: int,
                 done: Callable[[Any], bool] | None, count: bool) -> Any:
         i = self._next()
+        options, den = self._distribution(i, state, opening, stages, rounds, done, count)
+        return self._answer(options, den)
+
+    def _distribution(self, i: int, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
+                      stages: tuple[Stage[Any], ...], rounds: int,
+                      done: Callable[[Any], bool] | None, count: bool
+                      ) -> tuple[list[tuple[Any, int]], int]:
         hash(state)  # a lazy count in the starting state is made concrete first
         # The request is identified by what its stages and its test compute and the state
         # they start from; failing that (a captured value that cannot be hashed), by the
@@ -272,7 +302,7 @@ class ExactDice(Dice):
         ident = ("stage functions", fns, done, len(opening))
         known: tuple[tuple[Any, ...] | None, Any] | None = self.shared.get(ident)
         if known is None:
-            made = tuple(map(_chain_key, fns))
+            made = tuple(map(_stage_key, fns))
             done_key = _chain_key(done)
             if None in made or (done is not None and done_key is None):
                 known = (None, None)
@@ -290,8 +320,24 @@ class ExactDice(Dice):
         if found is None:
             found = memo[key] = _staged(state, opening, stages, keys, rounds, done, count,
                                         self.shared)
-        options, den = found
-        return self._answer(options, den)
+        return found
+
+
+class _Outcomes:
+    """What :meth:`ExactDice.finish` hands back: every outcome of the procedure with its
+    weight over ``den``. The procedure returns it as it is; reading it is an error."""
+
+    __slots__ = ("den", "options")
+
+    def __init__(self, options: list[tuple[Mapping[str, Any], int]], den: int) -> None:
+        self.options = options
+        self.den = den
+
+    def __getitem__(self, name: str) -> Any:
+        raise RuleError("a procedure must return the outcome of Dice.finish as it is")
+
+    def __iter__(self) -> Any:
+        return self[""]
 
 
 def _parent(i: int, n: Any) -> Node | None:
@@ -323,6 +369,17 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
         plan += [(len(opening) + j, f, int(count and j == 0)) for j, f in enumerate(stages)]
     # what each stage computes, as a small token (its key is hashed once, not per state)
     tokens = [shared.setdefault(("stage token", k), object()) for k in keys] if keys else []
+    # a stage on part of the state (context.part): its positions, the function on them
+    # and how to read them from a state
+    parts: list[tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]] | None] = []
+    for f in (*opening, *stages):
+        part = getattr(f, "_warroom_part", None)
+        if part is None:
+            parts.append(None)
+        else:
+            at, inner = part
+            parts.append((at, inner, operator.itemgetter(*at) if len(at) > 1
+                          else _single(at[0])))
     # rounds begun -> state -> weight, all over ``den``
     dist: dict[int, dict[Outcome, int]] = {0: {state: 1}}
     den = 1
@@ -332,6 +389,10 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
         moved = False
         token = tokens[index] if keys else index
         memo = shared if keys else local
+        part = parts[index]
+        if part is not None:
+            moved = _part_stage(part, token, memo, dist, buckets, done, bump, shared)
+            dist = {}
         for r, states in dist.items():
             for s, w in states.items():
                 if done is not None and done(s):
@@ -360,13 +421,99 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
                     continue
                 for s2, w in bucket.items():
                     into[s2] = into.get(s2, 0) + w * scale
-        g = gcd(den, *[w for states in dist.values() for w in states.values()])
+        g = den
+        for states in dist.values():  # mostly 1 after a few weights: stop there
+            for w in states.values():
+                g = gcd(g, w)
+                if g == 1:
+                    break
+            if g == 1:
+                break
         if g > 1:
             den //= g
             dist = {r: {s2: w // g for s2, w in states.items()} for r, states in dist.items()}
     if count:
         return [((s, r), w) for r, states in dist.items() for s, w in states.items()], den
     return [(s, w) for states in dist.values() for s, w in states.items()], den
+
+
+def _single(f: int) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
+    return lambda s: (s[f],)
+
+
+def _part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]], token: Any,
+                memo: dict[Any, Any], dist: dict[int, dict[Outcome, int]],
+                buckets: dict[int, dict[int, dict[Outcome, int]]],
+                done: Callable[[Any], bool] | None, bump: int, shared: dict[Any, Any]
+                ) -> bool:
+    """One stage on part of the state (:func:`~warroom.engine.context.part`) applied to
+    every state of ``dist``, into ``buckets``: worked out once per distinct value of its
+    part (kept as the changes it makes to that part), then spliced into each state.
+    Whether any state moved."""
+    at, inner, get = part
+    width = len(at)
+    fields = tuple(map(str, range(width)))
+    moved = False
+    # this call's transitions by part (no key tuple to build and hash per state)
+    seen: dict[Any, tuple[list[tuple[tuple[tuple[int, Any], ...], int]], int]] = {}
+    for r, states in dist.items():
+        # per denominator of a transition: the bucket of states in round r (+ bump)
+        into: dict[int, dict[Outcome, int]] = {}
+        if done is not None:
+            left = {}
+            for s, w in states.items():
+                if done(s):
+                    bucket = buckets.setdefault(1, {}).setdefault(r, {})
+                    bucket[s] = bucket.get(s, 0) + w
+                else:
+                    left[s] = w
+            states = left
+        if states:
+            moved = True
+        for s, w in states.items():
+            sub = get(s)
+            found = seen.get(sub)
+            if found is None:
+                found = memo.get((token, sub))
+                if found is None:
+                    after, sden = _transition(inner, sub, width, fields, shared)
+                    if len(after) == 1:  # certain: weight 1 over 1
+                        after, sden = [(after[0][0], 1)], 1
+                    found = memo[token, sub] = (
+                        [(tuple([(f, v) for f, v, old in zip(at, s2, sub, strict=True)
+                                 if v is not old and v != old]), w2) for s2, w2 in after],
+                        sden)
+                seen[sub] = found
+            changes, sden = found
+            bucket = into.get(sden)  # type: ignore[assignment]
+            if bucket is None:
+                bucket = into[sden] = buckets.setdefault(sden, {}).setdefault(r + bump, {})
+            if sden == 1 and not changes[0][0]:  # certain, and nothing changes
+                bucket[s] = bucket.get(s, 0) + w
+                continue
+            for ch, w2 in changes:
+                if not ch:
+                    s2 = s
+                elif len(ch) == 1:
+                    ((f, v),) = ch
+                    s2 = (*s[:f], v, *s[f + 1:])
+                else:
+                    out = list(s)
+                    for f, v in ch:
+                        out[f] = v
+                    s2 = tuple(out)
+                bucket[s2] = bucket.get(s2, 0) + w * w2
+    return moved
+
+
+def _stage_key(stage: Callable[..., Any]) -> Any:
+    """What a stage computes (:func:`_chain_key`), for a stage on part of the state its
+    positions and the key of the function on them."""
+    part = getattr(stage, "_warroom_part", None)
+    if part is None:
+        return _chain_key(stage)
+    inner = _chain_key(part[1])
+    return None if inner is None else ("part", part[0], inner)
 
 
 def _transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple[str, ...],
@@ -408,7 +555,10 @@ def _chain_key(chain: Callable[..., Any] | None, depth: int = 0) -> Any:
                 if value is None:
                     return None
             captured.append(value)
-        key = (code, tuple(captured), getattr(chain, "__defaults__", None),
+        # the module and qualified name too: equal code compiled in two modules (a
+        # lambda calling a global) reads different globals
+        key = (getattr(chain, "__module__", None), getattr(chain, "__qualname__", None),
+               code, tuple(captured), getattr(chain, "__defaults__", None),
                tuple(sorted(kwdefaults.items())))
         hash(key)
     except (TypeError, ValueError):
@@ -477,20 +627,23 @@ def _enumerate(run: Callable[[Dice], Any], fields: tuple[str, ...], concrete: se
         pick = _outcome_getter(fields)
     # the first replay on its own: a procedure that never branches (every request lazy,
     # the usual case) is done after it, without the bookkeeping of the loop below
+    stack: list[tuple[tuple[Any, ...], int, int]] = []
     try:
         out = run(ExactDice((), concrete, all_concrete, memo, shared))
     except _Branch as br:
-        stack: list[tuple[tuple[Any, ...], int, int]] = [
-            ((value,), w, br.den) for value, w in br.options if w]
+        stack = [((value,), w, br.den) for value, w in br.options if w]
     else:
-        key = _key(pick, out, fields)
-        for v in key:
-            if isinstance(v, (Sym, Cond)):
-                sub, sub_den = _outcomes(key)
-                return Weights(fields, sub, sub_den)
-        return Weights(fields, {key: 1}, 1)
+        if type(out) is not _Outcomes:
+            key = _key(pick, out, fields)
+            for v in key:
+                if isinstance(v, (Sym, Cond)):
+                    sub, sub_den = _outcomes(key)
+                    return Weights(fields, sub, sub_den)
+            return Weights(fields, {key: 1}, 1)
     plain: dict[int, dict[Outcome, int]] = {}
     lazy: list[tuple[int, int, dict[Outcome, int]]] = []
+    if not stack:  # the procedure finished with stages (Dice.finish): no replays
+        _finished(out, pick, fields, 1, 1, plain, lazy)
     runs = 1
     lazy_types = (Sym, Cond)
     last_den, bucket = 0, {}
@@ -505,6 +658,10 @@ def _enumerate(run: Callable[[Dice], Any], fields: tuple[str, ...], concrete: se
             for value, w in br.options:
                 if w:
                     stack.append(((*path, value), num * w, den * br.den))
+            continue
+        if type(out) is _Outcomes:
+            _finished(out, pick, fields, num, den, plain, lazy)
+            last_den = 0
             continue
         key = _key(pick, out, fields)
         for v in key:
@@ -524,6 +681,21 @@ def _enumerate(run: Callable[[Dice], Any], fields: tuple[str, ...], concrete: se
         for key, w in sub.items():
             bucket[key] = bucket.get(key, 0) + num * w
     return _merge(fields, plain)
+
+
+def _finished(out: _Outcomes, pick: Callable[[Any], Outcome], fields: tuple[str, ...],
+              num: int, den: int, plain: dict[int, dict[Outcome, int]],
+              lazy: list[tuple[int, int, dict[Outcome, int]]]) -> None:
+    """Count every outcome of a :meth:`ExactDice.finish` reached with weight num/den."""
+    bucket = plain.setdefault(den * out.den, {})
+    for mapping, w in out.options:
+        key = _key(pick, mapping, fields)
+        types = set(map(type, key))
+        if Sym in types or Cond in types:
+            sub, sub_den = _outcomes(key)
+            lazy.append((den * out.den * sub_den, num * w, sub))
+        else:
+            bucket[key] = bucket.get(key, 0) + num * w
 
 
 def _key(pick: Callable[[Any], Outcome], out: Any,

@@ -318,3 +318,43 @@ def test_ten_units_roll_and_refuse_exact_odds_at_once() -> None:
     # enumerating (the cost estimate), so the product can fall back to an estimate
     with pytest.raises(ExactTooLargeError):
         warroom.odds("asl.ift_on_stack", **ten)
+
+
+# ------------------------------------------------------------------ the staged attack
+@pytest.mark.parametrize(("result", "units"), [
+    ("K/1", "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,leader:9:-2"),
+    ("NMC", "4-6-7,8-1,9-2,2-4-8:broken"),
+    ("1KIA", "4-6-7,8-1,9-1:broken"),
+    ("PTC", "4-6-7,8-1:pinned,9-2"),
+])
+def test_stages_on_parts_equal_the_same_stages_on_whole_states(result: str,
+                                                               units: str) -> None:
+    """The attack's stages each read part of the state (the leaders and one unit, say):
+    the same stages run on the whole state, worked out once per whole state, give the
+    same fractions."""
+    from warroom.engine.context import fixed
+    from warroom.engine.exact import exact_run
+    from warroom.games.asl.counters import parse_units
+    from warroom.games.asl.stack import _stages, initial
+
+    us = parse_units(units)
+    stages = _stages(us, result, 0, "pinned")
+    whole = tuple(fixed(lambda s, d, f=f: f(s, d), ("whole", k)) for k, f in enumerate(stages))
+    assert all(not hasattr(f, "_warroom_part") for f in whole)
+    start = ((), *(initial(u) for u in us))
+
+    def run(fns: Any) -> dict[Any, F]:
+        w = exact_run(lambda d: {"s": d.stages(start, (), rounds=0, opening=fns)[0]},
+                      ("s",))
+        return {k: F(v, w.denominator) for k, v in w.weights.items()}
+
+    assert run(stages) == run(whole)
+
+
+def test_two_leaders_every_typed_roll_counted() -> None:
+    # both leaders check (9-2 first), and a leader who breaks costs the other a Leader
+    # Loss check: every sequence of typed dice through the roll driver
+    params = {"units": "9-2,8-1", "result": "NMC"}
+    d = warroom.odds("asl.ift_on_stack", **params)
+    assert replay_oracle("asl.ift_on_stack", params, limit=10) == {
+        k: F(w, d.denominator) for k, w in d.weights.items()}

@@ -3,6 +3,7 @@ asl.rally (a broken unit's rally attempt, ASLRB A10.6)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 from functools import lru_cache
 from math import ceil
@@ -21,11 +22,10 @@ from warroom.games.asl.stack import (
     STACK_OUTCOME,
     LltcFail,
     StackParams,
-    apply_result,
     casualty,
+    finish_result,
     initial,
     joint_size,
-    stack_outcome,
     state_name,
 )
 
@@ -144,7 +144,7 @@ def plan(p: FireGroupParams) -> tuple[IftParams, tuple[Msg, ...]]:
                     ("column", "int", "FP column used after cowering (0: no effect)"),
                     ("final_dr", "int", "the modified IFT DR"),
                     *STACK_OUTCOME),
-    cost=lambda p: 30 * joint_size(parse_units(p.target, p.elr)),
+    cost=lambda p: 30 * joint_size(parse_units(p.target, p.elr), "NMC"),
     source="ASL reference card: IFT, IFT DRM, IFT FP modifications; ASLRB A7.5, A7.36",
     note="Each firer's FP is halved for the AFPh, First/Final Fire, long range, a pinned "
          "firer and each further area-fire halving, doubled by point-blank fire, then "
@@ -153,14 +153,14 @@ def plan(p: FireGroupParams) -> tuple[IftParams, tuple[Msg, ...]]:
          "fire (his DRM; no cowering). The result is applied to the target as "
          "asl.ift_on_stack does.",
 )
-def fire_group(p: FireGroupParams, d: Dice) -> dict[str, Any]:
+def fire_group(p: FireGroupParams, d: Dice) -> Mapping[str, Any]:
     ift_p, notes = plan(p)
     for note in notes:
         d.note("asl.fire_group", note)
     result, column, final = resolve_ift(ift_p, d)
     units = parse_units(p.target, p.elr)
-    return {"result": result, "column": column, "final_dr": final,
-            **stack_outcome(units, apply_result(d, result, units, 0, p.lltc_fail))}
+    return finish_result(d, result, units, 0, p.lltc_fail,
+                         {"result": result, "column": column, "final_dr": final})
 
 
 # ----------------------------------------------------------------------------- rally

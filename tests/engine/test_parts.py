@@ -1,0 +1,164 @@
+"""Stages on part of a state (``context.part``), ``Dice.finish`` and the keys chains are
+memoised under: against brute force over every die, the plain roll driver and entered
+dice, and by counting the work the exact driver does."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Mapping
+from fractions import Fraction as F
+from itertools import product
+from typing import Any
+
+import pytest
+from pydantic import Field
+
+from warroom.dice.sources import EnteredSource
+from warroom.engine import drivers
+from warroom.engine.context import Dice, fixed, part
+from warroom.engine.exact import _chain_key, exact_run
+from warroom.engine.params import validate
+from warroom.engine.procedure import Params, outcome, procedure
+from warroom.engine.roll import RollDice
+from warroom.errors import RuleError
+
+Trio = tuple[int, int, int]
+CALLS: dict[str, int] = {}
+
+
+def _first(s: tuple[int], d: Dice) -> tuple[int]:
+    return (d.die(rule="t.part.x", what="x"),)
+
+
+def _beat(s: tuple[int, int], d: Dice) -> tuple[int, int]:
+    # fields (2, 0): the running count first, then x, which it reads but keeps
+    z, x = s
+    return (z + int(d.die(rule="t.part.z", what="z") >= x), x)
+
+
+def _third(s: tuple[int], d: Dice) -> tuple[int]:
+    CALLS["third"] = CALLS.get("third", 0) + 1
+    return (d.die(rule="t.part.y", what="y") % 3,)
+
+
+FIRST = part((0,), fixed(_first))
+BEAT = part((2, 0), fixed(_beat))
+THIRD = part((1,), fixed(_third))
+
+
+def _fight(d: Dice) -> Mapping[str, Any]:
+    (x, y, z), fought = d.stages((0, 0, 0), (BEAT, THIRD), rounds=2, opening=(FIRST,))
+    return {"x": x, "y": y, "z": z, "rounds": fought}
+
+
+def _brute() -> dict[tuple[int, ...], F]:
+    """Every die written out: x, then twice (a die >= x counts, y = a die mod 3)."""
+    out: dict[tuple[int, ...], F] = {}
+    for a, b1, _c1, b2, c2 in product(range(1, 7), repeat=5):
+        key = (a, c2 % 3, int(b1 >= a) + int(b2 >= a), 2)
+        out[key] = out.get(key, F(0)) + F(1, 6**5)
+    return out
+
+
+def test_part_stages_equal_every_die_counted() -> None:
+    w = exact_run(_fight, ("x", "y", "z", "rounds"))
+    assert {k: F(v, w.denominator) for k, v in w.weights.items()} == _brute()
+
+
+def test_a_part_stage_is_worked_out_once_per_value_of_its_part() -> None:
+    CALLS.clear()
+    exact_run(_fight, ("x", "y", "z", "rounds"))
+    # THIRD reads only y, which is 0 before its first round and 0, 1 or 2 after: three
+    # distinct parts, each enumerated once (a first replay, then one per face), however
+    # many whole states (x, y, z) hold them (here up to 6 * 3 * 3)
+    assert CALLS["third"] == 3 * 7
+
+
+def test_part_stages_roll_in_order_with_entered_dice() -> None:
+    # x = 4; round 1: z die 5 (>= 4), y die 2; round 2: z die 3 (< 4), y die 6 (6 % 3 = 0)
+    dice = RollDice(EnteredSource([4, 5, 2, 3, 6]))
+    assert _fight(dice) == {"x": 4, "y": 0, "z": 1, "rounds": 2}
+    assert [s.rule for s in dice.steps] == ["t.part.x", "t.part.z", "t.part.y",
+                                            "t.part.z", "t.part.y"]
+
+
+def test_a_part_must_return_as_many_values() -> None:
+    bad = part((0, 1), fixed(lambda s, d: (s[0],)))
+    with pytest.raises(RuleError):
+        exact_run(lambda d: {"s": d.stages((0, 0), (bad,), rounds=1)[0]}, ("s",))
+    with pytest.raises(ValueError):
+        part((0, 0), _first)
+
+
+# ------------------------------------------------------------------ Dice.finish
+class Twice(Params):
+    dice: int = Field(2, ge=0, le=3)
+
+
+def _count(p: Twice) -> Any:
+    def roll(s: tuple[int, int], d: Dice) -> tuple[int, int]:
+        return (s[0] + int(d.die(rule="t.fin.die", what="die") >= 5), s[1])
+
+    return fixed(roll, ("t.fin", p.dice))
+
+
+def _outcome(s: tuple[int, int], fought: int) -> dict[str, Any]:
+    return {"hits": s[0], "all": s[0] == fought, "rolled": fought}
+
+
+@procedure("test.finish", title="t", summary="t", params=Twice,
+           outcome=outcome(("hits", "int"), ("all", "bool"), ("rolled", "int")))
+def finishing(p: Twice, d: Dice) -> Mapping[str, Any]:
+    return d.finish((0, 0), (_count(p),), rounds=p.dice, outcome=_outcome)
+
+
+@procedure("test.stages", title="t", summary="t", params=Twice,
+           outcome=outcome(("hits", "int"), ("all", "bool"), ("rolled", "int")))
+def staging(p: Twice, d: Dice) -> Mapping[str, Any]:
+    return _outcome(*d.stages((0, 0), (_count(p),), rounds=p.dice))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_finish_equals_stages_then_the_outcome(n: int) -> None:
+    a = drivers.exact(finishing, validate(finishing, {"dice": n}))
+    b = drivers.exact(staging, validate(staging, {"dice": n}))
+    assert {k: F(w, a.denominator) for k, w in a.weights.items()} == {
+        k: F(w, b.denominator) for k, w in b.weights.items()}
+    # by hand: each die hits on 5-6 (1/3); all n hit with (1/3)**n
+    assert a.probability(all=True) == F(1, 3) ** n
+    # typed dice 6, 1, 5: hits after 0..3 dice 0, 1, 1, 2; all hit after 0 or 1 die
+    assert drivers.roll(finishing, validate(finishing, {"dice": n}), dice=[6, 1, 5][:n]
+                        ).outcome == {"hits": [0, 1, 1, 2][n], "all": n < 2, "rolled": n}
+
+
+def test_the_outcome_of_finish_is_returned_as_it_is() -> None:
+    def reads(d: Dice) -> Mapping[str, Any]:
+        out = d.finish((0, 0), (_count(Twice()),), rounds=2, outcome=_outcome)
+        return {"hits": out["hits"]}
+
+    with pytest.raises(RuleError):
+        exact_run(reads, ("hits",))
+
+
+# ------------------------------------------------------------------ memo keys (issue #23)
+SOURCE = "def chain(d):\n    return LABEL\n"
+
+
+def _module(name: str, label: str) -> Any:
+    mod = types.ModuleType(name)
+    mod.LABEL = label  # type: ignore[attr-defined]
+    exec(compile(SOURCE, "<chains>", "exec"), mod.__dict__)
+    return mod
+
+
+def test_equal_code_in_two_modules_does_not_share_a_memo_key() -> None:
+    one, two = _module("t_chains_one", "a"), _module("t_chains_two", "b")
+    assert one.chain.__code__ == two.chain.__code__  # the same code, other globals
+    assert _chain_key(one.chain) != _chain_key(two.chain)
+
+    def both(d: Dice) -> Mapping[str, Any]:
+        return {"first": d.one(one.chain, ("a", "b"), rule="t.key", what="one"),
+                "second": d.one(two.chain, ["a", "b"], rule="t.key", what="two")}
+
+    w = exact_run(both, ("first", "second"))
+    assert w.weights == {("a", "b"): 1}
