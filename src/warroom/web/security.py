@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -55,9 +55,10 @@ def same_origin(request: Request) -> bool:
     return urlsplit(source).netloc.lower() == host.lower()
 
 
-def _refuse(status: int, text: ErrorText, code: str) -> Response:
-    return JSONResponse({"detail": str(text), "parameter": None, "code": code},
-                        status_code=status)
+def _refuse(request: Request, status: int, text: ErrorText, code: str) -> Response:
+    from warroom.web.app import json_error
+
+    return json_error(request.url.path, status, code, str(text))
 
 
 class Guard:
@@ -92,12 +93,12 @@ class Guard:
 
 def _refusal(request: Request) -> Response | None:
     if not same_origin(request):
-        return _refuse(403, ErrorText(
+        return _refuse(request, 403, ErrorText(
             "this request comes from another site; warroom only takes forms from its "
             "own pages"), "cross_site")
     length = request.headers.get("content-length", "")
     if length.isdigit() and int(length) > MAX_BODY:
-        return _refuse(413, ErrorText(
+        return _refuse(request, 413, ErrorText(
             "the request is too large (at most {most} MB)", most=MAX_BODY // 2**20),
             "too_large")
     return None
@@ -117,7 +118,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(BattleError)
     async def _battle_error(request: Request, exc: BattleError) -> Response:
-        from warroom.web.app import _error, _wants_html
+        from warroom.web.app import _error, _wants_html, json_error
 
         if _wants_html(request):
             from warroom.web.lang import translator
@@ -125,12 +126,13 @@ def install(app: FastAPI) -> None:
 
             return _error(request, exc.http_status,
                           exc.translated(translator(page_lang(request))), None)
-        return JSONResponse({"detail": str(exc), "parameter": None, "code": exc.code},
-                            status_code=exc.http_status)
+        return json_error(request.url.path, exc.http_status, exc.code, str(exc),
+                          exc.parameter)
 
     @app.exception_handler(RecursionError)
-    async def _too_deep(_request: Request, _exc: RecursionError) -> Response:
-        return _refuse(422, ErrorText("the request body is nested too deeply"), "too_deep")
+    async def _too_deep(request: Request, _exc: RecursionError) -> Response:
+        return _refuse(request, 422, ErrorText("the request body is nested too deeply"),
+                       "too_deep")
 
     if os.environ.get(DOCS_ENV, "") not in ("1", "yes", "true"):
         hidden = {p for p in (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
