@@ -175,6 +175,29 @@ def _error(request: Request, status: int, message: str, parameter: str | None,
 
 HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
 """Machine codes of the errors the routing itself answers."""
+BODY_NOT_PARSED = "There was an error parsing the body"
+
+
+def allowed_methods(request: Request) -> str | None:
+    """The methods the OpenAPI document gives the request's path (Starlette's 405 names
+    only those of the first route that matches the path, and two routes may share one:
+    GET and POST ``/api/v1/battles``); where templates overlap, the most literal one
+    names the resource (``/battles/import`` before ``/battles/{battle_id}``). None for a
+    path the document does not describe."""
+    import re
+
+    path = request.url.path
+    best: tuple[int, list[str]] | None = None
+    for template, item in request.app.openapi()["paths"].items():
+        pattern = "^" + re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template)) + "$"
+        if re.match(pattern, path):
+            params = template.count("{")
+            if best is None or params < best[0]:
+                best = (params, [m.upper() for m in item])
+    if best is None:
+        return None
+    methods = best[1] + (["HEAD"] if "GET" in best[1] else [])
+    return ", ".join(sorted(methods))
 
 
 def validation_message(errors: list[Any]) -> tuple[ErrorText, str | None]:
@@ -290,10 +313,18 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
         if exc.status_code < 400:
             return await http_exception_handler(request, exc)
         if not _wants_html(request):
+            if exc.status_code == 400 and exc.detail == BODY_NOT_PARSED:
+                # FastAPI's word for a body that is not JSON where the body is optional:
+                # the same 422 as everywhere else
+                return json_error(request.url.path, 422, "invalid_request",
+                                  "the request body is not valid JSON")
             response = json_error(request.url.path, exc.status_code,
                                   HTTP_CODES.get(exc.status_code, "http_error"),
                                   str(exc.detail))
             response.headers.update(exc.headers or {})
+            allowed = allowed_methods(request) if exc.status_code == 405 else None
+            if allowed:
+                response.headers["Allow"] = allowed
             return response
         from warroom.web.lang import translator
         from warroom.web.templating import page_lang
