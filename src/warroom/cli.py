@@ -149,9 +149,13 @@ def _emit(answer: str, data: Any) -> Any:
     answers with: ``--json`` prints exactly what ``/api/v1`` sends."""
     from warroom import schema
 
-    models: dict[str, Any] = {"rules": list[schema.GameRules], "odds": schema.Odds,
-                              "roll": schema.RollResult, "simulate": schema.EstimatedOdds}
-    return schema.emit(models[answer], data)
+    # each model is looked up only when needed: its module is imported on first use
+    if answer == "rules":
+        return schema.emit(list[schema.GameRules], data)
+    if answer == "roll":
+        return schema.emit(schema.RollResult, data)
+    # odds: exact or estimated, as the answer says (the two are separate models)
+    return schema.emit(schema.EstimatedOdds if data["estimate"] else schema.ExactOdds, data)
 
 
 def _parse(words: list[str] | None) -> dict[str, str]:
