@@ -146,6 +146,20 @@ def _print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
+def _emit(answer: str, data: Any) -> Any:
+    """``data`` through its model in :mod:`warroom.schema`, the one the HTTP API
+    answers with: ``--json`` prints exactly what ``/api/v1`` sends."""
+    from warroom import schema
+
+    # each model is looked up only when needed: its module is imported on first use
+    if answer == "rules":
+        return schema.emit(list[schema.GameRules], data)
+    if answer == "roll":
+        return schema.emit(schema.RollResult, data)
+    # odds: exact or estimated, as the answer says (the two are separate models)
+    return schema.emit(schema.EstimatedOdds if data["estimate"] else schema.ExactOdds, data)
+
+
 def _parse(words: list[str] | None) -> dict[str, str]:
     from warroom.engine.params import parse_assignments
 
@@ -191,7 +205,7 @@ def rules(
     else:
         data = api.rules(game)
     if as_json:
-        _print_json(data)
+        _print_json(_emit("rules", data))
         return
     from warroom.cli_render import render_rules
 
@@ -237,14 +251,14 @@ def odds(
     if dist is None:
         est = drivers.estimate(proc, p, seconds=ESTIMATE_SECONDS)
         if as_json:
-            _print_json(est.to_json(full=show_all))
+            _print_json(_emit("odds", est.to_json(full=show_all)))
             return
         from warroom.cli_render import render_estimate
 
         render_estimate(_console(), est, tr=_tr(), standing_in=True, full=show_all)
         return
     if as_json:
-        _print_json(dist.to_json(exact=exact, full=show_all))
+        _print_json(_emit("odds", dist.to_json(exact=exact, full=show_all)))
         return
     from warroom.cli_render import render_odds
 
@@ -280,7 +294,7 @@ def roll(
     res = api.roll(procedure, _units(procedure, params, from_unit, at_unit, as_json),
                    seed=seed, entered=entered)
     if as_json:
-        _print_json(res.to_json(_tr()))
+        _print_json(_emit("roll", res.to_json(_tr())))
         return
     from warroom.cli_render import render_roll
 
@@ -324,7 +338,7 @@ def simulate(
     else:
         est = drivers.simulate(proc, p, samples, seed=seed)
     if as_json:
-        _print_json(est.to_json())
+        _print_json(_emit("simulate", est.to_json()))
         return
     from warroom.cli_render import render_estimate
 
@@ -412,27 +426,13 @@ def _error(exc: WarroomError, as_json: bool) -> None:
 
 
 def run() -> None:
-    """Console-script entry point."""
-    # Start-up time matters at the table: skip pydantic's scan of installed plugins.
+    """Console-script entry point (also ``python -m warroom``)."""
+    # Start-up time matters at the table: no pydantic plugins, so pydantic never scans
+    # the installed distributions' entry points for them. PYDANTIC_DISABLE_PLUGINS is
+    # pydantic's documented switch; it is set here, in the entry point, before anything
+    # imports pydantic (the library itself never sets it), and a user's own value wins.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    _skip_plugin_loader()
     sys.exit(main())
-
-
-def _skip_plugin_loader() -> None:
-    """With every pydantic plugin disabled, pydantic's plugin loader only ever answers
-    "no plugins", yet importing it pulls in importlib.metadata (~25 ms of start-up).
-    Stand in for it with a module giving that same answer. Measured still needed with
-    Typer 0.29 (~50 ms CPU more without it); pydantic has no public switch that skips
-    importing the loader (PYDANTIC_DISABLE_PLUGINS is read only inside it)."""
-    name = "pydantic.plugin._loader"
-    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") in ("__all__", "1", "true") and (
-            name not in sys.modules):
-        import types
-
-        stub = types.ModuleType(name)
-        stub.get_plugins = lambda: ()  # type: ignore[attr-defined]
-        sys.modules[name] = stub
 
 
 if __name__ == "__main__":  # pragma: no cover

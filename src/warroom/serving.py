@@ -589,10 +589,8 @@ class Serving:
         for a free worker counts; at least one chunk of samples is always drawn)."""
         counts, done, spent, extra, parts = await self.pool.run(
             lane, ("simulate", proc.id, dict(raw), samples, seed, seconds, time.time()))
-        est = Estimate(proc.id, params, proc.fields, counts, done, seed, spent, extra,
-                       orders=proc.orders)
-        est.as_distribution().__dict__["_parts"] = parts
-        return est
+        return Estimate(proc.id, params, proc.fields, counts, done, seed, spent, extra,
+                        orders=proc.orders, parts=parts)
 
 
 async def unless_gone(is_disconnected: Callable[[], Awaitable[bool]], work: Awaitable[T],

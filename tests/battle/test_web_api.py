@@ -120,7 +120,6 @@ BAD = [
     ("do", {"procedure": "fow.shoot", "dice": []}, "at least one die"),
     ("do", {"procedure": "fow.shoot", "dice": "9"}, "from 1 to 6"),
     ("do", {"procedure": 3}, "procedure"),
-    ("do", {"procedure": "fow.shoot", "expect": 1}, "expected state 1"),
     ("mark", {"unit": "Shermans", "marker": "panicked"}, "unknown marker"),
     ("mark", {"unit": "Nobody", "marker": "pinned"}, "unknown unit"),
     ("mark", {"unit": "Shermans"}, "'marker' is required"),
@@ -194,3 +193,17 @@ def test_a_link_to_no_battle_is_a_404_that_lists_no_battles(client: Any,
     page = client.get("/battles/nope/x?lang=pl", headers={"accept": "text/html"})
     assert page.status_code == 404 and "nie ma tu bitwy" in page.text and "nope" in page.text
     assert battle["id"] not in page.text
+
+
+@pytest.mark.parametrize("prefix", ["/api/v1", "/api"])
+def test_a_stale_write_is_409_and_changes_nothing(client: Any, battle: dict[str, Any],
+                                                  prefix: str) -> None:
+    bid, ka = battle["id"], battle["keys"]["A"]
+    before = client.get(f"{prefix}/battles/{bid}/log", headers={"X-Battle-Key": ka}).json()
+    counter = client.get(f"{prefix}/battles/{bid}?key={ka}").json()["counter"]
+    r = client.post(f"{prefix}/battles/{bid}/do?key={ka}",
+                    json={"procedure": "fow.shoot", "expect": counter - 1})
+    assert r.status_code == 409, r.text
+    error = r.json()["error"]
+    assert error["code"] == "stale" and f"expected state {counter - 1}" in error["message"]
+    assert client.get(f"{prefix}/battles/{bid}/log?key={ka}").json() == before

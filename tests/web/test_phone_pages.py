@@ -100,8 +100,9 @@ def test_error_pages_are_pages_for_people_and_json_for_scripts(client: Any) -> N
         assert 'lang="pl"' in r.text
     r = client.get("/nope", params={"lang": "zh"}, headers=html)
     assert "此地址没有页面" in r.text
-    r = client.get("/api/nope", headers=html)
-    assert r.status_code == 404 and r.json() == {"detail": "Not Found"}
+    r = client.get("/api/v1/nope", headers=html)
+    assert r.status_code == 404 and r.json() == {
+        "error": {"code": "not_found", "message": "Not Found", "parameter": None}}
 
 
 def test_home_page_finds_rules_and_links_to_battles(client: Any) -> None:

@@ -13,9 +13,11 @@ class BattleError(UsageError):
 
 
 class StaleStateError(BattleError):
-    """A write based on an old state counter (someone else recorded an event first)."""
+    """A write based on an old state counter (someone else recorded an event first):
+    409 on the web API."""
 
     code = "stale"
+    http_status = 409
 
     def __init__(self, expected: int, current: int) -> None:
         self.expected = expected

@@ -233,6 +233,9 @@ class Estimate:
     seconds: float = 0.0
     extra: Mapping[str, Any] = field(default_factory=dict)
     orders: Orders = ()
+    parts: Parts | None = field(default=None, repr=False, compare=False)
+    """Each field's (and unit's) chances over the samples, when already worked out (a
+    worker process hands them over with the counts); else worked out on first use."""
 
     def p(self, **where: Any) -> float:
         idx = [(self.fields.index(k), v) for k, v in where.items()]
@@ -266,7 +269,7 @@ class Estimate:
         found = self.__dict__.get("_dist")
         if found is None:
             found = Distribution(self.procedure, self.params, self.fields, self.counts,
-                                 self.samples, self.orders)
+                                 self.samples, self.orders, self.parts)
             object.__setattr__(self, "_dist", found)
         return found
 

@@ -1,8 +1,15 @@
 """The FastAPI application: ``create_app()`` builds it (nothing happens at import).
 
-Routes: the JSON API under ``/api`` (:mod:`warroom.web.jsonapi`), the pages
-(:mod:`warroom.web.pages`), the battle pages and API when :mod:`warroom.web.battles`
-exists, and the vendored static files under ``/static`` (no CDN: works offline).
+Routes: the JSON API under ``/api/v1`` (:mod:`warroom.web.jsonapi`, and the battle API of
+:mod:`warroom.web.battles` when it exists), the same handlers once more under ``/api``
+(deprecated, kept for one release: their error bodies also carry the old ``detail``,
+``parameter`` and ``code`` keys), the pages (:mod:`warroom.web.pages` and the battle
+pages, left out of the OpenAPI document), and the vendored static files under
+``/static`` (no CDN: works offline).
+
+Every error a script can get is ``{"error": {"code", "message", "parameter"}}``
+(:class:`warroom.schema.ErrorBody`), the same as ``warroom ... --json`` prints, with a
+stable machine-readable ``code``; a page gets an error page in its language instead.
 
 Exact odds and Monte Carlo run in worker processes with deadlines
 (:class:`warroom.serving.Serving`, started with the app, stopped with it); responses are
@@ -23,6 +30,7 @@ from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
@@ -74,13 +82,65 @@ def _wants_html(request: Request) -> bool:
         "accept", "")
 
 
-def _error(request: Request, status: int, message: str, parameter: str | None) -> Response:
+API = "/api/v1"
+"""The API's prefix."""
+LEGACY_API = "/api"
+"""The API's old prefix, deprecated: the same handlers, kept for one release."""
+
+
+def legacy(path: str) -> bool:
+    """Whether ``path`` is outside ``/api/v1``: there an error also carries the old
+    top-level ``detail``, ``parameter`` and ``code`` keys."""
+    return not (path == API or path.startswith(API + "/"))
+
+
+def json_error(path: str, status: int, code: str, message: str,
+               parameter: str | None = None) -> JSONResponse:
+    """The one JSON error (:class:`warroom.schema.ErrorBody`) for a request to ``path``."""
+    from warroom.schema import error_body
+
+    body = error_body(code, message, parameter)
+    if legacy(path):
+        body.update(detail=message, parameter=parameter, code=code)
+    return JSONResponse(body, status_code=status)
+
+
+def _error(request: Request, status: int, message: str, parameter: str | None,
+           code: str = "invalid") -> Response:
+    """An error page for a person, else the JSON error."""
     if _wants_html(request):
         from warroom.web.templating import render
 
         return render(request, "error.html", {"message": message, "status": status},
                       status_code=status)
-    return JSONResponse({"detail": message, "parameter": parameter}, status_code=status)
+    return json_error(request.url.path, status, code, message, parameter)
+
+
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
+"""Machine codes of the errors the routing itself answers."""
+BODY_NOT_PARSED = "There was an error parsing the body"
+
+
+def allowed_methods(request: Request) -> str | None:
+    """The methods the OpenAPI document gives the request's path (Starlette's 405 names
+    only those of the first route that matches the path, and two routes may share one:
+    GET and POST ``/api/v1/battles``); where templates overlap, the most literal one
+    names the resource (``/battles/import`` before ``/battles/{battle_id}``). None for a
+    path the document does not describe."""
+    import re
+
+    path = request.url.path
+    best: tuple[int, list[str]] | None = None
+    for template, item in request.app.openapi()["paths"].items():
+        pattern = "^" + re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template)) + "$"
+        if re.match(pattern, path):
+            params = template.count("{")
+            if best is None or params < best[0]:
+                best = (params, [m.upper() for m in item])
+    if best is None:
+        return None
+    methods = best[1] + (["HEAD"] if "GET" in best[1] else [])
+    return ", ".join(sorted(methods))
 
 
 def validation_message(errors: list[Any]) -> tuple[ErrorText, str | None]:
@@ -108,6 +168,15 @@ def validation_message(errors: list[Any]) -> tuple[ErrorText, str | None]:
         return ErrorText("{where!r}: {value!r} is not valid: {reason}", where=clip(where),
                          value=clip(err["input"]), reason=text), clip(name)
     return ErrorText("{where!r}: {reason}", where=clip(where), reason=text), clip(name)
+
+
+def _operation_id(route: APIRoute) -> str:
+    """A readable operation id: the route's name (``odds``, ``battle_do``)."""
+    return route.name
+
+
+def _legacy_id(route: APIRoute) -> str:
+    return f"legacy_{route.name}"
 
 
 def create_app(database: str | Path | None = None, *, deadline: float | None = None,
@@ -139,8 +208,14 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
         lifespan=lifespan,
         title="warroom",
         summary="An umpire for tabletop wargames: exact odds, explained resolutions.",
-        description="The same answers as the `warroom` command line with `--json`. Invalid "
-        "input gets a 422 whose `detail` names the parameter.",
+        description="The same answers as the `warroom` command line with `--json` (the "
+        "same models, `warroom.schema`), under `/api/v1`. Every error is "
+        '`{"error": {"code", "message", "parameter"}}` with a stable machine-readable '
+        "`code`: 422 for invalid input (naming the parameter), 404 for an unknown battle "
+        "or a wrong key, 403 for a link that may not do that, 409 when a write's "
+        "`expect` is stale. Battle calls take the link's key as the `X-Battle-Key` header "
+        "or the `key` query parameter. The old prefix `/api` answers the same and is "
+        "deprecated: it goes in the next release.",
         version=__version__,
     )
     app.state.database = database
@@ -160,7 +235,7 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
             from warroom.web.templating import page_lang
 
             message = error_message(exc, translator(page_lang(request)))
-        return _error(request, exc.http_status, message, clip(parameter))
+        return _error(request, exc.http_status, message, clip(parameter), exc.code)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
@@ -171,14 +246,28 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
             from warroom.web.templating import page_lang
 
             message = text.render(translator(page_lang(request)))
-        return _error(request, 422, message, parameter)
+        return _error(request, 422, message, parameter, "invalid_request")
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         # a mistyped address on a page gets a page in its language with a way back;
         # the JSON API keeps FastAPI's JSON answer
-        if not _wants_html(request) or exc.status_code < 400:
+        if exc.status_code < 400:
             return await http_exception_handler(request, exc)
+        if not _wants_html(request):
+            if exc.status_code == 400 and exc.detail == BODY_NOT_PARSED:
+                # FastAPI's word for a body that is not JSON where the body is optional:
+                # the same 422 as everywhere else
+                return json_error(request.url.path, 422, "invalid_request",
+                                  "the request body is not valid JSON")
+            response = json_error(request.url.path, exc.status_code,
+                                  HTTP_CODES.get(exc.status_code, "http_error"),
+                                  str(exc.detail))
+            response.headers.update(exc.headers or {})
+            allowed = allowed_methods(request) if exc.status_code == 405 else None
+            if allowed:
+                response.headers["Allow"] = allowed
+            return response
         from warroom.web.lang import translator
         from warroom.web.templating import page_lang
 
@@ -190,7 +279,8 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
     @app.exception_handler(WarroomError)
     async def _internal(request: Request, exc: WarroomError) -> Response:
         log.error("warroom error on %s: %s", request.url.path, exc)
-        return _error(request, 500, f"internal error in a rule: {clip(str(exc), 300)}", None)
+        return _error(request, 500, f"internal error in a rule: {clip(str(exc), 300)}", None,
+                      exc.code)
 
     @app.exception_handler(srv.WorkerLost)
     async def _worker_lost(request: Request, exc: srv.WorkerLost) -> Response:
@@ -211,15 +301,22 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
     async def _gone(request: Request, exc: srv.ClientGone) -> Response:
         return Response(status_code=499)  # nobody is listening any more
 
-    app.include_router(jsonapi.router)
-    app.include_router(pages.router)
+    api_routers = [jsonapi.router]
+    page_routers = [pages.router]
     try:
         battles = importlib.import_module("warroom.web.battles")
     except ModuleNotFoundError as exc:
         if exc.name != "warroom.web.battles":
             raise
     else:
-        app.include_router(battles.router)
+        api_routers.append(battles.api)
+        page_routers.append(battles.router)
+    for prefix, old in ((API, False), (LEGACY_API, True)):
+        for router in api_routers:  # the same handlers, mounted twice
+            app.include_router(router, prefix=prefix, deprecated=True if old else None,
+                               generate_unique_id_function=_legacy_id if old else _operation_id)
+    for router in page_routers:
+        app.include_router(router, include_in_schema=False)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     importlib.import_module("warroom.web.security").install(app)
     return app

@@ -20,11 +20,13 @@ import time
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Form, Header, Query, Request
+from fastapi import APIRouter, Form, Query, Request, Security
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.security import APIKeyHeader, APIKeyQuery
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.concurrency import run_in_threadpool
 
+from warroom import schema
 from warroom.battle.core import Battles
 from warroom.battle.errors import (
     AccessError,
@@ -35,8 +37,10 @@ from warroom.battle.errors import (
     StaleStateError,
 )
 from warroom.errors import UsageError
+from warroom.web.jsonapi import errors
 
-router = APIRouter(tags=["battles"])
+router = APIRouter(tags=["battle pages"])
+"""The battle pages (left out of the OpenAPI document)."""
 
 REMEMBER = "warroom_battles"
 """Cookie listing the battles this browser opened ("id:key" pairs), for the list page."""
@@ -114,7 +118,15 @@ def _tokens(row: dict[str, Any]) -> dict[str, str]:
     return {"a": row["token_a"], "b": row["token_b"], "view": row["token_view"]}
 
 
-KeyQuery = Annotated[str | None, Query(description="the battle link's key")]
+_KEY_QUERY = APIKeyQuery(name="key", auto_error=False, scheme_name="battle_key_query",
+                         description="the battle link's key (side A's, side B's or the "
+                         "spectator's), as ?key=")
+_KEY_HEADER = APIKeyHeader(name="X-Battle-Key", auto_error=False,
+                           scheme_name="battle_key_header",
+                           description="the battle link's key, as a header")
+KeyQuery = Annotated[str | None, Security(_KEY_QUERY)]
+KeyHeader = Annotated[str | None, Security(_KEY_HEADER)]
+"""The battle key, declared as the API's security schemes (either one will do)."""
 LOG_PAGE = 30
 """Events a battle page shows (the latest; a link leads to the ones before them)."""
 LOG_MOST = 1000
@@ -123,7 +135,6 @@ LOG_MOST = 1000
 
 BeforeQuery = Annotated[int | None, Query(ge=2, le=10**7, description=(
     "show the log's events numbered below this one"))]
-KeyHeader = Annotated[str | None, Header(alias="X-Battle-Key", include_in_schema=False)]
 
 
 def _key(query: str | None, header: str | None) -> str | None:
@@ -131,6 +142,9 @@ def _key(query: str | None, header: str | None) -> str | None:
 
 
 # ---------------------------------------------------------------------------- JSON API
+api = APIRouter(prefix="/battles", tags=["battles"],
+                responses=errors(403, 404, 409, 413, 422, 429, 503))
+"""The battle API, mounted under ``/api/v1`` (and the deprecated ``/api``) by the app."""
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -180,8 +194,9 @@ class Do(Write):
     dice: list[StrictInt | StrictStr] | StrictStr | None = Field(None, max_length=1000)
 
 
-@router.post("/api/battles", summary="Start a battle; returns its id and its three links "
-             "(the only answer that carries all three keys)")
+@api.post("", name="battle_create", response_model=schema.BattleCreated,
+          summary="Start a battle; returns its id and its three links "
+                  "(the only answer that carries all three keys)")
 def api_new(body: NewBattle, request: Request) -> dict[str, Any]:
     _rate(request)
     made = battles(request).new(body.game, body.name)
@@ -190,7 +205,8 @@ def api_new(body: NewBattle, request: Request) -> dict[str, Any]:
                      "view": made["tokens"]["view"]}}
 
 
-@router.get("/api/battles", summary="The battles whose links this browser has opened")
+@api.get("", name="battle_list", response_model=list[schema.BattleSummary],
+         summary="The battles whose links this browser has opened")
 def api_list(request: Request) -> list[dict[str, Any]]:
     bt = battles(request)
     mine = []
@@ -203,8 +219,12 @@ def api_list(request: Request) -> list[dict[str, Any]]:
     return bt.list_battles(only=mine)
 
 
-@router.post("/api/battles/import", summary="Add an exported battle (it must replay); "
-             "returns its three links")
+@api.post("/import", name="battle_import", response_model=schema.BattleImported,
+          openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
+              "schema": {"type": "object", "description": "a battle export, as "
+                         "battle_export answers it"}}}}},
+          summary="Add an exported battle (it must replay); "
+                  "returns its three links")
 async def api_import(request: Request) -> dict[str, Any]:
     raw = await request.body()  # at most its bound (web.security.BODY_LIMITS)
     try:
@@ -217,7 +237,8 @@ async def api_import(request: Request) -> dict[str, Any]:
             "links": links(made["id"], made["tokens"])}
 
 
-@router.get("/api/battles/{battle_id}", summary="The battle now")
+@api.get("/{battle_id}", name="battle_show", response_model=schema.BattleView,
+         summary="The battle now")
 def api_show(battle_id: str, request: Request, key: KeyQuery = None,
              x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
@@ -225,7 +246,8 @@ def api_show(battle_id: str, request: Request, key: KeyQuery = None,
     return {**bt.show(battle_id), "role": role}
 
 
-@router.post("/api/battles/{battle_id}/units", summary="Add a unit to your side")
+@api.post("/{battle_id}/units", name="battle_add_unit", response_model=schema.BattleEvent,
+          summary="Add a unit to your side")
 def api_add_unit(battle_id: str, body: NewUnit, request: Request, key: KeyQuery = None,
                  x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
@@ -237,7 +259,8 @@ def api_add_unit(battle_id: str, body: NewUnit, request: Request, key: KeyQuery 
                        expect=body.expect, by=side)
 
 
-@router.post("/api/battles/{battle_id}/force", summary="Add an example force to your side")
+@api.post("/{battle_id}/force", name="battle_add_force",
+          response_model=list[schema.BattleEvent], summary="Add an example force to your side")
 def api_add_force(battle_id: str, body: NewForce, request: Request, key: KeyQuery = None,
                   x_key: KeyHeader = None) -> list[dict[str, Any]]:
     bt = battles(request)
@@ -251,8 +274,8 @@ class Prepare(_Body):
                                    "parameters plus unit or units, target, side")
 
 
-@router.post("/api/battles/{battle_id}/odds", summary="The parameters do would use, with "
-             "where each came from, and their exact odds, before anyone rolls")
+@api.post("/{battle_id}/odds", name="battle_odds", summary="The parameters do would use, "
+          "with where each came from, and their exact odds, before anyone rolls")
 def api_odds(battle_id: str, body: Prepare, request: Request, key: KeyQuery = None,
              x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
@@ -260,7 +283,8 @@ def api_odds(battle_id: str, body: Prepare, request: Request, key: KeyQuery = No
     return bt.odds(battle_id, body.procedure, body.params, by=side)
 
 
-@router.post("/api/battles/{battle_id}/edit", summary="Change a unit's stats")
+@api.post("/{battle_id}/edit", name="battle_edit_unit", response_model=schema.BattleEvent,
+          summary="Change a unit's stats")
 def api_edit_unit(battle_id: str, body: EditUnit, request: Request, key: KeyQuery = None,
                   x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
@@ -268,7 +292,8 @@ def api_edit_unit(battle_id: str, body: EditUnit, request: Request, key: KeyQuer
     return bt.edit_unit(battle_id, body.unit, body.stats, expect=body.expect, by=side)
 
 
-@router.post("/api/battles/{battle_id}/mark", summary="Set, change or clear a marker")
+@api.post("/{battle_id}/mark", name="battle_mark", response_model=schema.BattleEvent,
+          summary="Set, change or clear a marker")
 def api_mark(battle_id: str, body: Mark, request: Request, key: KeyQuery = None,
              x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
@@ -277,7 +302,8 @@ def api_mark(battle_id: str, body: Mark, request: Request, key: KeyQuery = None,
     return bt.mark(battle_id, body.unit, body.marker, value, expect=body.expect, by=side)
 
 
-@router.post("/api/battles/{battle_id}/do", summary="Resolve a procedure against units")
+@api.post("/{battle_id}/do", name="battle_do", response_model=schema.BattleEvent,
+          summary="Resolve a procedure against units")
 def api_do(battle_id: str, body: Do, request: Request, key: KeyQuery = None,
            x_key: KeyHeader = None) -> dict[str, Any]:
     from warroom.web.jsonapi import entered_dice
@@ -290,7 +316,8 @@ def api_do(battle_id: str, body: Do, request: Request, key: KeyQuery = None,
                  expect=body.expect, by=side)
 
 
-@router.post("/api/battles/{battle_id}/next", summary="Next phase, with its checklist")
+@api.post("/{battle_id}/next", name="battle_next", response_model=schema.BattleEvent,
+          summary="Next phase, with its checklist")
 def api_next(battle_id: str, request: Request, body: Write | None = None,
              key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
@@ -298,7 +325,8 @@ def api_next(battle_id: str, request: Request, body: Write | None = None,
     return bt.advance(battle_id, expect=body.expect if body else None, by=side)
 
 
-@router.post("/api/battles/{battle_id}/undo", summary="Take back the latest event")
+@api.post("/{battle_id}/undo", name="battle_undo", response_model=schema.BattleEvent,
+          summary="Take back the latest event")
 def api_undo(battle_id: str, request: Request, body: Write | None = None,
              key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
@@ -306,8 +334,9 @@ def api_undo(battle_id: str, request: Request, body: Write | None = None,
     return bt.undo(battle_id, expect=body.expect if body else None, by=side)
 
 
-@router.post("/api/battles/{battle_id}/end", summary="Ask to end the battle; when both "
-             "sides have asked, its dice seed is revealed")
+@api.post("/{battle_id}/end", name="battle_end", response_model=schema.BattleEvent,
+          summary="Ask to end the battle; when both "
+                  "sides have asked, its dice seed is revealed")
 def api_end(battle_id: str, request: Request, body: Write | None = None,
             key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
@@ -315,8 +344,8 @@ def api_end(battle_id: str, request: Request, body: Write | None = None,
     return bt.end(battle_id, expect=body.expect if body else None, by=side)
 
 
-@router.get("/api/battles/{battle_id}/log", summary="Every event, oldest first (or the "
-            "latest `limit` events below `before`)")
+@api.get("/{battle_id}/log", name="battle_log", response_model=list[schema.BattleEvent],
+         summary="Every event, oldest first (or the latest `limit` events below `before`)")
 def api_log(battle_id: str, request: Request, key: KeyQuery = None,
             x_key: KeyHeader = None,
             limit: Annotated[int | None, Query(ge=1, le=LOG_MOST, description=(
@@ -329,7 +358,8 @@ def api_log(battle_id: str, request: Request, key: KeyQuery = None,
     return bt.log(battle_id, limit=limit, before=before)
 
 
-@router.get("/api/battles/{battle_id}/export", summary="The whole battle (for import)")
+@api.get("/{battle_id}/export", name="battle_export", response_model=schema.BattleExport,
+         summary="The whole battle (for import)")
 def api_export(battle_id: str, request: Request, key: KeyQuery = None,
                x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
@@ -337,7 +367,8 @@ def api_export(battle_id: str, request: Request, key: KeyQuery = None,
     return bt.export(battle_id)
 
 
-@router.get("/api/battles/{battle_id}/verify", summary="Replay every event from scratch")
+@api.get("/{battle_id}/verify", name="battle_verify", response_model=schema.VerifyReport,
+         summary="Replay every event from scratch")
 def api_verify(battle_id: str, request: Request, key: KeyQuery = None,
                x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
@@ -345,7 +376,8 @@ def api_verify(battle_id: str, request: Request, key: KeyQuery = None,
     return bt.verify(battle_id).to_json()
 
 
-@router.get("/api/battles/{battle_id}/luck", summary="Expected against actual, per side")
+@api.get("/{battle_id}/luck", name="battle_luck", response_model=schema.Luck,
+         summary="Expected against actual, per side")
 def api_luck(battle_id: str, request: Request, key: KeyQuery = None,
              x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)

@@ -1,7 +1,9 @@
-"""The JSON API under ``/api``: the same answers as ``warroom ... --json``.
+"""The JSON API under ``/api/v1`` (and the deprecated ``/api``): the same answers as
+``warroom ... --json``, through the same models (:mod:`warroom.schema`).
 
-Every mistake in the input is a 422 whose ``detail`` names the parameter (and whose
-``parameter`` field holds it when there is one); nothing a caller sends gives a 500.
+Every mistake in the input is a 422 ``{"error": {"code", "message", "parameter"}}`` whose
+message names the parameter (and whose ``parameter`` holds it when there is one); nothing
+a caller sends gives a 500.
 
 Odds and Monte Carlo run in the app's worker processes (:mod:`warroom.serving`); the
 event loop only routes. Every answer comes within a time cap: exact odds that do not
@@ -19,11 +21,31 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
-from warroom import api, i18n
+from warroom import api, i18n, schema
 from warroom.errors import ParameterError, UsageError
 from warroom.serving import Serving, unless_gone
 
-router = APIRouter(prefix="/api", tags=["api"])
+ERRORS: dict[int, str] = {
+    403: "The link may not do this (a spectator's key, the other side's unit or turn), "
+         "or the request comes from another site",
+    404: "No such battle here, or a wrong key (the two are not told apart)",
+    409: "Stale: the battle changed since the `expect` counter you sent; nothing was "
+         "recorded",
+    413: "The request body is too large",
+    422: "Invalid input; `parameter` names the field or parameter when there is one",
+    429: "Too many battles started from this address; wait",
+    503: "The battle store is busy or down; nothing was recorded",
+}
+"""Every error status the API answers, with what it means (all :class:`ErrorBody`)."""
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a route that may answer these error statuses."""
+    return {status: {"model": schema.ErrorBody, "description": ERRORS[status]}
+            for status in statuses}
+
+
+router = APIRouter(tags=["odds"], responses=errors(413, 422))
 
 MAX_WEB_SAMPLES = 200_000
 MAX_DICE = 1000
@@ -78,10 +100,11 @@ def entered_dice(dice: list[int | str] | str | None) -> list[object] | None:
     return items
 
 
-@router.get("/rules", summary="Game systems, procedures, parameters and tables")
+@router.get("/rules", summary="Game systems, procedures, parameters and tables",
+            response_model=list[schema.GameRules])
 def rules(game: Annotated[str | None, Query(description="fow, asl, bkc, cwc or demo")] = None
-          ) -> list[dict[str, Any]]:
-    return api.rules(game or None)
+          ) -> Response:
+    return JSONResponse(schema.emit(list[schema.GameRules], api.rules(game or None)))
 
 
 def _serving(request: Request) -> Serving:
@@ -89,7 +112,7 @@ def _serving(request: Request) -> Serving:
 
 
 @router.post("/odds", summary="Exact odds of every outcome (warroom odds --json), or an "
-             "estimate when they would take too long")
+             "estimate when they would take too long", response_model=schema.Odds)
 async def odds(body: OddsRequest, request: Request) -> Response:
     srv = _serving(request)
     answer = srv.cached(body.procedure, body.params)
@@ -98,28 +121,32 @@ async def odds(body: OddsRequest, request: Request) -> Response:
             body.procedure, body.params, deadline=srv.api_deadline,
             estimate_seconds=srv.api_estimate_seconds))
     if answer.exact is None:
-        return JSONResponse(answer.to_json(exact=body.exact, full=body.all))
+        return JSONResponse(schema.emit(schema.Odds, answer.to_json(exact=body.exact,
+                                                                    full=body.all)))
     # exact odds do not change: their JSON is made once and kept beside them
     kind = f"json:{int(body.exact)}:{int(body.all)}"
     found = srv.cache.get(kind, answer.key)
     if found is None or found[0] is not answer.exact:
-        found = (answer.exact, JSONResponse(answer.to_json(exact=body.exact,
-                                                           full=body.all)).body)
+        found = (answer.exact, JSONResponse(schema.emit(schema.Odds, answer.to_json(
+            exact=body.exact, full=body.all))).body)
         srv.cache.put(kind, answer.key, found)
     return Response(found[1], media_type="application/json")
 
 
-@router.post("/roll", summary="One resolution with virtual or typed dice, step by step")
-def roll(body: RollRequest) -> dict[str, Any]:
+@router.post("/roll", summary="One resolution with virtual or typed dice, step by step",
+             response_model=schema.RollResult)
+def roll(body: RollRequest) -> Response:
     if body.dice is not None and body.seed is not None:
         raise UsageError("give either dice or seed, not both")
     entered = entered_dice(body.dice)
     res = api.roll(body.procedure, body.params, seed=body.seed, entered=entered)
-    return res.to_json(i18n.translator(body.lang or "en"))
+    return JSONResponse(schema.emit(schema.RollResult,
+                                    res.to_json(i18n.translator(body.lang or "en"))))
 
 
-@router.post("/simulate", summary="Monte Carlo estimate with 95% intervals")
-async def simulate(body: SimulateRequest, request: Request) -> dict[str, Any]:
+@router.post("/simulate", summary="Monte Carlo estimate with 95% intervals",
+             response_model=schema.EstimatedOdds)
+async def simulate(body: SimulateRequest, request: Request) -> Response:
     from warroom.dice.sources import new_seed
     from warroom.engine.params import normalized
 
@@ -130,4 +157,4 @@ async def simulate(body: SimulateRequest, request: Request) -> dict[str, Any]:
     seed = new_seed() if body.seed is None else body.seed
     est = await unless_gone(request.is_disconnected, srv.simulate(
         proc, body.params, normalized(p), body.samples, seed, srv.simulate_seconds))
-    return est.to_json()
+    return JSONResponse(schema.emit(schema.EstimatedOdds, est.to_json()))

@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -40,7 +40,7 @@ BODY_LIMIT = 1_000_000
 :data:`BODY_LIMITS`: a question, a form or a battle action is a few kB at most."""
 
 BODY_LIMITS: dict[tuple[str, str], int] = {
-    ("POST", "/api/battles/import"): 8_000_000,
+    ("POST", f"{prefix}/battles/import"): 8_000_000 for prefix in ("/api/v1", "/api")
 }
 """The routes that take more (method, path): a battle's export, about 1.5 kB an event
 with its steps, so some 5,000 events."""
@@ -52,8 +52,8 @@ def body_limit(method: str, path: str) -> int:
     return BODY_LIMITS.get((method.upper(), path.rstrip("/") or "/"), BODY_LIMIT)
 
 
-def _too_large(limit: int) -> Response:
-    return _refuse(413, ErrorText("the request is too large (at most {most} MB)",
+def _too_large(request: Request, limit: int) -> Response:
+    return _refuse(request, 413, ErrorText("the request is too large (at most {most} MB)",
                                   most=f"{limit / 1_000_000:g}"), "body_too_large")
 
 
@@ -78,9 +78,10 @@ def same_origin(request: Request) -> bool:
     return urlsplit(source).netloc.lower() == host.lower()
 
 
-def _refuse(status: int, text: ErrorText, code: str) -> Response:
-    return JSONResponse({"detail": str(text), "parameter": None, "code": code},
-                        status_code=status)
+def _refuse(request: Request, status: int, text: ErrorText, code: str) -> Response:
+    from warroom.web.app import json_error
+
+    return json_error(request.url.path, status, code, str(text))
 
 
 class Guard:
@@ -103,7 +104,7 @@ class Guard:
         limit = body_limit(request.method, scope.get("path", "/"))
         length = request.headers.get("content-length", "")
         if refusal is None and length.isdigit() and int(length) > limit:
-            refusal = _too_large(limit)
+            refusal = _too_large(request, limit)
         if refusal is not None:
             await _headers(refusal)(scope, receive, send)
             return
@@ -119,7 +120,7 @@ class Guard:
                 seen += len(message.get("body", b""))
                 if seen > limit:  # answer now; the app sees a client that went away
                     refused = True
-                    await _headers(_too_large(limit))(scope, receive, send)
+                    await _headers(_too_large(request, limit))(scope, receive, send)
                     return {"type": "http.disconnect"}
             return message
 
@@ -142,7 +143,7 @@ class Guard:
 
 def _refusal(request: Request) -> Response | None:
     if not same_origin(request):
-        return _refuse(403, ErrorText(
+        return _refuse(request, 403, ErrorText(
             "this request comes from another site; warroom only takes forms from its "
             "own pages"), "cross_site")
     return None
@@ -162,7 +163,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(BattleError)
     async def _battle_error(request: Request, exc: BattleError) -> Response:
-        from warroom.web.app import _error, _wants_html
+        from warroom.web.app import _error, _wants_html, json_error
 
         if _wants_html(request):
             from warroom.web.lang import translator
@@ -170,8 +171,8 @@ def install(app: FastAPI) -> None:
 
             return _error(request, exc.http_status,
                           exc.translated(translator(page_lang(request))), None)
-        return JSONResponse({"detail": str(exc), "parameter": None, "code": exc.code},
-                            status_code=exc.http_status)
+        return json_error(request.url.path, exc.http_status, exc.code, str(exc),
+                          exc.parameter)
 
     from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
@@ -188,8 +189,9 @@ def install(app: FastAPI) -> None:
         return await _battle_error(request, error)
 
     @app.exception_handler(RecursionError)
-    async def _too_deep(_request: Request, _exc: RecursionError) -> Response:
-        return _refuse(422, ErrorText("the request body is nested too deeply"), "too_deep")
+    async def _too_deep(request: Request, _exc: RecursionError) -> Response:
+        return _refuse(request, 422, ErrorText("the request body is nested too deeply"),
+                       "too_deep")
 
     if os.environ.get(DOCS_ENV, "") not in ("1", "yes", "true"):
         hidden = {p for p in (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)

@@ -1,0 +1,83 @@
+"""The battle API's answers: the fields a client can rely on, the rest let through."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from warroom.schema._base import _Model, _Open
+
+
+class BattleLinks(_Model):
+    A: str
+    B: str
+    view: str
+
+
+class BattleCreated(_Model):
+    """The only answer that carries all three keys: hand them out."""
+
+    id: str
+    links: BattleLinks
+    keys: BattleLinks
+
+
+class ImportedLinks(_Open):
+    A: str | None = None
+    B: str | None = None
+    view: str | None = None
+
+
+class BattleImported(_Open):
+    id: str
+    origin: str = Field(description="whether this server signed the export")
+    links: ImportedLinks
+
+
+class BattleSummary(_Open):
+    id: str
+    game: str
+    name: str
+    counter: int
+
+
+class BattleView(_Open):
+    """The battle now, as the link's holder sees it."""
+
+    id: str
+    game: str
+    name: str
+    counter: int = Field(description="the state counter: send it as expect with a write")
+    role: str | None = Field(None, description="the link's role: A, B or view")
+
+
+class BattleEvent(_Open):
+    """One event of the log, or what a write recorded (its kind says which fields
+    follow)."""
+
+    seq: int = Field(description="its place in the log; the new state counter")
+    kind: str = Field(examples=["resolved"])
+
+
+class VerifyReport(_Model):
+    id: str
+    ok: bool
+    authentic: bool
+    verdict: str
+    events: int
+    problems: list[str]
+    notes: list[str]
+
+
+class Luck(_Open):
+    id: str
+    sides: dict[str, Any] = Field(description="per side: rolls, and per numeric field "
+                                  "the expected and actual totals")
+
+
+class BattleExport(_Open):
+    """A whole battle, signed; what import takes back."""
+
+    format: str
+    version: int

@@ -1,0 +1,48 @@
+"""Game systems, procedures, parameters, outcomes and tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from warroom.schema._base import _Model
+
+
+class ParamInfo(_Model):
+    name: str
+    type: str
+    default: Any
+    required: bool
+    description: str
+    choices: list[Any] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    examples: list[Any] | None = None
+
+
+class OutcomeInfo(_Model):
+    name: str
+    type: str
+    doc: str
+    values: list[Any] | None = None
+
+
+class ProcedureInfo(_Model):
+    id: str = Field(examples=["fow.shoot"])
+    title: str
+    summary: str
+    source: str
+    note: str
+    params: list[ParamInfo]
+    outcome: list[OutcomeInfo]
+
+
+class GameRules(_Model):
+    """A game system: its procedures and reference tables."""
+
+    id: str = Field(examples=["fow"])
+    title: str
+    description: str
+    procedures: list[ProcedureInfo]
+    tables: dict[str, Any]
