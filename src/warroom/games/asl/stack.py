@@ -581,7 +581,7 @@ def _outcome_of(units: tuple[Unit, ...]) -> Callable[[tuple[int, ...]], dict[str
 
     def outcome(st: tuple[int, ...]) -> dict[str, Any]:
         if len(st) != len(views):
-            raise ValueError(f"{len(st)} states for {len(views)} units")
+            raise ValueError("a stack state needs a part for each unit", len(st), len(views))
         names, pieces, counts = zip(*map(get, views, st), strict=True)
         packed = sum(counts)
         # keys and values have the same length by construction (len(st) checked)
