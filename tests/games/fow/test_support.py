@@ -323,3 +323,24 @@ def test_artillery_on_a_mixed_platoon_each_team_by_its_own_kind() -> None:
         warroom.odds("fow.artillery_mixed", teams="tank:2/1")
     with pytest.raises(UsageError):
         warroom.odds("fow.artillery_mixed", teams="infantry:far")
+
+
+def test_summaries_hide_the_passenger_fields_only_without_passengers(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # declared shown_if="passengers": certainly 0 without passengers, so the CLI's odds
+    # table and a roll's outcome leave them out; the JSON answer keeps every field
+    import json
+
+    from warroom.cli import main
+
+    def out(*args: str) -> str:
+        assert main(list(args)) == 0
+        return capsys.readouterr().out
+
+    plain = out("odds", "fow.shoot", "dice=2")
+    assert "hits" in plain and "passengers_destroyed" not in plain
+    assert "dismounted" not in out("roll", "fow.shoot", "dice=2", "--seed", "1")
+    assert "passengers_destroyed" in out("odds", "fow.shoot", "dice=1", "target=soft",
+                                         "passengers=1")
+    data = json.loads(out("odds", "fow.shoot", "dice=1", "--json", "--exact"))
+    assert all(o["outcome"]["sent_to_rear"] is False for o in data["outcomes"])
