@@ -290,6 +290,10 @@ def test_the_shot_at_a_transport_is_asked_right() -> None:
                 {"target": "soft", "passengers": 1, "riders": True}):
         with pytest.raises(UsageError):
             warroom.odds("fow.shoot", **raw)
+    # FoW article on shooting: gone to ground needs a team that neither moved nor shot,
+    # so a target that moved at the double cannot have gone to ground
+    with pytest.raises(UsageError, match="at the double has not gone to ground"):
+        warroom.odds("fow.shoot", target_at_double=True, gone_to_ground=True)
     # without passengers the passenger fields are certainly 0
     plain = warroom.odds("fow.shoot", dice=2)
     assert prob("fow.shoot", {"passengers_destroyed": 0, "dismounted": False,

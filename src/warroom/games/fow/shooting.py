@@ -72,6 +72,10 @@ class FireParams(RulesParams):
             raise ValueError("gun shields protect guns and unarmoured vehicles only")
         if self.moving_rof1 and not self.moved:
             raise ValueError("moving_rof1 means the weapon moved: set moved=true as well")
+        if self.target_at_double and self.gone_to_ground:
+            # FoW article on shooting: only a team that neither moved nor shot goes to ground
+            raise ValueError("a target that moved at the double has not gone to ground: "
+                             "target_at_double and gone_to_ground cannot both be true")
         return self
 
 
