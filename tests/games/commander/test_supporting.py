@@ -84,3 +84,19 @@ def test_who_may_not_support_is_a_usage_error(game: str, params: dict[str, objec
                                               says: str) -> None:
     with pytest.raises(UsageError, match=says):
         warroom.odds(f"{game}.assault", **params)
+
+
+def test_many_supporters_fighting_are_refused_exact_at_once() -> None:
+    # six engineers fighting beside each side's engineers: 62 dice a side over up to
+    # 10 rounds would take seconds; the cost estimate refuses exact odds before any
+    # work (the product gives the estimate instead), and four a side still answer
+    from warroom.errors import ExactTooLargeError
+
+    six = ",".join(["engineers"] * 6)
+    with pytest.raises(ExactTooLargeError):
+        warroom.odds("cwc.assault", attacker="engineers", defender="engineers",
+                     attacker_supporting=six, defender_supporting=six,
+                     support_reading="each_fights")
+    one = warroom.odds("cwc.assault", attacker_supporting="engineers",
+                       support_reading="each_fights", max_rounds=2)
+    assert one.total() == 1
