@@ -50,6 +50,22 @@ def _cell(v: Any, tr: Tr) -> str:
     return fmt_value(v, tr)
 
 
+def shown(procedure: str, params: Mapping[str, Any], fields: Sequence[str]) -> list[str]:
+    """``fields`` less those certainly 0 for these parameters (an outcome field declared
+    ``shown_if`` a parameter that is 0 or false, e.g. fow.shoot's passenger fields
+    without passengers): summaries for people leave them out."""
+    from warroom import api
+    from warroom.engine.procedure import shown_fields
+    from warroom.errors import UsageError
+
+    try:
+        proc = api.registry().procedure(procedure)
+    except UsageError:  # a procedure of no registered game: show everything
+        return list(fields)
+    keep = set(shown_fields(proc.outcome, params))
+    return [f for f in fields if f in keep]
+
+
 def _active_tr() -> Tr:
     """The translator of the language the CLI runs in (--lang, else WARROOM_LANG), for
     callers that pass none."""
@@ -172,8 +188,11 @@ def render_parts(console: Console, dist: Distribution, tr: Tr) -> None:
     """Each field's (and each unit's) chances instead of thousands of whole outcomes."""
     console.print(tr("{n} whole outcomes: each field's chances below (--all lists them "
                      "all).").format(n=f"{len(dist.weights):,}"))
+    keep = set(shown(dist.procedure, dist.params, dist.fields))
     for part, chances in dist.parts():
         field, _, unit = part.partition(": ")
+        if field not in keep:
+            continue
         title = field_label(tr, field, dist.procedure) + (f": {unit}" if unit else "")
         table = Table(show_edge=False, show_header=False, box=None, title=title,
                       title_justify="left", title_style="bold")
@@ -201,15 +220,16 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
         render_parts(console, dist, tr)
         return
     rows = list(dist.items())
+    fields = shown(dist.procedure, dist.params, dist.fields)
     table = Table(show_edge=False, header_style="bold")
-    for f in dist.fields:
+    for f in fields:
         table.add_column(name(f))
     table.add_column(tr("chance"), justify="right")
     if exact:
         table.add_column("exact", justify="right")
     table.add_column("")
     for outcome, p in rows:
-        cells: list[str | Text] = [_cell(outcome[f], tr) for f in dist.fields]
+        cells: list[str | Text] = [_cell(outcome[f], tr) for f in fields]
         cells.append(fmt_pct(p, tr))
         if exact:
             cells.append(f"{p.numerator}/{p.denominator}")
@@ -217,6 +237,8 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
         table.add_row(*cells)
     console.print(table)
     for field in dist.numeric_fields():
+        if field not in fields:
+            continue
         marg = dist.at_least(field)
         if len(marg) <= 1:
             continue
@@ -232,7 +254,7 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
                 continue
             t.add_row(f"≥ {v}", fmt_pct(p, tr), Text(bar(float(p)), style="cyan"))
         console.print(t)
-    for i, field in enumerate(dist.fields):
+    for i, field in enumerate(fields):
         if dist.numeric_fields().count(field):
             continue
         if len(dist.fields) > 1:
@@ -274,7 +296,8 @@ def render_roll(console: Console, res: Resolution, tr: Tr) -> None:
             console.print(Text(f"      → {step['result']}", style="green"))
     console.print(Text(tr("Outcome") + ": ", style="bold"),
                   Text(", ".join(f"{field_label(tr, k, res.procedure)} = {_cell(v, tr)}"
-                                 for k, v in res.outcome.items())))
+                                 for k, v in res.outcome.items()
+                                 if k in shown(res.procedure, res.params, [k]))))
     if res.seed is not None:
         dice = ",".join(str(d) for d in res.dice)
         console.print(f"[dim]seed {res.seed}; replay with --seed {res.seed}"
@@ -300,8 +323,9 @@ def render_estimate(console: Console, est: Estimate, tr: Tr | None = None,
     if len(est.counts) > MAX_ROWS and not full:
         render_parts(console, est.as_distribution(), tr)
         return
+    fields = shown(est.procedure, est.params, est.fields)
     table = Table(show_edge=False, header_style="bold")
-    for f in est.fields:
+    for f in fields:
         table.add_column(field_label(tr, f, est.procedure))
     table.add_column("estimate", justify="right")
     table.add_column("95% interval", justify="right")
@@ -311,10 +335,12 @@ def render_estimate(console: Console, est: Estimate, tr: Tr | None = None,
         rows = sorted(rows, key=lambda r: -r["p"])[:MAX_ROWS]
     for row in rows:
         lo, hi = row["ci95"]
-        table.add_row(*[_cell(row["outcome"][f], tr) for f in est.fields], fmt_pct(row["p"], tr),
+        table.add_row(*[_cell(row["outcome"][f], tr) for f in fields], fmt_pct(row["p"], tr),
                       f"{fmt_pct(lo, tr)}–{fmt_pct(hi, tr)}", Text(bar(row["p"]), style="green"))
     console.print(table)
     for name, m in data["means"].items():
+        if name not in fields:
+            continue
         console.print(f"[bold]{escape(field_label(tr, name, est.procedure))}[/bold] "
                       f"{tr('average')} {fmt_number(m['mean'], tr, 3)} "
                       f"(95%: {fmt_number(m['ci95'][0], tr, 3)}–"

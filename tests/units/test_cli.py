@@ -46,7 +46,9 @@ def test_odds_from_units_prints_where_each_value_came_from(
     data = json.loads(out)
     # veteran 4+, +1 over 40 cm, +1 ROF 1 moved: 6+ on 3 dice; no hit (5/6)^3
     assert data["params"]["armour"] == 10
-    assert {"outcome": {"hits": 0, "destroyed": 0, "bailed_out": 0, "pinned": False},
+    assert {"outcome": {"hits": 0, "destroyed": 0, "bailed_out": 0, "pinned": False,
+                        "passengers_destroyed": 0, "dismounted": False,
+                        "sent_to_rear": False},  # no passengers: certainly 0
             "p": 125 / 216, "exact": "125/216"} in data["outcomes"]
 
 

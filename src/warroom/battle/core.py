@@ -984,6 +984,13 @@ class Battles:
         stored = ev.get("params")
         if isinstance(stored, dict):  # a parameter added since then took its default
             again["params"] = {k: v for k, v in again["params"].items() if k in stored}
+            # an outcome field added since then with the parameter it needs (shown_if):
+            # that parameter did not exist, so the field is certainly 0; not compared
+            told = ev.get("outcome")
+            added = {f.name for f in proc.outcome if f.shown_if and isinstance(told, dict)
+                     and f.name not in told and not stored.get(f.shown_if)}
+            for k in ("outcome", "expected"):
+                again[k] = {n: v for n, v in again[k].items() if n not in added}
         for k in ("params", "dice", "outcome", "steps", "expected", "effects"):
             if again[k] != ev.get(k):
                 out.append(f"{ev['procedure']}: {k} do not reproduce")

@@ -31,11 +31,16 @@ class OutcomeField:
     kind: FieldKind
     doc: str = ""
     values: tuple[str, ...] = ()  # for kind="str": every value it can take
+    shown_if: str = ""
+    """A parameter: while it is 0 (or false) this field is certainly 0 (or false), and
+    summaries for people leave it out (JSON answers and battle logs keep every field)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "type": self.kind, "doc": self.doc}
         if self.values:
             out["values"] = list(self.values)
+        if self.shown_if:
+            out["shown_if"] = self.shown_if
         return out
 
 
@@ -46,6 +51,13 @@ def outcome(*fields: OutcomeField | tuple[str, FieldKind] | tuple[str, FieldKind
     for f in fields:
         out.append(f if isinstance(f, OutcomeField) else OutcomeField(*f))
     return tuple(out)
+
+
+def shown_fields(fields: Sequence[OutcomeField], params: Mapping[str, Any]
+                 ) -> tuple[str, ...]:
+    """The outcome fields a summary shows for these parameters: those without
+    ``shown_if``, and those whose ``shown_if`` parameter is set (not 0 or false)."""
+    return tuple(f.name for f in fields if not f.shown_if or params.get(f.shown_if))
 
 
 RunFn = Callable[[Any, Dice], Mapping[str, Any]]

@@ -19,7 +19,7 @@ from starlette.datastructures import FormData, ImmutableMultiDict, QueryParams
 
 from warroom import api, i18n
 from warroom.engine.params import ParamSpec, normalized
-from warroom.engine.procedure import Procedure
+from warroom.engine.procedure import Procedure, shown_fields
 from warroom.engine.results import Distribution, Resolution
 from warroom.errors import UsageError
 from warroom.serving import Answer, Serving, unless_gone
@@ -174,7 +174,10 @@ def odds_view(answer: Answer, everything: bool = False) -> OddsView:
     joint: list[tuple[dict[str, Any], Any]] = []
     if len(dist.fields) > 1:
         joint = joint_rows(dist, PAGE_JOINT_ROWS if everything else JOINT_ROWS)
-    return OddsView(dist, "", views(dist), joint, est.samples if est else 0,
+    # fields certainly 0 for these parameters (shown_if) say nothing: left out
+    keep = set(shown_fields(_procedure(dist.procedure).outcome, dist.params))
+    shown = [v for v in views(dist) if v.name.partition(": ")[0] in keep]
+    return OddsView(dist, "", shown, joint, est.samples if est else 0,
                     est.margin if est else 0.0, answer.pending,
                     joint_total=len(dist.weights) if len(dist.fields) > 1 else 0)
 
@@ -332,7 +335,11 @@ async def roll_page(request: Request, proc_id: str) -> HTMLResponse:
     tr = translator(page_lang(request))
     result, error = await run_in_threadpool(do_roll, proc, raw_params(specs, form),
                                             ctx["dice_text"], ctx["seed_text"], tr)
-    ctx.update(roll=result.to_json(tr) if result else None, roll_error=error)
+    roll = result.to_json(tr) if result else None
+    if roll is not None:  # fields certainly 0 for these parameters are left out
+        keep = shown_fields(proc.outcome, roll["params"])
+        roll["outcome"] = {k: v for k, v in roll["outcome"].items() if k in keep}
+    ctx.update(roll=roll, roll_error=error)
     if request.headers.get("hx-request"):
         return render(request, "_roll.html", ctx)
     return render(request, "procedure.html", ctx)

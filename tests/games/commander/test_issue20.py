@@ -286,3 +286,18 @@ def test_cwc_charge_counts_in_the_first_round_only_by_default() -> None:
     d = warroom.odds("cwc.assault", attacker="other", defender="other", charge=True,
                      max_rounds=2, charge_every_round=True)
     assert d.probability(rounds=2, winner="attacker") == F(5, 16) * F(1, 2)
+
+
+# ------------------------------------------------- restrictions the parameters can show
+@pytest.mark.parametrize("game", ["bkc", "cwc"])
+def test_fire_modifiers_the_target_rules_out_are_usage_errors(game: str) -> None:
+    # the +1 for an AFV firing at an unarmoured target within 20 cm cannot apply to an
+    # armoured target; open-topped describes an armoured one (BKC/CWC reference card,
+    # fire modifiers and hit scores)
+    with pytest.raises(UsageError, match="this target is armoured"):
+        warroom.odds(f"{game}.fire", afv_vs_soft_20=True, armoured=True)
+    with pytest.raises(UsageError, match="armoured=true"):
+        warroom.odds(f"{game}.fire", open_topped=True)
+    # what the card allows still answers: 3 dice at 4+ plus 1 for the AFV = 4 dice, no
+    # hit (1/2)^4 = 1/16
+    assert no_hit(f"{game}.fire", attacks=3, afv_vs_soft_20=True) == F(1, 16)

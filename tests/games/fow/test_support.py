@@ -234,31 +234,71 @@ def test_passengers_with_no_room_to_dismount_are_destroyed() -> None:
 
 
 def test_a_shot_at_a_transport_and_its_passengers_in_one_answer() -> None:
-    # one die at a trained unarmoured transport (3+: 2/3) with one passenger team.
-    # A hit: the vehicle saves 5+ (1/3), the passenger saves 5+ (1/3) either way.
+    # fow.shoot passengers=1: one die at a trained unarmoured transport (3+: 2/3) with
+    # one passenger team. A hit: the vehicle saves 5+ (1/3), the passenger saves 5+
+    # (1/3) either way. Fields: hits, destroyed, bailed_out, pinned,
+    # passengers_destroyed, dismounted, sent_to_rear.
     # destroyed vehicle and passenger: 2/3 * 2/3 * 2/3 = 8/27; vehicle only: 4/27;
     # passenger only: 2/3 * 1/3 * 2/3 = 4/27; neither: 2/27; no hit: 1/3
     o = {tuple(k.values()): v for k, v in warroom.odds(
-        "fow.shoot_transport", dice=1, target="soft", passengers=1).items()}
-    assert o == {(1, "destroyed", 1, True, True, False): F(8, 27),
-                 (1, "destroyed", 0, True, True, False): F(4, 27),
-                 (1, "unharmed", 1, False, False, False): F(4, 27),
-                 (1, "unharmed", 0, False, False, False): F(2, 27),
-                 (0, "unharmed", 0, False, False, False): F(1, 3)}
+        "fow.shoot", dice=1, target="soft", passengers=1).items()}
+    assert o == {(1, 1, 0, False, 1, True, False): F(8, 27),
+                 (1, 1, 0, False, 0, True, False): F(4, 27),
+                 (1, 0, 0, False, 1, False, False): F(4, 27),
+                 (1, 0, 0, False, 0, False, False): F(2, 27),
+                 (0, 0, 0, False, 0, False, False): F(1, 3)}
     # armoured transport, armour 1 against AT 2 and firepower 1+: a hit (2/3) bails it
     # out on a save of 1 (equal to AT, firepower passes) 1/6, else no effect. Bailed
     # out: the platoon tests motivation (confident 1/2); failed, the passengers
     # dismount, pinned, transports to the rear: 2/3 * 1/6 * 1/2 = 1/18
-    assert prob("fow.shoot_transport", {"transport": "bailed_out", "sent_to_rear": True,
-                                        "dismounted": True},
+    assert prob("fow.shoot", {"bailed_out": 1, "sent_to_rear": True, "dismounted": True},
                 dice=1, target="tank", armour=1, at=2, firepower=1, passengers=2) == F(1, 18)
+    # a reluctant transport platoon passes on 5+ (1/3) and re-rolls a failure:
+    # fails (2/3)^2 = 4/9, so 2/3 * 1/6 * 4/9 = 4/81
+    assert prob("fow.shoot", {"bailed_out": 1, "sent_to_rear": True},
+                dice=1, target="tank", armour=1, at=2, firepower=1, passengers=2,
+                transport_motivation="reluctant", transport_reroll=True) == F(4, 81)
     # destroyed by one hit (armour 0 against AT 9 firepower 1+: a die of 1-6 is below
     # AT, firepower always passes): each passenger saves 5+ once, the motivation test
     # follows. P(both lost) = 2/3 (hit) * (2/3)^2 = 8/27
-    assert prob("fow.shoot_transport", {"transport": "destroyed", "passengers_destroyed": 2},
+    assert prob("fow.shoot", {"destroyed": 1, "passengers_destroyed": 2},
                 dice=1, target="tank", armour=0, at=9, firepower=1, passengers=2) == F(8, 27)
-    with pytest.raises(UsageError):
-        warroom.odds("fow.shoot_transport", target="infantry")
+    # riders on that tank: no vehicle result matters, each rider saves 5+ per hit on
+    # the tank and dismounts: both lost 2/3 * (2/3)^2 = 8/27, as in fow.passengers
+    assert prob("fow.shoot", {"passengers_destroyed": 2, "dismounted": True},
+                dice=1, target="tank", armour=0, at=9, firepower=1, passengers=2,
+                riders=True) == F(8, 27)
+
+
+def test_the_shot_at_a_transport_leaves_no_room_to_dismount() -> None:
+    # fow.shoot passengers=3 room=1 at an armoured transport certainly destroyed by its
+    # one hit (dice=1 at a conscript target: 2+ hits 5/6; armour 0 against AT 9,
+    # firepower 1+). Each passenger saves 5+ (1/3); survivors S ~ Bin(3, 1/3) must
+    # dismount, room for 1: 3 lost when S = 0 ((2/3)^3 = 8/27), else 2 (19/27).
+    # With the miss (1/6) nobody is lost: {0: 1/6, 2: 5/6 * 19/27, 3: 5/6 * 8/27}
+    assert marginal("fow.shoot", "passengers_destroyed", dice=1, target="tank",
+                    target_skill="conscript", armour=0, at=9, firepower=1, passengers=3,
+                    room=1) == {0: F(1, 6), 2: F(95, 162), 3: F(40, 162)}
+
+
+def test_the_shot_at_a_transport_is_asked_right() -> None:
+    # passengers ride in one vehicle: tank or soft, teams=1; the passenger parameters
+    # need passengers
+    for raw in ({"target": "infantry", "passengers": 1}, {"teams": 2, "passengers": 1,
+                                                          "target": "tank"},
+                {"room": 2}, {"riders": True}, {"transport_reroll": True},
+                {"target": "soft", "passengers": 1, "riders": True}):
+        with pytest.raises(UsageError):
+            warroom.odds("fow.shoot", **raw)
+    # FoW article on shooting: gone to ground needs a team that neither moved nor shot,
+    # so a target that moved at the double cannot have gone to ground
+    with pytest.raises(UsageError, match="at the double has not gone to ground"):
+        warroom.odds("fow.shoot", target_at_double=True, gone_to_ground=True)
+    # without passengers the passenger fields are certainly 0
+    plain = warroom.odds("fow.shoot", dice=2)
+    assert prob("fow.shoot", {"passengers_destroyed": 0, "dismounted": False,
+                              "sent_to_rear": False}, dice=2) == 1
+    assert plain.total() == 1
 
 
 # ----------------------------------------- issue 20: artillery on a mixed platoon
@@ -287,3 +327,24 @@ def test_artillery_on_a_mixed_platoon_each_team_by_its_own_kind() -> None:
         warroom.odds("fow.artillery_mixed", teams="tank:2/1")
     with pytest.raises(UsageError):
         warroom.odds("fow.artillery_mixed", teams="infantry:far")
+
+
+def test_summaries_hide_the_passenger_fields_only_without_passengers(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # declared shown_if="passengers": certainly 0 without passengers, so the CLI's odds
+    # table and a roll's outcome leave them out; the JSON answer keeps every field
+    import json
+
+    from warroom.cli import main
+
+    def out(*args: str) -> str:
+        assert main(list(args)) == 0
+        return capsys.readouterr().out
+
+    plain = out("odds", "fow.shoot", "dice=2")
+    assert "hits" in plain and "passengers_destroyed" not in plain
+    assert "dismounted" not in out("roll", "fow.shoot", "dice=2", "--seed", "1")
+    assert "passengers_destroyed" in out("odds", "fow.shoot", "dice=1", "target=soft",
+                                         "passengers=1")
+    data = json.loads(out("odds", "fow.shoot", "dice=1", "--json", "--exact"))
+    assert all(o["outcome"]["sent_to_rear"] is False for o in data["outcomes"])

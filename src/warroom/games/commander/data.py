@@ -131,6 +131,9 @@ class Assault(_Model):
     open_cover: str = "open"
     rout_cover: tuple[str, ...] = ()
     support: Literal["extra_hit", "attack_die"]
+    # flags naming units that may not support (CWC: HQs, recce, snipers, beyond 10 cm,
+    # out of sight): given, they are usage errors
+    support_bars: tuple[str, ...] = ()
     draw: Literal["fall_back_3d6", "another_round"]
     double_eliminates: bool
     loser_retreat: Literal["difference", "unstated"]

@@ -18,10 +18,10 @@ from warroom.engine.procedure import outcome, procedure
 from warroom.errors import UsageError
 from warroom.games.fow.checks import MoraleParams, morale
 from warroom.games.fow.common import Motivation
-from warroom.games.fow.shooting import ShootParams, shoot
+from warroom.games.fow.shooting import FireParams, fire
 
 
-class EngagementParams(ShootParams):
+class EngagementParams(FireParams):
     turns: int = Field(3, ge=1, le=10, description="turns of the same fire")
     teams: int = Field(3, ge=1, le=20, description="teams of the target platoon still "
                        "fighting when the fire begins")
@@ -82,7 +82,7 @@ def _turn(p: EngagementParams) -> tuple[Stage[State], ...]:
     start = p.start_teams or p.teams
 
     def shooting(s: State, d: Dice) -> State:
-        res = shoot.run(p.model_copy(update={"teams": s[0]}), d)
+        res = fire(p.model_copy(update={"teams": s[0]}), d)
         lost = res["destroyed"] + res["bailed_out"]
         return (s[0] - lost, lost, False)
 

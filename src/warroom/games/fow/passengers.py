@@ -9,10 +9,9 @@ from pydantic import Field, model_validator
 
 from warroom.engine.context import Dice, fixed
 from warroom.engine.messages import msg
-from warroom.engine.procedure import OutcomeField, outcome, procedure
+from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
-from warroom.games.fow.common import LABELS, Motivation, motivation_target, team_chain
-from warroom.games.fow.shooting import ShootParams, hit_spec, pinned, roll_to_hit
+from warroom.games.fow.common import Motivation, motivation_target
 from warroom.games.fow.special_rules.params import RulesParams
 
 
@@ -151,77 +150,4 @@ def passengers(p: PassengerParams, d: Dice) -> dict[str, Any]:
     return passenger_fate(d, f, p.hits, "")
 
 
-class TransportShotParams(ShootParams):
-    target: Literal["tank", "soft"] = Field(
-        "tank", description="tank (an armoured transport, or a tank with riders) or soft "
-        "(an unarmoured transport)")
-    teams: int = Field(1, ge=1, le=1, description="the one transport shot at")
-    passengers: int = Field(2, ge=1, le=8, description="passenger teams riding in (or on) "
-                            "the vehicle shot at")
-    riders: bool = Field(False, description="target=tank: the passengers ride on a tank "
-                         "rather than inside an armoured transport")
-    motivation: Motivation = Field("confident", description="the transport platoon's "
-                                   "motivation (armoured transports)")
-    reroll: bool = Field(False, description="re-roll a failed motivation test")
-    room: int = Field(8, ge=0, le=8, description="passenger teams that have room to dismount "
-                      "under fire; survivors beyond it are destroyed")
-
-    @model_validator(mode="after")
-    def _transport(self) -> TransportShotParams:
-        if self.riders and self.target != "tank":
-            raise ValueError("riders ride on tanks: target=tank")
-        return self
-
-
-@procedure(
-    "fow.shoot_transport", title="Shooting at a transport and its passengers",
-    summary="Shoot at one vehicle as fow.shoot does, then its passengers' saves, "
-            "dismounting under fire and the transport platoon's motivation test, in one "
-            "answer.",
-    params=TransportShotParams,
-    outcome=outcome(("hits", "int", "hits on the vehicle"),
-                    OutcomeField("transport", "str", "what the hits did to the vehicle",
-                                 ("destroyed", "bailed_out", "unharmed")),
-                    ("passengers_destroyed", "int", "passenger teams destroyed"),
-                    ("dismounted", "bool", "the survivors dismount under fire"),
-                    ("pinned", "bool", "the platoon is pinned down (5 hits in the step, or "
-                     "dismounting under fire)"),
-                    ("sent_to_rear", "bool", "armoured transports: the failed motivation "
-                     "test sends the platoon's transports to the rear")),
-    source="FoW article on shooting; FoW article on the effects of hits (passengers, "
-           "dismounting under fire); FoW reference card, shooting",
-    note="The shot is fow.shoot's at one vehicle (teams=1). An armoured transport (target="
-         "tank) rolls each hit's armour save and firepower test; its passengers save on 5+ "
-         "once per hit that destroyed it (our reading of 'as many times as the hits that "
-         "destroyed it'), then, if it was destroyed or bailed out, the transport platoon "
-         "tests motivation as fow.passengers does. Riders on a tank (riders=true) save on "
-         "5+ once per hit on the tank and dismount. An unarmoured transport (target=soft) "
-         "saves on 5+ per hit and its passengers on 5+ per hit either way. Survivors "
-         "dismounting with no room are destroyed (room). target_rules are the target "
-         "side's, passengers included (Tank Rider Companies).")
-def shoot_transport(p: TransportShotParams, d: Dice) -> dict[str, Any]:
-    hits = int(roll_to_hit(p, d))  # the passengers' fate depends on it: known here
-    spec = hit_spec(p, "fow.shoot_transport")
-    vehicle = "unharmed"
-    killing: Any = hits
-    if hits and p.target == "tank":
-        res = d.each(hits, team_chain(spec, 1), LABELS, rule="fow.shoot_transport.hit",
-                     what="hit")
-        killing = int(res["destroyed"])
-        vehicle = "destroyed" if killing else "bailed_out" if int(res["bailed_out"]) \
-            else "unharmed"
-    elif hits:
-        vehicle = "destroyed" if d.one(team_chain(spec, hits), LABELS,
-                                       rule="fow.shoot_transport.vehicle",
-                                       what="vehicle saves") == "destroyed" else "unharmed"
-    kind = "unarmoured" if p.target == "soft" else "tank" if p.riders else "armoured"
-    fate = Fate(kind, p.passengers, p.motivation, p.reroll, False, p.room, p.target_rules)
-    out = passenger_fate(d, fate, killing if kind == "armoured" else hits, vehicle)
-    return {"hits": hits, "transport": vehicle,
-            "passengers_destroyed": out["passengers_destroyed"],
-            "dismounted": out["dismounted"],
-            "pinned": out["pinned"] or pinned(d, p, hits, p.hits_before, "fow.shoot"),
-            "sent_to_rear": out["sent_to_rear"]}
-
-
-PROCEDURES = (passengers, shoot_transport)
+PROCEDURES = (passengers,)

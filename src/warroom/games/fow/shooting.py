@@ -9,23 +9,30 @@ from pydantic import Field, model_validator
 
 from warroom.engine.context import Dice
 from warroom.engine.messages import msg
-from warroom.engine.procedure import outcome, procedure
+from warroom.engine.procedure import OutcomeField, outcome, procedure
 from warroom.engine.steps import Target
 from warroom.errors import UsageError
 from warroom.games.fow.common import (
+    LABELS,
     TO_HIT,
     Aspect,
     HitSpec,
+    Motivation,
     Skill,
     TargetType,
     resolve_spread,
+    team_chain,
 )
+from warroom.games.fow.passengers import Fate, passenger_fate
 from warroom.games.fow.special_rules.params import RulesParams
 
 LONG_RANGE_CM = 40
 
 
-class ShootParams(RulesParams):
+class FireParams(RulesParams):
+    """One platoon's fire at one target platoon (fow.shoot without passengers, and every
+    turn of fow.engagement)."""
+
     dice: int = Field(3, ge=0, le=60, description="attack dice after ROF")
     target_skill: Skill = Field("trained", description="the target platoon's skill")
     concealed: bool = Field(False, description="the target is concealed")
@@ -58,17 +65,56 @@ class ShootParams(RulesParams):
                            "arc (matters for Limited Vision)")
 
     @model_validator(mode="after")
-    def _consistent(self) -> ShootParams:
+    def _consistent(self) -> FireParams:
         if self.dug_in and self.target in ("tank", "soft"):
             raise ValueError("only infantry and guns can be dug in or in bulletproof cover")
         if self.gun_shield and self.target not in ("gun", "soft"):
             raise ValueError("gun shields protect guns and unarmoured vehicles only")
         if self.moving_rof1 and not self.moved:
             raise ValueError("moving_rof1 means the weapon moved: set moved=true as well")
+        if self.target_at_double and self.gone_to_ground:
+            # FoW article on shooting: only a team that neither moved nor shot goes to ground
+            raise ValueError("a target that moved at the double has not gone to ground: "
+                             "target_at_double and gone_to_ground cannot both be true")
         return self
 
 
-def to_hit_target(p: ShootParams) -> Target:
+class ShootParams(FireParams):
+    """fow.shoot: the fire, and with ``passengers`` a shot at one transport (or a tank
+    carrying riders) and its passengers' fate (FoW article on the effects of hits)."""
+
+    passengers: int = Field(0, ge=0, le=8, description="passenger teams riding in (or on) "
+                            "the one vehicle shot at (0: none; then target is tank or soft "
+                            "and teams=1)")
+    riders: bool = Field(False, description="the passengers ride on a tank (target=tank) "
+                         "rather than inside an armoured transport")
+    transport_motivation: Motivation = Field("confident", description="the transport "
+                                             "platoon's motivation (armoured transports)")
+    transport_reroll: bool = Field(False, description="the transport platoon re-rolls a "
+                                   "failed motivation test")
+    room: int = Field(8, ge=0, le=8, description="passenger teams that have room to "
+                      "dismount under fire; survivors beyond it are destroyed")
+
+    @model_validator(mode="after")
+    def _transport(self) -> ShootParams:
+        if self.passengers:
+            if self.target not in ("tank", "soft"):
+                raise UsageError("passengers ride in a vehicle: target=tank (an armoured "
+                                 "transport, or a tank with riders) or target=soft (an "
+                                 "unarmoured transport), not {target}", target=self.target)
+            if self.teams != 1:
+                raise UsageError("passengers: the shot is at the one vehicle carrying them, "
+                                 "teams=1 (not {teams})", teams=self.teams)
+        elif self.riders or self.transport_reroll or self.room != 8 or \
+                self.transport_motivation != "confident":
+            raise UsageError("riders, transport_motivation, transport_reroll and room "
+                             "describe passengers: give passengers=N as well")
+        if self.riders and self.target != "tank":
+            raise UsageError("riders ride on tanks: target=tank")
+        return self
+
+
+def to_hit_target(p: FireParams) -> Target:
     t = Target.of(TO_HIT[p.target_skill], msg("target is {skill}", skill=msg(p.target_skill)))
     t = t.plus(1 if p.concealed else 0, msg("concealed"))
     t = t.plus(1 if p.concealed and p.gone_to_ground else 0, msg("gone to ground"))
@@ -88,7 +134,7 @@ def to_hit_target(p: ShootParams) -> Target:
     return t
 
 
-def to_hit_reroll(p: ShootParams) -> tuple[Literal["none", "misses"], str]:
+def to_hit_reroll(p: FireParams) -> tuple[Literal["none", "misses"], str]:
     if p.has("every_shot_counts"):
         return "misses", "Every Shot Counts!"
     if not p.moved and p.range_cm <= LONG_RANGE_CM and p.has("volley_fire") and p.main_gun:
@@ -99,7 +145,7 @@ def to_hit_reroll(p: ShootParams) -> tuple[Literal["none", "misses"], str]:
     return "none", ""
 
 
-def hit_spec(p: ShootParams, rule: str) -> HitSpec:
+def hit_spec(p: FireParams, rule: str) -> HitSpec:
     armour = p.armour + (1 if p.target == "tank" and p.range_cm > LONG_RANGE_CM else 0)
     heavy = p.firepower <= 6 and p.firepower >= 5
     return HitSpec(
@@ -111,15 +157,36 @@ def hit_spec(p: ShootParams, rule: str) -> HitSpec:
         rule=rule)
 
 
+PASSENGER_NOTE = (
+    " With passengers (FoW article on the effects of hits): the shot is at the one "
+    "vehicle carrying them (teams=1). An armoured transport (target=tank) rolls each "
+    "hit's armour save and firepower test; its passengers save on 5+ once per hit that "
+    "destroyed it (our reading of 'as many times as the hits that destroyed it'), then, "
+    "if it was destroyed or bailed out, the transport platoon tests motivation as "
+    "fow.passengers does. Riders on a tank (riders=true) save on 5+ once per hit on the "
+    "tank and dismount. An unarmoured transport (target=soft) saves on 5+ per hit and its "
+    "passengers on 5+ per hit either way. Survivors dismounting with no room are "
+    "destroyed (room). target_rules are the target side's, passengers included (Tank "
+    "Rider Companies). Without passengers the passenger fields are 0.")
+
+
 @procedure(
     "fow.shoot", title="Shooting at a platoon",
     summary="Roll to hit on the target's skill with its modifiers, spread the hits evenly "
-            "over the target teams, then roll saves, armour and firepower tests; 5 hits pin.",
+            "over the target teams, then roll saves, armour and firepower tests; 5 hits pin."
+            " With passengers=N, a shot at one transport and its passengers' fate.",
     params=ShootParams,
     outcome=outcome(("hits", "int", "hits scored"),
                     ("destroyed", "int", "teams destroyed"),
                     ("bailed_out", "int", "tanks bailed out (0 for other targets)"),
-                    ("pinned", "bool", "the target platoon is pinned down")),
+                    ("pinned", "bool", "the target platoon is pinned down"),
+                    OutcomeField("passengers_destroyed", "int", "passenger teams destroyed",
+                                 shown_if="passengers"),
+                    OutcomeField("dismounted", "bool", "the surviving passengers dismount "
+                                 "under fire, pinned down", shown_if="passengers"),
+                    OutcomeField("sent_to_rear", "bool", "armoured transports: the failed "
+                                 "motivation test sends the platoon's transports to the "
+                                 "rear", shown_if="passengers")),
     source="FoW article on shooting; FoW article on the effects of hits; "
            "FoW reference card, shooting",
     note="Gone to ground adds +1 only together with concealment (article's table: base, "
@@ -135,15 +202,51 @@ def hit_spec(p: ShootParams, rule: str) -> HitSpec:
          "US article calls it the usual +1, moving or pinned), once; Automatic Rifles "
          "ignore it. Pinning counts every hit of the shooting step (reference card, "
          "shooting step 9): hits_before adds the hits of earlier shots. Limited Vision: "
-         "+1 to hit a target in the side or rear arc, unless the tank has a Cupola (card).")
+         "+1 to hit a target in the side or rear arc, unless the tank has a Cupola (card)."
+         + PASSENGER_NOTE)
 def shoot(p: ShootParams, d: Dice) -> dict[str, Any]:
+    if p.passengers:
+        return _transport_shot(p, d)
+    return {**fire(p, d), "passengers_destroyed": 0, "dismounted": False,
+            "sent_to_rear": False}
+
+
+def fire(p: FireParams, d: Dice) -> dict[str, Any]:
+    """The fire at a platoon without passengers: hits, teams destroyed and bailed out,
+    pinned (fow.shoot's rule, also each turn of fow.engagement)."""
     hits = roll_to_hit(p, d)
     destroyed, bailed = resolve_spread(d, hits, p.teams, hit_spec(p, "fow.shoot"))
     return {"hits": hits, "destroyed": destroyed, "bailed_out": bailed,
             "pinned": pinned(d, p, hits, p.hits_before, "fow.shoot")}
 
 
-def roll_to_hit(p: ShootParams, d: Dice) -> Any:
+def _transport_shot(p: ShootParams, d: Dice) -> dict[str, Any]:
+    """The shot at the one vehicle carrying passengers, then their fate."""
+    hits = int(roll_to_hit(p, d))  # the passengers' fate depends on it: known here
+    spec = hit_spec(p, "fow.shoot")
+    vehicle = "unharmed"
+    killing: Any = hits
+    if hits and p.target == "tank":
+        res = d.each(hits, team_chain(spec, 1), LABELS, rule="fow.shoot.hit", what="hit")
+        killing = int(res["destroyed"])
+        vehicle = "destroyed" if killing else "bailed_out" if int(res["bailed_out"]) \
+            else "unharmed"
+    elif hits:
+        vehicle = "destroyed" if d.one(team_chain(spec, hits), LABELS,
+                                       rule="fow.shoot.vehicle",
+                                       what="vehicle saves") == "destroyed" else "unharmed"
+    kind = "unarmoured" if p.target == "soft" else "tank" if p.riders else "armoured"
+    fate = Fate(kind, p.passengers, p.transport_motivation, p.transport_reroll, False,
+                p.room, p.target_rules)
+    out = passenger_fate(d, fate, killing if kind == "armoured" else hits, vehicle)
+    return {"hits": hits, "destroyed": int(vehicle == "destroyed"),
+            "bailed_out": int(vehicle == "bailed_out"),
+            "pinned": pinned(d, p, hits, p.hits_before, "fow.shoot"),
+            "passengers_destroyed": out["passengers_destroyed"],
+            "dismounted": out["dismounted"], "sent_to_rear": out["sent_to_rear"]}
+
+
+def roll_to_hit(p: FireParams, d: Dice) -> Any:
     """The shot's to-hit roll: doubled dice at a target at the double, the modifiers
     and the re-rolls of special rules. Returns the hits."""
     n = p.dice
