@@ -101,3 +101,36 @@ def test_the_battle_page_log_shows_phase_titles(lang: str, tmp_path: object) -> 
     assert log[-1]["kind"] == "phase" and log[-1]["phase"] == "movement"
     assert _phase_line(lang, "Movement step") in page  # fow: "starting", then "movement"
     assert ": movement" not in page
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "zh"])
+def test_a_roll_in_the_log_reads_in_the_language(
+        lang: str, capsys: pytest.CaptureFixture[str], tmp_path: object) -> None:
+    """A resolution's line names the rule by its title and each outcome field by its
+    label, with yes/no translated: no rule id, no ``pinned=False``."""
+    import json
+    from pathlib import Path
+
+    from warroom.cli import main
+    from warroom.i18n import label, translator
+
+    db = str(Path(str(tmp_path)) / "b.db")
+    assert main(["battle", "new", "fow", "--name", "K", "--db", db, "--json"]) == 0
+    bid = json.loads(capsys.readouterr().out)["id"]
+    for side, unit, stats in (("A", "Shermans", "dice=2"),
+                              ("B", "Rifles", "teams=3")):
+        assert main(["battle", "add-unit", bid, "--side", side, "--name", unit, stats,
+                     "--db", db]) == 0
+    # 2 dice at trained infantry (3+): 6 and 5 hit; the two saves (3+) fail on 1 and 2
+    assert main(["battle", "do", bid, "fow.shoot", "unit=Shermans", "target=Rifles",
+                 "--dice", "6,5,1,2", "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["--lang", lang, "battle", "log", bid, "--db", db]) == 0
+    out = capsys.readouterr().out
+    tr = translator(lang)
+    line = next(x for x in out.splitlines() if "Shermans → Rifles" in x)
+    assert f" {tr('Shooting at a platoon')} Shermans → Rifles: " in line, line
+    hits = "hits" if lang == "en" else label(tr, "hits", "fow.shoot")
+    assert f"{hits}=2" in line and f"={tr('no')}" in line, line
+    assert "fow.shoot" not in line and "False" not in line and "True" not in line
+    assert "passengers" not in line  # no passengers: their fields are left out

@@ -194,12 +194,32 @@ class Resolved(Event):
         return new
 
     def describe(self, tr: Translate) -> str:
-        outcome = ", ".join(f"{k}={v}" for k, v in self.outcome.items())
+        """The rule by its title, who acted on whom, each outcome field by its label and
+        value in ``tr``'s language (English keeps the names as typed: ``hits=2``,
+        ``pinned=no``; fields certainly 0 for these parameters left out), and the dice."""
+        from warroom.cli_render import field_label, shown
+        from warroom.i18n.formats import fmt_value
+
+        outcome = ", ".join(
+            f"{field_label(tr, k, self.procedure)}={fmt_value(self.outcome[k], tr)}"
+            for k in shown(self.procedure, self.params, list(self.outcome)))
         actors = " + ".join(self.units) if self.units else (self.unit or "")
         who = f" {actors}{' → ' + self.target if self.target else ''}"
         how = tr("your dice") if self.entered else tr("virtual dice")
         dice = " ".join(str(d) for d in self.dice) or "-"
-        return f"{self.procedure}{who.rstrip()}: {outcome}  ({how}: {dice})"
+        return f"{_rule_title(self.procedure, tr)}{who.rstrip()}: {outcome}  ({how}: {dice})"
+
+
+def _rule_title(procedure: str, tr: Translate) -> str:
+    """A procedure as a log line names it: its title in ``tr``'s language (its id when no
+    registered game has it, as in a log imported from elsewhere)."""
+    from warroom import api
+    from warroom.errors import UsageError
+
+    try:
+        return tr(api.registry().procedure(procedure).title)
+    except UsageError:
+        return procedure
 
 
 class Phase(Event):
