@@ -104,6 +104,28 @@ def test_a_shooting_step_with_several_units(rb: Battles) -> None:
     assert rb.verify(bid).ok
 
 
+def test_the_hits_of_the_phase_count_for_pinning_until_the_next_phase(rb: Battles) -> None:
+    """FoW pins a platoon on the hits of the whole shooting step: the target's ``hits``
+    marker (this phase's hits so far) is the next shot's ``hits_before``, and the next
+    phase takes it off (recorded in the phase event, so undo and verify follow)."""
+    bid = fow_battle(rb)
+    rb.mark(bid, "Rifle platoon", "hits", "3")  # an earlier shot of this step hit 3 times
+    prep = rb.prepare(bid, "fow.shoot", {"unit": "Shermans", "target": "Rifle platoon"})
+    assert prep["params"]["hits_before"] == 3
+    assert prep["filled"]["hits_before"] == "Rifle platoon: hits marker"
+    moved = rb.advance(bid)
+    assert moved["clears"] == ["hits"]
+    assert "hits" not in rb.show(bid)["units"][2]["markers"]
+    prep = rb.prepare(bid, "fow.shoot", {"unit": "Shermans", "target": "Rifle platoon"})
+    assert prep["params"]["hits_before"] == 0 and "hits_before" not in prep["filled"]
+    assert rb.verify(bid).ok
+    moved = rb.advance(bid)  # no unit carries hits: the event clears nothing
+    assert "clears" not in moved
+    rb.undo(bid)
+    rb.undo(bid)
+    assert rb.show(bid)["units"][2]["markers"]["hits"] == 3  # undo brings them back
+
+
 def ev_line(bt: Battles, bid: str) -> str:
     from warroom.battle.events import describe
 

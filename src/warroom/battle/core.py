@@ -57,6 +57,7 @@ from warroom.battle.state import (
     marker_value,
     next_position,
     parse_stat,
+    phase_clears,
 )
 from warroom.errors import UnknownNameError, UsageError
 
@@ -538,7 +539,12 @@ class Battles:
                 raise AccessError("it is side {side}'s turn: only side {side} moves its "
                                   "phases on", code="not_your_turn", side=snap.state.side)
             turn, side, phase = next_position(snap.state)
-            return {"kind": "phase", "turn": turn, "side": side, "phase": phase}
+            event: dict[str, Any] = {"kind": "phase", "turn": turn, "side": side,
+                                     "phase": phase}
+            clears = phase_clears(snap.state)
+            if clears:
+                event["clears"] = clears
+            return event
 
         event = self._write(battle_id, expect, build, by)
         info = phases.phase(self.state(battle_id).game, event["phase"])
@@ -932,6 +938,8 @@ class Battles:
                     elif kind == "phase":
                         if (ev["turn"], ev["side"], ev["phase"]) != next_position(before):
                             problems.append(f"{where}: the phase does not follow")
+                        if ev.get("clears") and ev["clears"] != phase_clears(before):
+                            problems.append(f"{where}: the phase cleared other markers")
                     elif kind == "unit_edited":
                         unit = before.unit(str(ev["unit"]))
                         if ev.get("before") != {k: unit.stats.get(k) for k in ev["stats"]}:

@@ -33,7 +33,8 @@ TARGET_SIDE: dict[str, dict[str, str]] = {
     "fow.shoot": {"target_skill": "skill", "target_rules": "rules", "target": "type",
                   "teams": "teams", "armour": "armour", "concealed": "concealed",
                   "gone_to_ground": "gone_to_ground", "dug_in": "dug_in",
-                  "gun_shield": "gun_shield", "target_at_double": "at_double"},
+                  "gun_shield": "gun_shield", "target_at_double": "at_double",
+                  "hits_before": "hits"},
     "bkc.fire": {"armoured": "armoured", "target_hq": "hq", "target_recce": "recce",
                  "save": "save", "hits_value": "hits_value", "existing_hits": "hits",
                  "suppressed": "suppressed", "dug_in": "dug_in",
@@ -44,7 +45,8 @@ TARGET_SIDE["cwc.fire"] = dict(TARGET_SIDE["bkc.fire"])
 # several weapons at a mixed platoon: its teams are a list (kind:armour:flags), kept in
 # a stat of its own, never the count of teams fow.shoot uses
 TARGET_SIDE["fow.shoot_mixed"] = {"target_skill": "skill", "target_rules": "rules",
-                                  "teams": "team_list", "concealed": "concealed"}
+                                  "teams": "team_list", "concealed": "concealed",
+                                  "hits_before": "hits"}
 
 
 PROFILE_FACTS = ("cv", "skill", "motivation", "elr", "rules")
@@ -121,9 +123,10 @@ def marker_situation(game: str, procedure: str, actors: Sequence[Unit],
                      target: Unit | None) -> dict[str, tuple[Any, Msg]]:
     """What the markers on the target of a unit-built resolution say (see
     :func:`warroom.units.build`'s ``known``): FoW ``gone_to_ground``, ``concealed``,
-    ``bailed_out`` (that many tanks), ``destroyed`` (those teams are gone; the FoW
-    ``hits`` marker counts every hit so far, so it is not this step's ``hits_before``:
-    give that yourself); ASL ``broken`` (the whole stack);
+    ``bailed_out`` (that many tanks), ``destroyed`` (those teams are gone), ``hits``
+    (the hits of this phase's shooting so far: ``hits_before``, for pinning; a new
+    phase clears it, :data:`warroom.battle.state.PHASE_CLEARS`); ASL ``broken`` (the
+    whole stack);
     BKC/CWC ``hits`` and ``suppressed``."""
     del game, actors
     if target is None:
@@ -140,6 +143,8 @@ def marker_situation(game: str, procedure: str, actors: Sequence[Unit],
             put(name, bool(m.get(name)), name)
         for name in ("bailed_out", "destroyed"):
             put(name, _count(m.get(name)), name)
+        if procedure in ("fow.shoot", "fow.shoot_mixed"):
+            put("hits_before", _count(m.get("hits")), "hits")
     elif procedure.startswith("asl.") and m.get("broken") and target.profile:
         from warroom.games.asl.counters import parse_counter
 

@@ -227,10 +227,16 @@ class Phase(Event):
     turn: Annotated[StrictInt, Field(ge=1, le=10**5)]
     side: Side
     phase: Annotated[StrictStr, Field(min_length=1, max_length=40)]
+    clears: Annotated[list[Word], Field(max_length=10)] | None = Field(
+        None, description="markers the new phase takes off every unit (FoW: the hits of "
+        "the last shooting step)")
 
     def apply(self, state: State) -> State:
         new = copy.deepcopy(state)
         new.turn, new.side, new.phase = self.turn, self.side, self.phase
+        for unit in new.units.values():
+            for marker in self.clears or ():
+                unit.markers.pop(marker, None)
         return new
 
     def describe(self, tr: Translate) -> str:

@@ -282,6 +282,19 @@ def first_problem(exc: Any) -> str:
     return f"{where}: {err.get('msg', 'invalid')}" if where else str(err.get("msg"))
 
 
+PHASE_CLEARS: dict[str, tuple[str, ...]] = {"fow": ("hits",)}
+"""Markers a new phase takes off every unit, per game. Flames of War: a platoon is pinned
+by the hits of one shooting step together (FoW reference card, shooting step 9), so its
+``hits`` marker counts the hits of the phase under way and is what the next shot of the
+step reads as ``hits_before``."""
+
+
+def phase_clears(state: State) -> list[str]:
+    """The markers the next phase takes off (only those some unit carries now)."""
+    carried = {m for u in state.units.values() for m in u.markers}
+    return [m for m in PHASE_CLEARS.get(state.game, ()) if m in carried]
+
+
 def next_position(state: State) -> tuple[int, str, str]:
     """(turn, side, phase) after the current phase."""
     seq = phases.sequence(state.game)

@@ -5,7 +5,6 @@ the attack (A10.2)."""
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
 from typing import Any, Literal
@@ -577,12 +576,11 @@ def _outcome_of(units: tuple[Unit, ...]) -> Callable[[tuple[int, ...]], dict[str
     views = [_UnitViews(u.name) for u in units]
     keys = ("units", *UNIT_FIELDS, "eliminated", "broken", "pinned")
     pad = ("-",) * (len(UNIT_FIELDS) - len(units))
-    get = operator.getitem
 
     def outcome(st: tuple[int, ...]) -> dict[str, Any]:
-        if len(st) != len(views):
-            raise ValueError("a stack state needs a part for each unit", len(st), len(views))
-        names, pieces, counts = zip(*map(get, views, st), strict=True)
+        # a part of the state for each unit (zip(strict=True) says so if not)
+        names, pieces, counts = zip(*[view[part] for view, part in
+                                      zip(views, st, strict=True)], strict=True)
         packed = sum(counts)
         # keys and values have the same length by construction (len(st) checked)
         return dict(zip(keys, (",".join(pieces), *names, *pad, packed & 255,  # noqa: B905
