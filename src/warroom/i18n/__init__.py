@@ -20,12 +20,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from functools import cache
+from gettext import NullTranslations
 from io import BytesIO
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from babel.support import NullTranslations
 
 LANGUAGES: tuple[str, ...] = ("en", "pl", "zh")
 DOMAIN = "warroom"
@@ -35,11 +32,13 @@ CATALOG_DIR = Path(__file__).parent
 def negotiate(preferred: Iterable[str | None]) -> str | None:
     """The first of ``preferred`` (``pl_PL``, ``zh-CN``, ``en``...) warroom has, by
     Babel's locale negotiation; ``None`` when none matches."""
-    from babel import negotiate_locale
-
     asked = [p.strip().replace("-", "_").lower() for p in preferred if p and p.strip()]
     if not asked:
         return None
+    if asked[0] in LANGUAGES:  # the usual case, a code as warroom names it: no Babel
+        return asked[0]
+    from babel import negotiate_locale
+
     found = negotiate_locale(asked, LANGUAGES, sep="_")
     if found is None:  # 'zh_hans_cn' against 'zh': try the language parts
         found = negotiate_locale([a.split("_")[0] for a in asked], LANGUAGES, sep="_")
@@ -115,13 +114,14 @@ def _domain(po: Path) -> NullTranslations:
 
 @cache
 def translations(lang: str) -> NullTranslations:
-    """Every domain of ``lang`` merged into one gettext catalog (empty for English)."""
-    from babel.support import NullTranslations, Translations
-
+    """Every domain of ``lang`` merged into one gettext catalog (empty for English:
+    the standard library's, so English output never imports Babel)."""
     lang = normalize(lang)
     folder = CATALOG_DIR / lang / "LC_MESSAGES"
     if lang == "en" or not folder.is_dir():
         return NullTranslations()
+    from babel.support import Translations
+
     merged: Translations | None = None
     for po in sorted(folder.glob("*.po")):
         one = _domain(po)
