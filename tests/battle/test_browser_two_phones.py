@@ -127,10 +127,10 @@ def pick(page: Any, units: list[str], target: str, proc: str) -> None:
     from playwright.sync_api import expect
 
     chosen = page.locator('#do-form input[name="_for"]')
-    page.select_option("#do-unit", units)
+    settled(page, lambda: page.select_option("#do-unit", units))
     expect(chosen).to_have_value(re.compile(rf"\|{re.escape(','.join(units))}\|$"))
     if target:
-        page.select_option("#do-target", target)
+        settled(page, lambda: page.select_option("#do-target", target))
         expect(chosen).to_have_value(re.compile(rf"\|{re.escape(target)}$"))
     # only the procedures that fit these units are offered, by their titles
     offered = page.locator("#do-procedure option")
@@ -138,8 +138,23 @@ def pick(page: Any, units: list[str], target: str, proc: str) -> None:
     assert not any(re.fullmatch(r"[a-z]+\.[a-z_]+", offered.nth(i).inner_text().strip())
                    for i in range(offered.count()))
     if page.locator("#do-procedure").input_value() != proc:
-        page.select_option("#do-procedure", proc)
+        settled(page, lambda: page.select_option("#do-procedure", proc))
     expect(chosen).to_have_value(re.compile(rf"^{re.escape(proc)}\|"))
+
+
+def settled(page: Any, action: Any) -> None:
+    """Do ``action`` (a pick that brings a new form) and wait until htmx has settled the
+    new form in, as a player's next tap always does: a script's next pick, a few
+    milliseconds later, could otherwise land on a form htmx has not taken up yet."""
+    seen = page.evaluate("""() => {
+        if (window.__settles === undefined) {
+            window.__settles = 0;
+            document.addEventListener("htmx:afterSettle", () => { window.__settles += 1; });
+        }
+        return window.__settles;
+    }""")
+    action()
+    page.wait_for_function("seen => window.__settles > seen", arg=seen)
 
 
 def odds_text(page: Any) -> str:

@@ -73,6 +73,39 @@
     if (xhr && xhr.status > 0) { offline(false); }
   });
 
+  // Leaving the page with a plain form (Roll on the battle page posts and reloads) cuts
+  // off an odds or dice-hint request still on its way, and htmx reports each cut-off
+  // request as an error. So such a form waits for them (a moment at most), and once the
+  // page is being left no new one starts.
+  var inflight = 0;
+  var leaving = false;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (leaving) { event.preventDefault(); return; }
+    inflight += 1;
+  });
+  document.addEventListener("htmx:afterRequest", function () {
+    inflight = Math.max(0, inflight - 1);
+  });
+  window.addEventListener("beforeunload", function () { leaving = true; });
+  function htmxSends(form) {  // htmx sends this form itself: no page is left
+    var trigger = form.getAttribute("hx-trigger") || "";
+    if (form.hasAttribute("hx-post")) { return true; }
+    return form.hasAttribute("hx-get") && (!trigger.trim() || /\bsubmit\b/.test(trigger));
+  }
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (event.defaultPrevented || !form || inflight === 0 || form.dataset.waited ||
+        htmxSends(form)) { return; }
+    event.preventDefault();
+    var submitter = event.submitter;
+    var started = Date.now();
+    (function again() {
+      if (inflight > 0 && Date.now() - started < 3000) { setTimeout(again, 50); return; }
+      form.dataset.waited = "1";
+      if (form.requestSubmit) { form.requestSubmit(submitter || undefined); } else { form.submit(); }
+    })();
+  });
+
   // The server cannot be reached (Wi-Fi gone, laptop asleep): say so; what was typed
   // stays in the forms. A plain form sent meanwhile would land on the browser's own
   // offline page, so it is held back instead.
@@ -306,12 +339,17 @@
     }
 
     function refresh(asked) {
-      return fetch(sectionAddress(), {headers: {"Accept": "text/html"}, cache: "no-store",
-                                      credentials: "same-origin"})
+      var address = sectionAddress();
+      return fetch(address, {headers: {"Accept": "text/html"}, cache: "no-store",
+                             credentials: "same-origin"})
         .then(function (r) { return r.ok ? r.text() : null; })
         .then(function (html) {
           if (html === null || leaving) { return false; }
           if (!asked && typing()) { banner.hidden = false; return false; }  // began meanwhile
+          // the Resolve form moved on while this was on its way (a unit or target picked,
+          // its own request pending): this section would undo the pick; the next poll
+          // asks again with the form as it is then
+          if (!asked && (inflight > 0 || sectionAddress() !== address)) { return false; }
           var open = {};
           root.querySelectorAll("details[data-keep][open]").forEach(function (d) {
             open[d.getAttribute("data-keep")] = true;
