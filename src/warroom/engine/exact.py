@@ -298,6 +298,10 @@ class ExactDice(Dice):
                                           done, count=True)
         if len(options) == 1:
             return outcome(*options[0][0])
+        row = getattr(outcome, "_warroom_row", None)
+        if row is not None:  # context.rows: the outcome tuples as they are
+            names, fn = row
+            return _Outcomes([(fn(*s), w) for s, w in options], den, names)  # type: ignore[return-value]
         return _Outcomes([(outcome(*s), w) for s, w in options], den)  # type: ignore[return-value]
 
     def _staged(self, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
@@ -348,11 +352,13 @@ class _Outcomes:
     """What :meth:`ExactDice.finish` hands back: every outcome of the procedure with its
     weight over ``den``. The procedure returns it as it is; reading it is an error."""
 
-    __slots__ = ("den", "options")
+    __slots__ = ("den", "names", "options")
 
-    def __init__(self, options: list[tuple[Mapping[str, Any], int]], den: int) -> None:
-        self.options = options
+    def __init__(self, options: list[tuple[Any, int]], den: int,
+                 names: tuple[str, ...] | None = None) -> None:
+        self.options = options  # mappings, or rows of the fields ``names`` (context.rows)
         self.den = den
+        self.names = names
 
     def __getitem__(self, name: str) -> Any:
         raise RuleError("a procedure must return the outcome of Dice.finish as it is")
@@ -736,14 +742,30 @@ def _finished(out: _Outcomes, pick: Callable[[Any], Outcome], fields: tuple[str,
               lazy: list[tuple[int, int, dict[Outcome, int]]]) -> None:
     """Count every outcome of a :meth:`ExactDice.finish` reached with weight num/den."""
     bucket = plain.setdefault(den * out.den, {})
-    for mapping, w in out.options:
+    options = out.options
+    if out.names is not None:  # rows (context.rows): in the query's order, or put in it
+        if out.names != fields:
+            missing = [f for f in fields if f not in out.names]
+            if missing:
+                raise RuleError(f"procedure did not return outcome field {missing[0]!r}")
+            at = [out.names.index(f) for f in fields]
+            options = [(tuple([r[j] for j in at]), w) for r, w in options]
+        pick = _row
+    lazy_types = _LAZY_TYPES
+    for mapping, w in options:
         key = _key(pick, mapping, fields)
-        types = set(map(type, key))
-        if Sym in types or Cond in types:
+        if not lazy_types.isdisjoint(map(type, key)):
             sub, sub_den = _outcomes(key)
             lazy.append((den * out.den * sub_den, num * w, sub))
         else:
             bucket[key] = bucket.get(key, 0) + num * w
+
+
+_LAZY_TYPES = frozenset((Sym, Cond))
+
+
+def _row(row: Outcome) -> Outcome:
+    return row
 
 
 def _key(pick: Callable[[Any], Outcome], out: Any,
