@@ -15,7 +15,7 @@ from pydantic import Field
 
 from warroom.dice.sources import EnteredSource
 from warroom.engine import drivers
-from warroom.engine.context import Dice, fixed, part
+from warroom.engine.context import Dice, fixed, part, rows
 from warroom.engine.exact import _chain_key, exact_run
 from warroom.engine.params import validate
 from warroom.engine.procedure import Params, outcome, procedure
@@ -129,6 +129,39 @@ def test_finish_equals_stages_then_the_outcome(n: int) -> None:
     # typed dice 6, 1, 5: hits after 0..3 dice 0, 1, 1, 2; all hit after 0 or 1 die
     assert drivers.roll(finishing, validate(finishing, {"dice": n}), dice=[6, 1, 5][:n]
                         ).outcome == {"hits": [0, 1, 1, 2][n], "all": n < 2, "rolled": n}
+
+
+def _row(s: tuple[int, int], fought: int) -> tuple[Any, ...]:
+    # the fields in another order than declared: the driver puts them in place
+    return (fought, s[0], s[0] == fought)
+
+
+@procedure("test.finish_rows", title="t", summary="t", params=Twice,
+           outcome=outcome(("hits", "int"), ("all", "bool"), ("rolled", "int")))
+def finishing_rows(p: Twice, d: Dice) -> Mapping[str, Any]:
+    return d.finish((0, 0), (_count(p),), rounds=p.dice,
+                    outcome=rows(("rolled", "hits", "all"), _row))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_finish_with_rows_equals_finish_with_mappings(n: int) -> None:
+    a = drivers.exact(finishing_rows, validate(finishing_rows, {"dice": n}))
+    b = drivers.exact(finishing, validate(finishing, {"dice": n}))
+    assert a.denominator == b.denominator and dict(a.weights) == dict(b.weights)
+    # n + 1 last states (0..n hits), one outcome each
+    assert len(a.weights) == n + 1
+    assert drivers.roll(finishing_rows, validate(finishing_rows, {"dice": n}),
+                        dice=[6, 1, 5][:n]).outcome == {"hits": [0, 1, 1, 2][n],
+                                                        "all": n < 2, "rolled": n}
+
+
+def test_rows_missing_a_field_are_refused() -> None:
+    def short(d: Dice) -> Mapping[str, Any]:
+        return d.finish((0, 0), (_count(Twice()),), rounds=2,
+                        outcome=rows(("hits", "all"), lambda s, r: (s[0], s[0] == r)))
+
+    with pytest.raises(RuleError, match="rolled"):
+        exact_run(short, ("hits", "all", "rolled"))
 
 
 def test_the_outcome_of_finish_is_returned_as_it_is() -> None:

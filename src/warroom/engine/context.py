@@ -49,6 +49,21 @@ def fixed(fn: F, key: Hashable = None) -> F:
     return fn
 
 
+def rows(fields: Sequence[str], row: Callable[[Any, int], tuple[Any, ...]]
+         ) -> Callable[[Any, int], dict[str, Any]]:
+    """An ``outcome`` for :meth:`Dice.finish` given as a row: ``row(last state, rounds
+    begun)`` returns the values of ``fields`` in that order. Rolling, it is the mapping
+    of those fields to those values; the exact driver takes the rows as they are, with
+    no mapping built and read back for each of the (thousands of) last states."""
+    names = tuple(fields)
+
+    def outcome(state: Any, fought: int) -> dict[str, Any]:
+        return dict(zip(names, row(state, fought), strict=True))
+
+    outcome._warroom_row = (names, row)  # type: ignore[attr-defined]
+    return outcome
+
+
 def part(fields: Sequence[int], stage: Callable[[tuple[Any, ...], Dice], tuple[Any, ...]]
          ) -> Stage[Any]:
     """A stage that reads and changes only the state's values at ``fields`` (positions,

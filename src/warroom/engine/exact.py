@@ -13,10 +13,13 @@ Equal outcomes are merged. The result sums to exactly 1.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import itertools
 import operator
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from math import comb, gcd, lcm
 from typing import Any
@@ -192,8 +195,16 @@ class ExactDice(Dice):
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
              what: Text, names: Sequence[Text] = ()) -> dict[str, int]:
-        i = self._next()
-        probs, den, _ = self._chain_chances(chain, labels)
+        i = self.ordinal
+        self.ordinal = i + 1
+        probs, den, live = self._chain_chances(chain, labels)
+        if len(live) > 1 and not self.all_concrete and i not in self.concrete:
+            # the common case, as in pool: the items counted by ``n`` split by category
+            parent = _parent(i, n)
+            if parent is not None:
+                lazy: dict[str, Any] = {label: Sym({Node(i, parent, p, den): 1}) if p else 0
+                                        for label, p in probs}
+                return lazy
         return self._categorical(i, n, probs, den)
 
     def one(self, chain: Chain, labels: Sequence[str], *, rule: str, what: Text) -> str:
@@ -206,6 +217,14 @@ class ExactDice(Dice):
         """The chance of each category one item's chain ends in, over one denominator,
         and the categories it can end in (worked out once per query for each distinct
         chain and labels)."""
+        # a fixed chain (its captures never change) first by the objects themselves
+        # (kept alive by the memo): no key to hash when a procedure hands the same chain
+        # again, as a stage does at every state
+        mine = (("chance objects", chain, labels) if type(labels) is tuple
+                and getattr(chain, "_warroom_fixed", False) else None)
+        known = self.shared.get(mine) if mine is not None else None
+        if known is not None:
+            return known  # type: ignore[no-any-return]
         key = _chain_key(chain)
         if key is None:
             return self._work_chances(chain, labels, None)
@@ -213,6 +232,8 @@ class ExactDice(Dice):
         known = self.shared.get(kept)
         if known is None:
             known = self.shared[kept] = self._work_chances(chain, labels, key)
+        if mine is not None:
+            self.shared[mine] = known
         return known
 
     def _work_chances(self, chain: Chain, labels: Sequence[str], key: Any
@@ -277,6 +298,10 @@ class ExactDice(Dice):
                                           done, count=True)
         if len(options) == 1:
             return outcome(*options[0][0])
+        row = getattr(outcome, "_warroom_row", None)
+        if row is not None:  # context.rows: the outcome tuples as they are
+            names, fn = row
+            return _Outcomes([(fn(*s), w) for s, w in options], den, names)  # type: ignore[return-value]
         return _Outcomes([(outcome(*s), w) for s, w in options], den)  # type: ignore[return-value]
 
     def _staged(self, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
@@ -327,11 +352,13 @@ class _Outcomes:
     """What :meth:`ExactDice.finish` hands back: every outcome of the procedure with its
     weight over ``den``. The procedure returns it as it is; reading it is an error."""
 
-    __slots__ = ("den", "options")
+    __slots__ = ("den", "names", "options")
 
-    def __init__(self, options: list[tuple[Mapping[str, Any], int]], den: int) -> None:
-        self.options = options
+    def __init__(self, options: list[tuple[Any, int]], den: int,
+                 names: tuple[str, ...] | None = None) -> None:
+        self.options = options  # mappings, or rows of the fields ``names`` (context.rows)
         self.den = den
+        self.names = names
 
     def __getitem__(self, name: str) -> Any:
         raise RuleError("a procedure must return the outcome of Dice.finish as it is")
@@ -604,8 +631,10 @@ def exact_run(run: Callable[[Dice], Any], fields: Sequence[str], all_concrete: b
     what sub-enumerations computed (per-item chains, rounds), keyed by what they compute,
     for the whole query. ``pick`` makes the outcome tuple of what ``run`` returns (by
     default: a mapping's ``fields`` in order)."""
+    if shared is None:  # the whole query: the heap before it is left out of collections
+        with _gc_frozen():
+            return exact_run(run, fields, all_concrete, name, max_paths, {}, pick)
     concrete: set[int] = set()
-    shared = {} if shared is None else shared
     while True:
         try:
             return _enumerate(run, tuple(fields), concrete, all_concrete, max_paths, shared,
@@ -617,6 +646,31 @@ def exact_run(run: Callable[[Dice], Any], fields: Sequence[str], all_concrete: b
             if not new:  # pragma: no cover - would loop forever
                 raise RuleError("exact driver could not make a lazy count concrete") from None
             concrete |= new
+
+
+_GC_LOCK = threading.Lock()
+_GC_HOLDERS = [0]
+
+
+@contextlib.contextmanager
+def _gc_frozen() -> Iterator[None]:
+    """Leave the objects that exist before an exact query out of the collector's passes
+    while it runs (``gc.freeze``; threads may run queries at once: they are let back
+    when the last one ends). A query makes hundreds of thousands of short-lived objects,
+    so the collector runs often, and each full pass would walk the whole program's heap
+    too; the query's own garbage (lazy counts' category trees hold cycles) is still
+    collected as it goes."""
+    with _GC_LOCK:
+        if _GC_HOLDERS[0] == 0:
+            gc.freeze()
+        _GC_HOLDERS[0] += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _GC_HOLDERS[0] -= 1
+            if _GC_HOLDERS[0] == 0:
+                gc.unfreeze()
 
 
 def _enumerate(run: Callable[[Dice], Any], fields: tuple[str, ...], concrete: set[int],
@@ -688,14 +742,30 @@ def _finished(out: _Outcomes, pick: Callable[[Any], Outcome], fields: tuple[str,
               lazy: list[tuple[int, int, dict[Outcome, int]]]) -> None:
     """Count every outcome of a :meth:`ExactDice.finish` reached with weight num/den."""
     bucket = plain.setdefault(den * out.den, {})
-    for mapping, w in out.options:
+    options = out.options
+    if out.names is not None:  # rows (context.rows): in the query's order, or put in it
+        if out.names != fields:
+            missing = [f for f in fields if f not in out.names]
+            if missing:
+                raise RuleError(f"procedure did not return outcome field {missing[0]!r}")
+            at = [out.names.index(f) for f in fields]
+            options = [(tuple([r[j] for j in at]), w) for r, w in options]
+        pick = _row
+    lazy_types = _LAZY_TYPES
+    for mapping, w in options:
         key = _key(pick, mapping, fields)
-        types = set(map(type, key))
-        if Sym in types or Cond in types:
+        if not lazy_types.isdisjoint(map(type, key)):
             sub, sub_den = _outcomes(key)
             lazy.append((den * out.den * sub_den, num * w, sub))
         else:
             bucket[key] = bucket.get(key, 0) + num * w
+
+
+_LAZY_TYPES = frozenset((Sym, Cond))
+
+
+def _row(row: Outcome) -> Outcome:
+    return row
 
 
 def _key(pick: Callable[[Any], Outcome], out: Any,
@@ -760,6 +830,12 @@ def _outcomes(key: Outcome) -> tuple[dict[Outcome, int], int]:
         consts.append(e.const)
         exprs.append(Sym(e.terms) if e.const else e)
     sub, den = _evaluate(exprs)
+    first, last = lazy[0], lazy[-1] + 1
+    if last - first == len(lazy) and not any(consts):
+        # the lazy fields side by side without constants (the usual shape): each
+        # outcome is the plain fields around the evaluated values, joined in C
+        head, tail = key[:first], key[last:]
+        return {head + values + tail: w for values, w in sub.items()}, den
     plain = list(key)
     out: dict[Outcome, int] = {}
     for values, w in sub.items():

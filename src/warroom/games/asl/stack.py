@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.context import Dice, Stage, fixed, part
+from warroom.engine.context import Dice, Stage, fixed, part, rows
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 from warroom.games.asl import tables as T
@@ -488,16 +488,15 @@ def finish_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
         return {**extra, **stack_outcome(units, apply_result(d, result, units, drm,
                                                              lltc_fail))}
 
-    of = _outcome_of(units)
+    row_of = _row_of(units)
+    tail = tuple(extra.values())
 
-    def outcome(state: State, _: int) -> Mapping[str, Any]:
-        out = of(state[1:])
-        if extra:
-            out.update(extra)
-        return out
+    def row(state: State, _: int) -> tuple[Any, ...]:
+        return row_of(state[1:]) + tail
 
     start = tuple(initial(u) for u in units)
-    return d.finish(((), *start), (), rounds=0, opening=stages, outcome=outcome)
+    return d.finish(((), *start), (), rounds=0, opening=stages,
+                    outcome=rows((*STACK_FIELDS, *extra), row))
 
 
 _ENDS = {  # states a unit may end in: (good order, broken) per kind, by result
@@ -570,23 +569,37 @@ class _UnitViews(dict[int, tuple[str, str, int]]):
         return view
 
 
+STACK_FIELDS = ("units", *UNIT_FIELDS, "eliminated", "broken", "pinned")
+"""The fields of STACK_OUTCOME in order."""
+
+
 @lru_cache(maxsize=256)
 def _outcome_of(units: tuple[Unit, ...]) -> Callable[[tuple[int, ...]], dict[str, Any]]:
     """The outcome of a stack's final state bits (every field of STACK_OUTCOME)."""
-    views = [_UnitViews(u.name) for u in units]
-    keys = ("units", *UNIT_FIELDS, "eliminated", "broken", "pinned")
-    pad = ("-",) * (len(UNIT_FIELDS) - len(units))
+    row = _row_of(units)
 
     def outcome(st: tuple[int, ...]) -> dict[str, Any]:
+        # the fields and the row have the same length by construction
+        return dict(zip(STACK_FIELDS, row(st)))  # noqa: B905
+
+    return outcome
+
+
+@lru_cache(maxsize=256)
+def _row_of(units: tuple[Unit, ...]) -> Callable[[tuple[int, ...]], tuple[Any, ...]]:
+    """The values of STACK_FIELDS, in order, of a stack's final state bits."""
+    views = [_UnitViews(u.name) for u in units]
+    pad = ("-",) * (len(UNIT_FIELDS) - len(units))
+
+    def row(st: tuple[int, ...]) -> tuple[Any, ...]:
         # a part of the state for each unit (zip(strict=True) says so if not)
         names, pieces, counts = zip(*[view[part] for view, part in
                                       zip(views, st, strict=True)], strict=True)
         packed = sum(counts)
-        # keys and values have the same length by construction (len(st) checked)
-        return dict(zip(keys, (",".join(pieces), *names, *pad, packed & 255,  # noqa: B905
-                               packed >> 8 & 255, packed >> 16)))
+        return (",".join(pieces), *names, *pad, packed & 255, packed >> 8 & 255,
+                packed >> 16)
 
-    return outcome
+    return row
 
 
 STACK_NOTE = (
