@@ -143,12 +143,14 @@ def turn(browser: Any, page: Any, server_url: str) -> None:
     expect(page.locator('tr[data-unit="T-34s"] .markers')).to_have_text("")
     page.select_option("#do-unit", "Tigers")
     page.select_option("#do-target", "T-34s")
-    page.click("#do-roll")
+    with page.expect_navigation():
+        page.click("#do-roll")
     first = page.locator("#log li").first.locator(".dice").inner_text()
     page.click("#undo")
     page.select_option("#do-unit", "Tigers")
     page.select_option("#do-target", "T-34s")
-    page.click("#do-roll")
+    with page.expect_navigation():
+        page.click("#do-roll")
     assert page.locator("#log li").first.locator(".dice").inner_text() == first
     assert re.search(r"virtual dice:\s+\d\s+\d\s+\d\s+\d", first)
 

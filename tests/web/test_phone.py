@@ -186,6 +186,11 @@ def test_every_rule_on_a_phone(visit: Any, server_url: str, battle_link: str) ->
         v.page.select_option("#do-target", "Guards")
         with v.page.expect_navigation(wait_until="load"):  # the page comes back with the log
             v.page.click("#do-roll")
+        # Roll leaves the page at once: the new forms the picks asked for are cut off, and
+        # htmx logs each cut-off request on the page being left. Those are not errors of
+        # the page after Roll (whose own errors are still checked below).
+        v.errors[:] = [e for e in v.errors
+                       if not e.startswith(("htmx:sendAbort,", "htmx:afterRequest,"))]
         v.page.wait_for_function(
             "() => document.activeElement && document.activeElement.matches('#log li')")
         assert v.page.locator("#log li").first.get_attribute("data-kind") == "resolved"

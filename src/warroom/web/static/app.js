@@ -73,37 +73,12 @@
     if (xhr && xhr.status > 0) { offline(false); }
   });
 
-  // Leaving the page with a plain form (Roll on the battle page posts and reloads) cuts
-  // off an odds or dice-hint request still on its way, and htmx reports each cut-off
-  // request as an error. So such a form waits for them (a moment at most), and once the
-  // page is being left no new one starts.
+  // htmx requests on their way (odds, dice hints, a pick's new form): the battle page
+  // does not swap its section in over a form that is about to change.
   var inflight = 0;
-  var leaving = false;
-  document.addEventListener("htmx:beforeRequest", function (event) {
-    if (leaving) { event.preventDefault(); return; }
-    inflight += 1;
-  });
+  document.addEventListener("htmx:beforeRequest", function () { inflight += 1; });
   document.addEventListener("htmx:afterRequest", function () {
     inflight = Math.max(0, inflight - 1);
-  });
-  window.addEventListener("beforeunload", function () { leaving = true; });
-  function htmxSends(form) {  // htmx sends this form itself: no page is left
-    var trigger = form.getAttribute("hx-trigger") || "";
-    if (form.hasAttribute("hx-post")) { return true; }
-    return form.hasAttribute("hx-get") && (!trigger.trim() || /\bsubmit\b/.test(trigger));
-  }
-  document.addEventListener("submit", function (event) {
-    var form = event.target;
-    if (event.defaultPrevented || !form || inflight === 0 || form.dataset.waited ||
-        htmxSends(form)) { return; }
-    event.preventDefault();
-    var submitter = event.submitter;
-    var started = Date.now();
-    (function again() {
-      if (inflight > 0 && Date.now() - started < 3000) { setTimeout(again, 50); return; }
-      form.dataset.waited = "1";
-      if (form.requestSubmit) { form.requestSubmit(submitter || undefined); } else { form.submit(); }
-    })();
   });
 
   // The server cannot be reached (Wi-Fi gone, laptop asleep): say so; what was typed
