@@ -53,6 +53,31 @@ def test_the_api_and_the_cli_send_the_same_model(
     assert schema.emit(model, sent) == sent  # nothing outside the model, nothing missing
 
 
+def test_the_battle_cli_and_the_api_send_the_same_models(
+        client: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A battle made through the API, read through the CLI on the same database: the
+    battle, its log, a write, its luck and its verify report are the same JSON."""
+    db = str(tmp_path / "battles.sqlite3")  # the client's app keeps its battles here
+    made = client.post("/api/v1/battles", json={"game": "demo", "name": "Same"}).json()
+    bid, key = made["id"], made["keys"]["A"]
+    url = f"/api/v1/battles/{bid}"
+    assert client.post(f"{url}/units?key={key}", json={
+        "side": "A", "name": "Tigers", "stats": {"dice": 2}}).status_code == 200
+    wrote = client.post(f"{url}/do?key={key}", json={
+        "procedure": "demo.pool", "params": {"unit": "Tigers"}, "dice": [3, 5]}).json()
+    code, log = cli(capsys, "battle", "log", bid, "--db", db, "--json")
+    assert code == 0 and log == client.get(f"{url}/log?key={key}").json()
+    assert {k: v for k, v in log[-1].items() if k != "undone"} == wrote  # the log marks undos
+    code, shown = cli(capsys, "battle", "show", bid, "--db", db, "--json")
+    api_view = client.get(f"{url}?key={key}").json()
+    assert code == 0 and shown == {k: v for k, v in api_view.items() if k != "role"}
+    for command, path, model in (("luck", "luck", schema.Luck),
+                                 ("verify", "verify", schema.VerifyReport)):
+        code, printed = cli(capsys, "battle", command, bid, "--db", db, "--json")
+        assert code == 0 and printed == client.get(f"{url}/{path}?key={key}").json()
+        assert schema.emit(model, printed) == printed
+
+
 def test_rules_are_one_model_for_both(client: Any, capsys: pytest.CaptureFixture[str]) -> None:
     r = client.get("/api/v1/rules", params={"game": "asl"})
     code, printed = cli(capsys, "rules", "asl", "--json")

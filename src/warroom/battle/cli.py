@@ -64,7 +64,14 @@ def _tr() -> Any:
     return cli._tr()
 
 
-def _out(data: Any) -> None:
+def _out(data: Any, model: str | None = None) -> None:
+    """Print ``data`` as JSON; with ``model`` (a name in :mod:`warroom.schema`: the same
+    model the HTTP API answers with) checked and shaped by it first."""
+    if model is not None:
+        from warroom import schema
+
+        kind: Any = getattr(schema, model.removeprefix("list:"))
+        data = schema.emit(list[kind] if model.startswith("list:") else kind, data)
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
@@ -141,7 +148,7 @@ def list_(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 
     rows = _battles(db).list_battles()
     if as_json:
-        _out(rows)
+        _out(rows, "list:BattleSummary")
         return
     if not rows:
         _echo(_tr()("no battles yet: start one with 'warroom battle new GAME'"))
@@ -156,7 +163,7 @@ def show(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """The battle now: turn, phase with its checklist, units with their markers."""
     data = _battles(db).show(battle_id)
     if as_json:
-        _out(data)
+        _out(data, "BattleView")
         return
     tr = _tr()
     _echo(f"{data['name']} ({data['game']}, {data['id']})  "
@@ -200,7 +207,7 @@ def add_unit(
     event = _battles(db).add_unit(battle_id, side, name, _words(stats), profile=source,
                                   expect=expect)
     if as_json:
-        _out(event)
+        _out(event, "BattleEvent")
         return
     _echo(_describe(event))
 
@@ -215,7 +222,7 @@ def add_force(
     """Add every unit of a force file to a side, each with its profile."""
     events = _battles(db).add_force(battle_id, side, file, expect=expect)
     if as_json:
-        _out(events)
+        _out(events, "list:BattleEvent")
         return
     for event in events:
         _echo(_describe(event))
@@ -231,7 +238,7 @@ def edit_unit(
     """Change a unit's stats: key=value sets one, key= removes it."""
     event = _battles(db).edit_unit(battle_id, unit, _words(stats), expect=expect)
     if as_json:
-        _out(event)
+        _out(event, "BattleEvent")
         return
     _echo(_describe(event))
 
@@ -249,7 +256,7 @@ def mark(
     name, eq, value = marker.partition("=")
     event = _battles(db).mark(battle_id, unit, name, value if eq else None, expect=expect)
     if as_json:
-        _out(event)
+        _out(event, "BattleEvent")
         return
     _echo(_describe(event))
 
@@ -283,7 +290,7 @@ def do(
     event = _battles(db).do(battle_id, procedure, _with_units(params, units), entered,
                             expect=expect)
     if as_json:
-        _out(event)
+        _out(event, "BattleEvent")
         return
     tr = _tr()
     for step in event["steps"]:
@@ -335,7 +342,7 @@ def next_(battle_id: IdArg, expect: ExpectOpt = None, db: DbOpt = None,
     """Advance to the next phase (or the other side's turn) and print its checklist."""
     event = _battles(db).advance(battle_id, expect=expect)
     if as_json:
-        _out(event)
+        _out(event, "BattleEvent")
         return
     tr = _tr()
     _echo(tr("turn {turn}, side {side}: {phase}").format(
@@ -350,7 +357,7 @@ def undo(battle_id: IdArg, expect: ExpectOpt = None, db: DbOpt = None,
     """Take back the latest event. A roll made again afterwards gets the same dice."""
     event = _battles(db).undo(battle_id, expect=expect)
     if as_json:
-        _out(event)
+        _out(event, "BattleEvent")
         return
     _echo(_describe(event))
 
@@ -364,7 +371,7 @@ def end(battle_id: IdArg, expect: ExpectOpt = None, db: DbOpt = None,
     the battle was created (on the web both sides must ask)."""
     event = _battles(db).end(battle_id, expect=expect)
     if as_json:
-        _out(event)
+        _out(event, "BattleEvent")
         return
     _echo(_describe(event))
 
@@ -374,7 +381,7 @@ def log(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Every event of the battle, oldest first."""
     events = _battles(db).log(battle_id)
     if as_json:
-        _out(events)
+        _out(events, "list:BattleEvent")
         return
     for e in events:
         _echo(_describe(e))
@@ -385,7 +392,7 @@ def export(battle_id: IdArg, db: DbOpt = None,
            as_json: JsonOpt = False) -> None:
     """The whole battle as JSON on stdout (for 'warroom battle import')."""
     _ = as_json  # export is always JSON
-    _out(_battles(db).export(battle_id))
+    _out(_battles(db).export(battle_id), "BattleExport")
 
 
 @battle_app.command("import")
@@ -428,7 +435,7 @@ def verify(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None
     Exits 0 only when every outcome and the state reproduce."""
     report = _battles(db).verify(battle_id)
     if as_json:
-        _out(report.to_json())
+        _out(report.to_json(), "VerifyReport")
     else:
         tr = _tr()
         if report.ok:
@@ -451,7 +458,7 @@ def luck(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Per side: what its rolls were expected to give, and what they gave."""
     data = _battles(db).luck(battle_id)
     if as_json:
-        _out(data)
+        _out(data, "Luck")
         return
     tr = _tr()
     for side, info in data["sides"].items():
@@ -469,7 +476,7 @@ def links(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
             "B": f"/battles/{battle_id}/{row['token_b']}",
             "view": f"/battles/{battle_id}/{row['token_view']}"}
     if as_json:
-        _out(data)
+        _out(data, "BattleLinks")
         return
     for who, link in data.items():
         _echo(f"{who:<5} {link}")
