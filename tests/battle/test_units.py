@@ -5,6 +5,8 @@ one step, results on the markers, odds before the roll, and the log still reprod
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -250,7 +252,9 @@ def test_the_cli_adds_forces_and_rolls_several_units(
     assert code == 2 and "no unit named 'Nobody'" in capsys.readouterr().err
 
 
-def test_the_api_adds_example_units_and_previews_odds(tmp_path: Path) -> None:
+@contextmanager
+def web_client(tmp_path: Path) -> Iterator[Any]:
+    """An in-process HTTP client of a fresh app."""
     import warnings
 
     with warnings.catch_warnings():
@@ -258,8 +262,12 @@ def test_the_api_adds_example_units_and_previews_odds(tmp_path: Path) -> None:
         from fastapi.testclient import TestClient
     from warroom.web.app import create_app
 
-    app = create_app(tmp_path / "web.db")
-    with TestClient(app) as client:
+    with TestClient(create_app(tmp_path / "web.db")) as client:
+        yield client
+
+
+def test_the_api_adds_example_units_and_previews_odds(tmp_path: Path) -> None:
+    with web_client(tmp_path) as client:
         made = client.post("/api/battles", json={"game": "bkc"}).json()
         bid, ka, kb = made["id"], made["keys"]["A"], made["keys"]["B"]
         r = client.post(f"/api/battles/{bid}/force?key={ka}",
@@ -308,15 +316,7 @@ def test_rallying_and_remounting_clear_their_markers(
 
 
 def test_the_page_adds_a_unit_from_an_example_force(tmp_path: Path) -> None:
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from fastapi.testclient import TestClient
-    from warroom.web.app import create_app
-
-    app = create_app(tmp_path / "web.db")
-    with TestClient(app) as client:
+    with web_client(tmp_path) as client:
         made = client.post("/api/battles", json={"game": "fow"}).json()
         bid, ka = made["id"], made["keys"]["A"]
         r = client.post(f"/battles/{bid}/{ka}/unit",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import Field, model_validator
 
@@ -13,6 +13,10 @@ from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
 from warroom.games.fow.common import Motivation, motivation_target
 from warroom.games.fow.special_rules.params import RulesParams
+
+Room = Annotated[int, Field(ge=0, le=8, description="passenger teams that have room to "
+                            "dismount under fire; survivors beyond it are destroyed")]
+"""The ``room`` parameter of fow.passengers and of fow.shoot with passengers."""
 
 
 class PassengerParams(RulesParams):
@@ -28,8 +32,7 @@ class PassengerParams(RulesParams):
     reroll: bool = Field(False, description="re-roll a failed motivation test")
     time_on_target: bool = Field(False, description="the vehicle was hit by a Time on Target "
                                  "bombardment: successful passenger saves are re-rolled")
-    room: int = Field(8, ge=0, le=8, description="passenger teams that have room to dismount "
-                      "under fire; survivors beyond it are destroyed")
+    room: Room = 8
 
     @model_validator(mode="after")
     def _consistent(self) -> PassengerParams:

@@ -23,7 +23,7 @@ from warroom.games.fow.common import (
     resolve_spread,
     team_chain,
 )
-from warroom.games.fow.passengers import Fate, passenger_fate
+from warroom.games.fow.passengers import Fate, Room, passenger_fate
 from warroom.games.fow.special_rules.params import RulesParams
 
 LONG_RANGE_CM = 40
@@ -92,8 +92,7 @@ class ShootParams(FireParams):
                                              "platoon's motivation (armoured transports)")
     transport_reroll: bool = Field(False, description="the transport platoon re-rolls a "
                                    "failed motivation test")
-    room: int = Field(8, ge=0, le=8, description="passenger teams that have room to "
-                      "dismount under fire; survivors beyond it are destroyed")
+    room: Room = 8
 
     @model_validator(mode="after")
     def _transport(self) -> ShootParams:
