@@ -95,9 +95,11 @@ def test_heavy_odds_and_rolls_do_not_delay_light_odds(tmp_path: Path) -> None:
         for th in threads:
             th.start()
         try:
-            time.sleep(0.3)
+            # light answers timed only while the heavy exact job is really running (it
+            # takes seconds, then it is cached): up to 30 of them
+            assert wait_until(lambda: bool(app.state.serving.jobs), 10)
             busy = []
-            for _ in range(30):
+            while len(busy) < 30 and app.state.serving.jobs:
                 t = time.perf_counter()
                 assert light.post("/api/odds", json=LIGHT).status_code == 200
                 busy.append(time.perf_counter() - t)
@@ -107,7 +109,7 @@ def test_heavy_odds_and_rolls_do_not_delay_light_odds(tmp_path: Path) -> None:
             for th in threads:
                 th.join(30)
         assert not errors
-        assert app.state.serving.jobs  # the heavy exact job was really running meanwhile
+        assert len(busy) >= 10, busy  # enough answers while the heavy job ran
     # What is pinned is that a light answer never waits for a heavy job (seconds each);
     # the bounds leave this noisy shared machine room; `make bench` (web_load) keeps the
     # latency figures themselves.
