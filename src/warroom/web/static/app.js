@@ -81,6 +81,44 @@
     inflight = Math.max(0, inflight - 1);
   });
 
+  // The Resolve form comes back drawn anew after each pick; what was typed into one of its
+  // fields while that answer was on its way (dice, a number) is kept, not wiped.
+  var typedMeanwhile = null;
+  function sentValue(sent, name) {
+    var v = sent ? sent[name] : undefined;
+    if (Array.isArray(v)) { v = v[v.length - 1]; }
+    return v === undefined || v === null ? "" : String(v);
+  }
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail && event.detail.target;
+    typedMeanwhile = null;
+    if (!target || target.id !== "resolve") { return; }
+    var form = target.querySelector("form");
+    var sent = event.detail.requestConfig && event.detail.requestConfig.parameters;
+    if (!form) { return; }
+    typedMeanwhile = {};
+    Array.prototype.forEach.call(form.elements, function (el) {
+      var kind = (el.type || "").toLowerCase();
+      if (!el.name || el.tagName === "SELECT" || /^(hidden|checkbox|radio|submit|button)$/.test(kind)) {
+        return;
+      }
+      if (sentValue(sent, el.name) !== el.value) { typedMeanwhile[el.name] = el.value; }
+    });
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    var kept = typedMeanwhile;
+    typedMeanwhile = null;
+    var fresh = document.getElementById("resolve");
+    if (!kept || !fresh) { return; }
+    Object.keys(kept).forEach(function (name) {
+      var el = fresh.querySelector('[name="' + name.replace(/"/g, "") + '"]');
+      if (el && el.value !== kept[name]) {
+        el.value = kept[name];
+        el.dispatchEvent(new Event("input", {bubbles: true}));  // its hint and odds follow
+      }
+    });
+  });
+
   // The server cannot be reached (Wi-Fi gone, laptop asleep): say so; what was typed
   // stays in the forms. A plain form sent meanwhile would land on the browser's own
   // offline page, so it is held back instead.
