@@ -79,7 +79,7 @@ def warroom_q1(n: int) -> dict[tuple[int, int], Fraction]:
 def clear_memos() -> None:
     """Forget every per-query memo table (multinomials, binomials, dice views)."""
     from warroom.dice import weights
-    from warroom.engine import exact
+    from warroom.engine import exact, tally
 
     exact._multinomial_keys.cache_clear()
     exact._EVAL_MEMO.clear()
@@ -88,6 +88,7 @@ def clear_memos() -> None:
     weights.dice_view.cache_clear()
     weights._SUCCESS.clear()
     exact._outcome_getter.cache_clear()
+    tally._PREFIXES.clear()
 
 
 def cold_and_warm(fn: Callable[[], Any]) -> tuple[float, float]:

@@ -162,6 +162,21 @@ class Dice(ABC):
                 return label
         raise AssertionError("one item ends in exactly one category")  # pragma: no cover
 
+    def tally(self, groups: Sequence[tuple[int, Chain, Text, Sequence[Text]]],
+              labels: Sequence[str], *, rule: str) -> dict[str, int]:
+        """Several groups of independent items, each with its own chain, counted
+        together: ``groups`` holds each group's (items, chain, what, names), asked in
+        that order as :meth:`each` asks them; returns each category's count over every
+        group. At the table it is :meth:`each` group after group. Exact odds keep only
+        each group's size and chances, and work a state's counts out once per distinct
+        set of groups (several teams' rolls for each way hits were allocated)."""
+        total: dict[str, Any] = dict.fromkeys(labels, 0)
+        for n, chain, what, names in groups:
+            counts = self.each(n, chain, labels, rule=rule, what=what, names=names)
+            for label in labels:
+                total[label] = total[label] + counts[label]
+        return total
+
     @abstractmethod
     def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
         """Roll one die."""

@@ -32,6 +32,7 @@ from warroom.dice.weights import (
     multinomial,
     success_weight,
 )
+from warroom.engine import tally as _tally
 from warroom.engine.context import Chain, Dice, Stage, State, as_target
 from warroom.engine.messages import Msg, Text
 from warroom.engine.steps import Target
@@ -206,6 +207,22 @@ class ExactDice(Dice):
                                         for label, p in probs}
                 return lazy
         return self._categorical(i, n, probs, den)
+
+    def tally(self, groups: Sequence[tuple[int, Chain, Text, Sequence[Text]]],
+              labels: Sequence[str], *, rule: str) -> dict[str, int]:
+        # one ordinal per group, as each would take: a count made concrete replays the
+        # groups with each (the base class), their requests numbered alike
+        i = self.ordinal
+        if (self.all_concrete or not self.concrete.isdisjoint(range(i, i + len(groups)))
+                or any(type(g[0]) is not int for g in groups)):
+            return super().tally(groups, labels, rule=rule)
+        self.ordinal = i + len(groups)
+        labels = tuple(labels)
+        chances = []
+        for n, chain, _, _ in groups:
+            probs, den, _ = self._chain_chances(chain, labels)
+            chances.append((n, den, [w for _, w in probs]))
+        return _tally.counts(i, labels, chances)
 
     def one(self, chain: Chain, labels: Sequence[str], *, rule: str, what: Text) -> str:
         self.ordinal += 1
@@ -761,7 +778,7 @@ def _finished(out: _Outcomes, pick: Callable[[Any], Outcome], fields: tuple[str,
             bucket[key] = bucket.get(key, 0) + num * w
 
 
-_LAZY_TYPES = frozenset((Sym, Cond))
+_LAZY_TYPES = frozenset((Sym, Cond, _tally.Count))
 
 
 def _row(row: Outcome) -> Outcome:
@@ -820,6 +837,10 @@ def _outcomes(key: Outcome) -> tuple[dict[Outcome, int], int]:
     only those counts are evaluated, without their constants, so the (memoised) work
     is shared by every state that differs only in its plain values and constants."""
     lazy = [j for j, v in enumerate(key) if isinstance(v, (Sym, Cond))]
+    if type(key[lazy[0]]) is _tally.Count:  # Dice.tally's counts (engine/tally.py)
+        found = _tally.outcomes(key, lazy)
+        if found is not None:
+            return found
     if len(lazy) == len(key) or any(type(key[j]) is not Sym for j in lazy) or len(
             {id(key[j]) for j in lazy}) < len(lazy):
         return _evaluate(list(key))

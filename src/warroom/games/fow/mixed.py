@@ -600,16 +600,13 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                 if took:
                     d.note("fow.shoot_mixed.allocate", "{team} is hit: {hits}",
                            team=teams[i].label(), hits=_hit_names(weapons, took))
-        destroyed: Any = 0
-        bailed: Any = 0
-        for chain, members in groups(plan).items():
-            # no one reads the names under exact odds or Monte Carlo: none are built
-            what, names = _group_names(teams, members) if d.explains else ("", ())
-            res = d.each(len(members), chain, LABELS, rule="fow.shoot_mixed.team",
-                         what=what, names=names)
-            destroyed = destroyed + res["destroyed"]
-            bailed = bailed + res["bailed_out"]
-        return (sum(counts), *(0,) * n, destroyed, bailed)
+        # the teams' rolls, a group of alike teams after another, counted together (no
+        # one reads the names under exact odds or Monte Carlo: none are built)
+        res = d.tally([(len(members), chain, *(_group_names(teams, members) if d.explains
+                                               else ("", ())))
+                       for chain, members in groups(plan).items()],
+                      LABELS, rule="fow.shoot_mixed.team")
+        return (sum(counts), *(0,) * n, res["destroyed"], res["bailed_out"])
 
     return (fixed(to_hit, ("fow.shoot_mixed", "to_hit", p)),
             fixed(resolve, ("fow.shoot_mixed", "resolve", p)))

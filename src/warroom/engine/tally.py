@@ -1,0 +1,196 @@
+"""Exact odds of :meth:`Dice.tally <warroom.engine.context.Dice.tally>`: several groups of
+independent items, each group with its own per-item chain, counted together.
+
+Asked group by group (``each`` per group, then the counts added up), the exact driver
+builds a category tree per group, lazy sums of their categories, and then works the
+sums' joint distribution out from those trees. A stage that does this once per state
+(``fow.shoot_mixed``: the teams' rolls for each allocation of the hits) spends most of
+its time building and reading those trees. Here a tally's counts are :class:`Count`
+values holding only each group's size and its chain's chances; when a state's lazy
+fields are the counts of one tally, their joint distribution is the product of the
+groups' multinomials, worked out by the driver's own evaluation
+(:func:`warroom.engine.exact._evaluate_parts`) once per distinct multiset of (group
+size, chances) and shared by every state with that multiset. Anything else done with a
+count (arithmetic, comparisons, feeding it to another request) turns the tally into the
+ordinary category trees first (:meth:`Tally.terms`), exactly those ``each`` builds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warroom.engine.symbolic import Node, Sym
+
+Group = tuple[int, int, tuple[int, ...]]
+"""One group as the exact driver sees it: (items, denominator, each label's weight)."""
+
+
+class Tally:
+    """The groups of one :meth:`Dice.tally` request under the exact driver: ``origin``
+    is the ordinal of the first group's ``each`` (the next groups' follow it)."""
+
+    __slots__ = ("_terms", "groups", "key", "origin")
+
+    def __init__(self, origin: int, groups: list[tuple[int, Group]]) -> None:
+        self.origin = origin
+        self.groups = groups  # (position among the groups, group), random groups only
+        # what the counts' distribution depends on: the multiset of groups
+        self.key = tuple(sorted([g for _, g in groups]))
+        self._terms: list[dict[Node, int]] | None = None
+
+    def terms(self, label: int) -> dict[Node, int]:
+        """The category trees ``each`` would have built, group by group: one root per
+        random group and a child per label it can end in (built once, shared by the
+        tally's counts so that they stay joint)."""
+        if self._terms is None:
+            width = len(self.groups[0][1][2])
+            per: list[dict[Node, int]] = [{} for _ in range(width)]
+            for k, (n, den, weights) in self.groups:
+                root = Node(self.origin + k, None, 1, 1, n)
+                for c, w in enumerate(weights):
+                    if w:
+                        per[c][Node(self.origin + k, root, w, den)] = 1
+            self._terms = per
+        return self._terms[label]
+
+
+class Count(Sym):
+    """One label's count over every group of a tally: a lazy count like any other
+    (:class:`~warroom.engine.symbolic.Sym`), whose category trees are only built when
+    something other than the tally's own evaluation needs them."""
+
+    __slots__ = ("label", "tally")
+
+    def __init__(self, tally: Tally, label: int, const: int) -> None:
+        self.tally = tally
+        self.label = label
+        self.const = const
+
+    @property
+    def terms(self) -> dict[Node, int]:  # type: ignore[override]
+        return self.tally.terms(self.label)
+
+    def _combine(self, other: Any, sign: int) -> Sym:
+        mine = Sym(self.terms, self.const)
+        if type(other) is Count:
+            other = Sym(other.terms, other.const)
+        return mine._combine(other, sign)
+
+
+def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, int, list[int]]]
+           ) -> dict[str, Any]:
+    """The counts of a tally: ``groups`` holds each group's (items, denominator, weight
+    of each label). A group certain to end in one label adds a plain number; a label
+    no random group can end in is a plain number too."""
+    consts = [0] * len(labels)
+    random: list[tuple[int, Group]] = []
+    for k, (n, den, weights) in enumerate(groups):
+        if not n:
+            continue
+        live = [c for c, w in enumerate(weights) if w]
+        if len(live) == 1:
+            consts[live[0]] += n
+        else:
+            random.append((k, (n, den, tuple(weights))))
+    if not random:
+        return dict(zip(labels, consts, strict=True))
+    tally = Tally(origin, random)
+    possible = [any(g[2][c] for _, g in random) for c in range(len(labels))]
+    return {label: Count(tally, c, consts[c]) if possible[c] else consts[c]
+            for c, label in enumerate(labels)}
+
+
+_MEMO_TAG = "tally"
+
+
+def outcomes(key: tuple[Any, ...], lazy: list[int]
+             ) -> tuple[dict[tuple[Any, ...], int], int] | None:
+    """The distribution of an outcome (a state) whose lazy fields (``lazy``, their
+    positions) are distinct labels' counts of one tally; None when they are anything
+    else (the driver's general evaluation then answers)."""
+    from warroom.engine import exact
+
+    first = key[lazy[0]]
+    if type(first) is not Count:
+        return None
+    tally = first.tally
+    labels = []
+    for j in lazy:
+        v = key[j]
+        if type(v) is not Count or v.tally is not tally:
+            return None
+        labels.append(v.label)
+    if len(set(labels)) != len(labels):
+        return None
+    memo_key = (_MEMO_TAG, tuple(labels), tally.key)
+    found = exact._EVAL_MEMO.get(memo_key)
+    if found is None:
+        found = exact._EVAL_MEMO[memo_key] = _joint(tuple(labels), tally.key)
+        if len(exact._EVAL_MEMO) > exact._EVAL_MEMO_SIZE:
+            exact._EVAL_MEMO.pop(next(iter(exact._EVAL_MEMO)))
+    sub, den = found
+    consts = [key[j].const for j in lazy]
+    first_at, last = lazy[0], lazy[-1] + 1
+    if last - first_at == len(lazy) and not any(consts):
+        head, tail = key[:first_at], key[last:]
+        return {head + values + tail: w for values, w in sub.items()}, den
+    plain = list(key)
+    out: dict[tuple[Any, ...], int] = {}
+    for values, w in sub.items():
+        for j, v, c in zip(lazy, values, consts, strict=True):
+            plain[j] = v + c
+        out[tuple(plain)] = w
+    return out, den
+
+
+_PREFIXES: dict[Any, tuple[dict[int, int], int]] = {}
+"""The joint distribution of the first groups of a tally's (sorted) groups, by labels
+and those groups: tallies of other states share their prefixes. Per-query memo (the
+exact driver's memos are cleared together: benchmarks' ``clear_memos``)."""
+_PREFIXES_SIZE = 16_384
+_BITS = 16
+
+
+def _joint(labels: tuple[int, ...], groups: tuple[Group, ...]
+           ) -> tuple[dict[tuple[Any, ...], int], int]:
+    """The joint distribution of the counts of ``labels`` (their constants left out)
+    over the random ``groups``: the product of each group's multinomial
+    (:func:`warroom.engine.exact._multinomial_keys`, the driver's own), over keys that
+    hold each field's count in its own bits, built group after group from the longest
+    product already known for the same first groups."""
+    from warroom.engine.exact import _multinomial_keys
+
+    # each field's count in its own bits of one int key: 16 unless some tally is larger
+    bits = max(_BITS, sum(n for n, _, _ in groups).bit_length())
+    width = len(labels)
+    shift = {c: bits * (width - 1 - j) for j, c in enumerate(labels)}
+    at = len(groups)
+    found = None
+    while at and found is None:
+        found = _PREFIXES.get((labels, bits, groups[:at]))
+        if found is None:
+            at -= 1
+    dist, den = found if found is not None else ({0: 1}, 1)
+    for k in range(at, len(groups)):
+        n, gden, weights = groups[k]
+        classes: dict[int, int] = {}
+        for c, w in enumerate(weights):
+            if w:
+                delta = 1 << shift[c] if c in shift else 0
+                classes[delta] = classes.get(delta, 0) + w
+        part = _multinomial_keys(n, tuple(classes.items()))
+        nxt: dict[int, int] = {}
+        for k1, w1 in dist.items():
+            for k2, w2 in part.items():
+                nxt[k1 + k2] = nxt.get(k1 + k2, 0) + w1 * w2
+        dist, den = nxt, den * gden**n
+        if len(_PREFIXES) >= _PREFIXES_SIZE:
+            _PREFIXES.pop(next(iter(_PREFIXES)))
+        _PREFIXES[labels, bits, groups[:k + 1]] = (dist, den)
+    mask = (1 << bits) - 1
+    if width == 1:
+        return {(key,): w for key, w in dist.items()}, den
+    if width == 2:
+        return {(key >> bits, key & mask): w for key, w in dist.items()}, den
+    return {tuple([(key >> (bits * (width - 1 - j))) & mask for j in range(width)]): w
+            for key, w in dist.items()}, den
