@@ -218,10 +218,15 @@ class ExactDice(Dice):
             return super().tally(groups, labels, rule=rule)
         self.ordinal = i + len(groups)
         labels = tuple(labels)
+        shared = self.shared
         chances = []
         for n, chain, _, _ in groups:
-            probs, den, _ = self._chain_chances(chain, labels)
-            chances.append((n, den, [w for _, w in probs]))
+            # each chain's chances as a tally reads them, once per query
+            found = shared.get(("tally", chain, labels))
+            if found is None:
+                probs, den, _ = self._chain_chances(chain, labels)
+                found = shared["tally", chain, labels] = _tally.chances(probs, den)
+            chances.append((n, found))
         return _tally.counts(i, labels, chances)
 
     def one(self, chain: Chain, labels: Sequence[str], *, rule: str, what: Text) -> str:

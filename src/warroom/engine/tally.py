@@ -31,11 +31,11 @@ class Tally:
 
     __slots__ = ("_terms", "groups", "key", "origin")
 
-    def __init__(self, origin: int, groups: list[tuple[int, Group]]) -> None:
+    def __init__(self, origin: int, groups: list[tuple[int, Group]],
+                 key: tuple[Group, ...]) -> None:
         self.origin = origin
         self.groups = groups  # (position among the groups, group), random groups only
-        # what the counts' distribution depends on: the multiset of groups
-        self.key = tuple(sorted([g for _, g in groups]))
+        self.key = key  # what the counts' distribution depends on: the groups' multiset
         self._terms: list[dict[Node, int]] | None = None
 
     def terms(self, label: int) -> dict[Node, int]:
@@ -77,27 +77,44 @@ class Count(Sym):
         return mine._combine(other, sign)
 
 
-def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, int, list[int]]]
+Chances = tuple[int, tuple[int, ...], int]
+"""One chain's chances as a tally reads them: (denominator, weight of each label, the
+label it certainly ends in or -1)."""
+
+
+def chances(probs: list[tuple[str, int]], den: int) -> Chances:
+    """:data:`Chances` from the driver's (label, weight) list over ``den``."""
+    weights = tuple(w for _, w in probs)
+    live = [c for c, w in enumerate(weights) if w]
+    return den, weights, live[0] if len(live) == 1 else -1
+
+
+def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, Chances]]
            ) -> dict[str, Any]:
-    """The counts of a tally: ``groups`` holds each group's (items, denominator, weight
-    of each label). A group certain to end in one label adds a plain number; a label
-    no random group can end in is a plain number too."""
+    """The counts of one tally request whose first group's ordinal is ``origin``, its
+    groups given as (items, chances). A group certain to end in one label adds a plain
+    number; a label no random group can end in is a plain number too."""
     consts = [0] * len(labels)
     random: list[tuple[int, Group]] = []
-    for k, (n, den, weights) in enumerate(groups):
+    for k, (n, (den, weights, certain)) in enumerate(groups):
         if not n:
             continue
-        live = [c for c, w in enumerate(weights) if w]
-        if len(live) == 1:
-            consts[live[0]] += n
+        if certain >= 0:
+            consts[certain] += n
         else:
-            random.append((k, (n, den, tuple(weights))))
+            random.append((k, (n, den, weights)))
     if not random:
         return dict(zip(labels, consts, strict=True))
-    tally = Tally(origin, random)
-    possible = [any(g[2][c] for _, g in random) for c in range(len(labels))]
-    return {label: Count(tally, c, consts[c]) if possible[c] else consts[c]
-            for c, label in enumerate(labels)}
+    tally = Tally(origin, random, tuple(sorted([g for _, g in random])))
+    out: dict[str, Any] = {}
+    for c, label in enumerate(labels):
+        for _, g in random:
+            if g[2][c]:
+                out[label] = Count(tally, c, consts[c])
+                break
+        else:
+            out[label] = consts[c]
+    return out
 
 
 _MEMO_TAG = "tally"

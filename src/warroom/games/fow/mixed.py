@@ -8,12 +8,13 @@ every team's saves with the existing per-team chains (``common.team_chain``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.context import Dice, Stage, fixed
+from warroom.engine.context import Dice, Stage, fixed, rows
 from warroom.engine.messages import Msg, msg
 from warroom.engine.params import text_items, whole_number
 from warroom.engine.procedure import outcome, procedure
@@ -26,6 +27,7 @@ from warroom.games.fow.special_rules.params import RulesParams
 MAX_WEAPONS = 6
 MAX_WEAPON_DICE = 30
 MAX_TEAMS = 20
+QUICK_SIZE = 20_000  # allocations kept per question (see _stages)
 TURRET_AT = 4  # the shooter's die for a hit on a tank with two armour values: 4+ turret
 
 Priority = Literal["none", "tank", "infantry", "gun", "soft"]
@@ -417,26 +419,51 @@ def _team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
         weapon, k = groups[0]
         return team_chain(_hit_spec(team, weapon, team.hull, saves), k)
 
+    steps = tuple(_hit_by(team, weapon, k, saves) for weapon, k in groups)
+    # a tank whose hits split between hull and turret branches on each weapon's split:
+    # its weapons as stages over the worst result so far, so the exact driver works
+    # each weapon out once per worst result instead of once per path through the others
+    staged = split and len(steps) > 1
+
     def chain(d: Dice) -> str:
-        worst = "unharmed"
-        for weapon, k in groups:
-            parts = [(team.hull, k)]
-            if split:
-                turret = d.pool(k, Target.of(TURRET_AT, msg("4+ hits the turret")),
-                                rule="fow.shoot_mixed.turret", what="hull or turret")
-                parts = [(team.hull, k - turret), (team.turret, turret)]
-            for armour, hits in parts:
-                if hits:
-                    # each weapon's hits as one item: its distribution is worked out once
-                    # per question, whatever else the team took
-                    res = d.one(team_chain(_hit_spec(team, weapon, armour, saves), hits),
-                                LABELS, rule="fow.shoot_mixed.weapon",
-                                what=_hits_of(weapon, hits))
-                    if _WORST[res] > _WORST[worst]:
-                        worst = res
-        return worst
+        if staged:
+            (worst,), _ = d.stages((0,), (), rounds=0, opening=steps)
+        else:
+            worst = 0
+            for step in steps:
+                (worst,) = step((worst,), d)
+        return _BY_RANK[worst]
 
     return fixed(chain)
+
+
+_BY_RANK = ("unharmed", "bailed_out", "destroyed")
+
+
+@lru_cache(maxsize=4096)
+def _hit_by(team: Team, weapon: Weapon, k: int, saves: Saves) -> Stage[tuple[int]]:
+    """One weapon's ``k`` hits on ``team``: the stage from the team's worst result so far
+    (its rank in :data:`_WORST`) to the worst after them."""
+    split = team.armoured and team.hull != team.turret
+
+    def step(s: tuple[int], d: Dice) -> tuple[int]:
+        worst = s[0]
+        parts = [(team.hull, k)]
+        if split:
+            turret = d.pool(k, Target.of(TURRET_AT, msg("4+ hits the turret")),
+                            rule="fow.shoot_mixed.turret", what="hull or turret")
+            parts = [(team.hull, k - turret), (team.turret, turret)]
+        for armour, hits in parts:
+            if hits:
+                # each weapon's hits as one item: its distribution is worked out once
+                # per question, whatever else the team took
+                res = d.one(team_chain(_hit_spec(team, weapon, armour, saves), hits),
+                            LABELS, rule="fow.shoot_mixed.weapon",
+                            what=_hits_of(weapon, hits))
+                worst = max(worst, _WORST[res])
+        return (worst,)
+
+    return fixed(step, ("fow.shoot_mixed.hit_by", team, weapon, k, saves))
 
 
 @lru_cache(maxsize=1024)
@@ -539,12 +566,17 @@ def _cost(p: MixedParams) -> int:
          "that they may hit (not a vehicle, unless bogged down or bailed out); the other "
          "hits then even out the count over every team. Hits no team may take are lost "
          "but still count toward pinning (our reading: the article is silent).")
-def shoot_mixed(p: MixedParams, d: Dice) -> dict[str, Any]:
+def shoot_mixed(p: MixedParams, d: Dice) -> Mapping[str, Any]:
     n = len(parse_weapons(p.weapons))
-    (total, *_, destroyed, bailed), _ = d.stages((0,) * (n + 3), (), rounds=0,
-                                                 opening=_stages(p))
-    return {"hits": total, "destroyed": destroyed, "bailed_out": bailed,
-            "pinned": pinned(d, p, total, p.hits_before, "fow.shoot_mixed")}
+
+    def row(last: Shot, _: int) -> tuple[Any, ...]:
+        total, destroyed, bailed = last[0], last[-2], last[-1]
+        return total, destroyed, bailed, pinned(d, p, total, p.hits_before,
+                                                "fow.shoot_mixed")
+
+    # the last states' outcomes as rows: exact odds map each distinct last state once
+    return d.finish((0,) * (n + 3), (), rounds=0, opening=_stages(p),
+                    outcome=rows(("hits", "destroyed", "bailed_out", "pinned"), row))
 
 
 Shot = tuple[int, ...]
@@ -587,8 +619,28 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                                what=_to_hit_what(weapon), reroll=reroll))
         return (0, *hits, 0, 0)
 
+    # rule 8's split rolls dice; without it the allocation and the groups of teams
+    # rolling together follow from the hits alone: kept per count of each weapon's hits
+    # where no one reads the story (exact odds and Monte Carlo ask again and again)
+    declared = any(t.gt for t in teams) and not all(t.gt for t in teams)
+    quick: dict[tuple[int, ...], list[tuple[int, Any, Any, Any]]] = {}
+
     def resolve(s: Shot, d: Dice) -> Shot:
         counts = s[1:n + 1]  # the allocation depends on the hits: known here
+        found = None if d.explains or declared else quick.get(counts)
+        if found is None:
+            found = _resolved(d, counts)
+            if not d.explains and not declared:
+                if len(quick) >= QUICK_SIZE:
+                    quick.clear()
+                quick[counts] = found
+        # the teams' rolls, a group of alike teams after another, counted together
+        res = d.tally(found, LABELS, rule="fow.shoot_mixed.team")
+        return (sum(counts), *(0,) * n, res["destroyed"], res["bailed_out"])
+
+    def _resolved(d: Dice, counts: tuple[int, ...]) -> list[tuple[int, Any, Any, Any]]:
+        """The allocation (its notes), and the groups of teams that roll together with
+        their chain and names (none are built where no one reads them)."""
         plan = _gun_tank_plan(d, counts, weapons, teams, p.priority, p.moved)
         lost = sum(counts) - sum(map(len, plan))
         if lost:
@@ -600,13 +652,9 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                 if took:
                     d.note("fow.shoot_mixed.allocate", "{team} is hit: {hits}",
                            team=teams[i].label(), hits=_hit_names(weapons, took))
-        # the teams' rolls, a group of alike teams after another, counted together (no
-        # one reads the names under exact odds or Monte Carlo: none are built)
-        res = d.tally([(len(members), chain, *(_group_names(teams, members) if d.explains
-                                               else ("", ())))
-                       for chain, members in groups(plan).items()],
-                      LABELS, rule="fow.shoot_mixed.team")
-        return (sum(counts), *(0,) * n, res["destroyed"], res["bailed_out"])
+        return [(len(members), chain, *(_group_names(teams, members) if d.explains
+                                              else ("", ())))
+                      for chain, members in groups(plan).items()]
 
     return (fixed(to_hit, ("fow.shoot_mixed", "to_hit", p)),
             fixed(resolve, ("fow.shoot_mixed", "resolve", p)))
