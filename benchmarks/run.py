@@ -89,6 +89,8 @@ def clear_memos() -> None:
     weights._SUCCESS.clear()
     exact._outcome_getter.cache_clear()
     tally._PREFIXES.clear()
+    tally._MADE.clear()
+    tally._JOINTS.clear()
 
 
 def cold_and_warm(fn: Callable[[], Any]) -> tuple[float, float]:

@@ -134,8 +134,8 @@ def test_one_joint_evaluation_per_distinct_set_of_groups(monkeypatch: pytest.Mon
         return joint(labels, groups)
 
     monkeypatch.setattr(tally, "_joint", counted)
-    exact._EVAL_MEMO.clear()
-    tally._PREFIXES.clear()
+    for memo in (exact._EVAL_MEMO, tally._JOINTS, tally._PREFIXES, tally._MADE):
+        memo.clear()
     a_again = fixed(lambda d: _one_die(d))
     orders = [[(2, A), (1, B)], [(1, B), (2, a_again)], [(1, B), (2, A)]]
 

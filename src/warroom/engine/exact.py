@@ -213,20 +213,22 @@ class ExactDice(Dice):
         # one ordinal per group, as each would take: a count made concrete replays the
         # groups with each (the base class), their requests numbered alike
         i = self.ordinal
-        if (self.all_concrete or not self.concrete.isdisjoint(range(i, i + len(groups)))
-                or any(type(g[0]) is not int for g in groups)):
+        if self.all_concrete or (self.concrete and not self.concrete.isdisjoint(
+                range(i, i + len(groups)))):
             return super().tally(groups, labels, rule=rule)
-        self.ordinal = i + len(groups)
         labels = tuple(labels)
         shared = self.shared
         chances = []
         for n, chain, _, _ in groups:
+            if type(n) is not int:  # a lazy number of items: each group on its own
+                return super().tally(groups, labels, rule=rule)
             # each chain's chances as a tally reads them, once per query
             found = shared.get(("tally", chain, labels))
             if found is None:
                 probs, den, _ = self._chain_chances(chain, labels)
                 found = shared["tally", chain, labels] = _tally.chances(probs, den)
             chances.append((n, found))
+        self.ordinal = i + len(groups)
         return _tally.counts(i, labels, chances)
 
     def one(self, chain: Chain, labels: Sequence[str], *, rule: str, what: Text) -> str:
@@ -431,6 +433,7 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
                           else _single(at[0])))
     # rounds begun -> state -> weight, all over ``den``
     dist: dict[int, dict[Outcome, int]] = {0: {state: 1}}
+    same: dict[Any, list[Any]] = {}  # transitions several states share (_add_shared)
     den = 1
     for index, stage, bump in plan:
         # per denominator of a transition: rounds -> state -> weight over den * that
@@ -453,9 +456,20 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
                 if found is None:
                     found = memo[token, s] = _transition(stage, s, width, fields, shared)
                 after, sden = found
+                if type(after) is _tally.SharedPairs:
+                    # the same outcomes as other states': their weights added up first
+                    seen = same.get((id(after), sden, r + bump))
+                    if seen is None:
+                        same[id(after), sden, r + bump] = [w, after, sden, r + bump]
+                    else:
+                        seen[0] += w
+                    continue
                 bucket = buckets.setdefault(sden, {}).setdefault(r + bump, {})
                 for s2, w2 in after:
                     bucket[s2] = bucket.get(s2, 0) + w * w2
+        if same:
+            _add_shared(same, buckets)
+            same = {}
         if not moved:
             break
         common = lcm(*buckets)
@@ -484,6 +498,17 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
     if count:
         return [((s, r), w) for r, states in dist.items() for s, w in states.items()], den
     return [(s, w) for states in dist.values() for s, w in states.items()], den
+
+
+def _add_shared(same: dict[Any, list[Any]],
+                buckets: dict[int, dict[int, dict[Outcome, int]]]) -> None:
+    """Add the transitions several states share (the same outcomes, such as those of a
+    :meth:`Dice.tally` that works out alike, ``engine/tally.py``) into ``buckets``, each
+    once with the states' weights added up, instead of once per state."""
+    for w, after, sden, r in same.values():
+        bucket = buckets.setdefault(sden, {}).setdefault(r, {})
+        for s2, w2 in after:
+            bucket[s2] = bucket.get(s2, 0) + w * w2
 
 
 def _single(f: int) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
@@ -576,6 +601,8 @@ def _transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple
 
     w = exact_run(functools.partial(stage, s), fields, name="one stage", shared=shared,
                   pick=pick)
+    if type(w.weights) is _tally.Shared:  # outcomes other states reach too (Dice.tally)
+        return _tally.pairs(w.weights), w.denominator
     return list(w.weights.items()), w.denominator
 
 

@@ -77,16 +77,16 @@ class Count(Sym):
         return mine._combine(other, sign)
 
 
-Chances = tuple[int, tuple[int, ...], int]
+Chances = tuple[int, tuple[int, ...], int, int]
 """One chain's chances as a tally reads them: (denominator, weight of each label, the
-label it certainly ends in or -1)."""
+label it certainly ends in or -1, a bit per label it can end in)."""
 
 
 def chances(probs: list[tuple[str, int]], den: int) -> Chances:
     """:data:`Chances` from the driver's (label, weight) list over ``den``."""
     weights = tuple(w for _, w in probs)
     live = [c for c, w in enumerate(weights) if w]
-    return den, weights, live[0] if len(live) == 1 else -1
+    return den, weights, live[0] if len(live) == 1 else -1, sum(1 << c for c in live)
 
 
 def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, Chances]]
@@ -96,28 +96,28 @@ def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, Chances
     number; a label no random group can end in is a plain number too."""
     consts = [0] * len(labels)
     random: list[tuple[int, Group]] = []
-    for k, (n, (den, weights, certain)) in enumerate(groups):
+    possible = 0
+    k = -1
+    for n, (den, weights, certain, can) in groups:
+        k += 1
         if not n:
             continue
         if certain >= 0:
             consts[certain] += n
         else:
             random.append((k, (n, den, weights)))
+            possible |= can
     if not random:
         return dict(zip(labels, consts, strict=True))
     tally = Tally(origin, random, tuple(sorted([g for _, g in random])))
-    out: dict[str, Any] = {}
-    for c, label in enumerate(labels):
-        for _, g in random:
-            if g[2][c]:
-                out[label] = Count(tally, c, consts[c])
-                break
-        else:
-            out[label] = consts[c]
-    return out
+    return {label: Count(tally, c, consts[c]) if possible >> c & 1 else consts[c]
+            for c, label in enumerate(labels)}
 
 
-_MEMO_TAG = "tally"
+_JOINTS: dict[Any, tuple[dict[tuple[Any, ...], int], int]] = {}
+"""The joint distribution of some labels' counts over a multiset of groups. This and
+the other memos below are cleared with the driver's (benchmarks' ``clear_memos``)."""
+_MEMO_SIZE = 8192
 
 
 def outcomes(key: tuple[Any, ...], lazy: list[int]
@@ -125,8 +125,6 @@ def outcomes(key: tuple[Any, ...], lazy: list[int]
     """The distribution of an outcome (a state) whose lazy fields (``lazy``, their
     positions) are distinct labels' counts of one tally; None when they are anything
     else (the driver's general evaluation then answers)."""
-    from warroom.engine import exact
-
     first = key[lazy[0]]
     if type(first) is not Count:
         return None
@@ -139,32 +137,71 @@ def outcomes(key: tuple[Any, ...], lazy: list[int]
         labels.append(v.label)
     if len(set(labels)) != len(labels):
         return None
-    memo_key = (_MEMO_TAG, tuple(labels), tally.key)
-    found = exact._EVAL_MEMO.get(memo_key)
+    memo_key = (tuple(labels), tally.key)
+    found = _JOINTS.get(memo_key)
     if found is None:
-        found = exact._EVAL_MEMO[memo_key] = _joint(tuple(labels), tally.key)
-        if len(exact._EVAL_MEMO) > exact._EVAL_MEMO_SIZE:
-            exact._EVAL_MEMO.pop(next(iter(exact._EVAL_MEMO)))
+        if len(_JOINTS) >= _MEMO_SIZE:
+            _JOINTS.pop(next(iter(_JOINTS)))
+        found = _JOINTS[memo_key] = _joint(tuple(labels), tally.key)
     sub, den = found
-    consts = [key[j].const for j in lazy]
+    consts = tuple([key[j].const for j in lazy])
+    # states whose plain values and counts' distribution are alike reach the same
+    # outcomes: one mapping for all of them, which the driver adds up once (Shared)
+    plain = list(key)
+    for j in lazy:
+        plain[j] = None
+    made_key = (tuple(plain), consts, memo_key)
+    made = _MADE.get(made_key)
+    if made is not None:
+        return made
     first_at, last = lazy[0], lazy[-1] + 1
+    out = Shared()
     if last - first_at == len(lazy) and not any(consts):
         head, tail = key[:first_at], key[last:]
-        return {head + values + tail: w for values, w in sub.items()}, den
-    plain = list(key)
-    out: dict[tuple[Any, ...], int] = {}
-    for values, w in sub.items():
-        for j, v, c in zip(lazy, values, consts, strict=True):
-            plain[j] = v + c
-        out[tuple(plain)] = w
+        out.update({head + values + tail: w for values, w in sub.items()})
+    else:
+        for values, w in sub.items():
+            for j, v, c in zip(lazy, values, consts, strict=True):
+                plain[j] = v + c
+            out[tuple(plain)] = w
+    if len(_MADE) >= _MEMO_SIZE:
+        _MADE.pop(next(iter(_MADE)))
+    _MADE[made_key] = (out, den)
     return out, den
+
+
+class Shared(dict[tuple[Any, ...], int]):
+    """Outcomes of a state (with their weights) that other states may reach alike: the
+    same object for all of them (:func:`outcomes`), so the driver adds their weights up
+    before adding the outcomes in once."""
+
+    __slots__ = ("listed",)
+    listed: SharedPairs
+
+
+class SharedPairs(list[tuple[tuple[Any, ...], int]]):
+    """The (outcome, weight) pairs of a :class:`Shared`, listed once."""
+
+    __slots__ = ()
+
+
+def pairs(outcomes: Shared) -> SharedPairs:
+    """The pairs of ``outcomes``, the same list every time."""
+    try:
+        return outcomes.listed
+    except AttributeError:
+        listed = outcomes.listed = SharedPairs(outcomes.items())
+        return listed
+
+
+_MADE: dict[Any, tuple[Shared, int]] = {}
+"""The outcomes made for states' plain values, constants and joint distribution: the
+same mapping for alike states."""
 
 
 _PREFIXES: dict[Any, tuple[dict[int, int], int]] = {}
 """The joint distribution of the first groups of a tally's (sorted) groups, by labels
-and those groups: tallies of other states share their prefixes. Per-query memo (the
-exact driver's memos are cleared together: benchmarks' ``clear_memos``)."""
-_PREFIXES_SIZE = 16_384
+and those groups: tallies of other states share their prefixes."""
 _BITS = 16
 
 
@@ -201,7 +238,7 @@ def _joint(labels: tuple[int, ...], groups: tuple[Group, ...]
             for k2, w2 in part.items():
                 nxt[k1 + k2] = nxt.get(k1 + k2, 0) + w1 * w2
         dist, den = nxt, den * gden**n
-        if len(_PREFIXES) >= _PREFIXES_SIZE:
+        if len(_PREFIXES) >= 2 * _MEMO_SIZE:
             _PREFIXES.pop(next(iter(_PREFIXES)))
         _PREFIXES[labels, bits, groups[:k + 1]] = (dist, den)
     mask = (1 << bits) - 1
