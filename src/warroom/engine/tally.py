@@ -137,23 +137,23 @@ def outcomes(key: tuple[Any, ...], lazy: list[int]
         labels.append(v.label)
     if len(set(labels)) != len(labels):
         return None
-    memo_key = (tuple(labels), tally.key)
-    found = _JOINTS.get(memo_key)
-    if found is None:
-        if len(_JOINTS) >= _MEMO_SIZE:
-            _JOINTS.pop(next(iter(_JOINTS)))
-        found = _JOINTS[memo_key] = _joint(tuple(labels), tally.key)
-    sub, den = found
     consts = tuple([key[j].const for j in lazy])
     # states whose plain values and counts' distribution are alike reach the same
     # outcomes: one mapping for all of them, which the driver adds up once (Shared)
     plain = list(key)
     for j in lazy:
         plain[j] = None
+    memo_key = (tuple(labels), tally.key)
     made_key = (tuple(plain), consts, memo_key)
     made = _MADE.get(made_key)
     if made is not None:
         return made
+    found = _JOINTS.get(memo_key)
+    if found is None:
+        if len(_JOINTS) >= _MEMO_SIZE:
+            _JOINTS.pop(next(iter(_JOINTS)))
+        found = _JOINTS[memo_key] = _joint(tuple(labels), tally.key)
+    sub, den = found
     first_at, last = lazy[0], lazy[-1] + 1
     out = Shared()
     if last - first_at == len(lazy) and not any(consts):
@@ -232,11 +232,14 @@ def _joint(labels: tuple[int, ...], groups: tuple[Group, ...]
             if w:
                 delta = 1 << shift[c] if c in shift else 0
                 classes[delta] = classes.get(delta, 0) + w
-        part = _multinomial_keys(n, tuple(classes.items()))
-        nxt: dict[int, int] = {}
-        for k1, w1 in dist.items():
-            for k2, w2 in part.items():
-                nxt[k1 + k2] = nxt.get(k1 + k2, 0) + w1 * w2
+        # the product, a term of the group's multinomial at a time over every key so far
+        (d0, w0), *more = _multinomial_keys(n, tuple(classes.items())).items()
+        items = list(dist.items())
+        nxt = {k1 + d0: w1 * w0 for k1, w1 in items}
+        for d2, w2 in more:
+            for k1, w1 in items:
+                k1 += d2
+                nxt[k1] = nxt.get(k1, 0) + w1 * w2
         dist, den = nxt, den * gden**n
         if len(_PREFIXES) >= 2 * _MEMO_SIZE:
             _PREFIXES.pop(next(iter(_PREFIXES)))
