@@ -164,3 +164,51 @@ def _fractions(w: Any) -> dict[tuple[Any, ...], F]:
     for key, weight in w.weights.items():
         out[key] = out.get(key, F(0)) + F(weight, w.denominator)
     return {k: v for k, v in out.items() if v}
+
+
+def test_a_chain_that_is_not_fixed_is_read_again() -> None:
+    """A chain whose captured values may change is not kept by the object: each tally
+    reads its chances again (a die needing 2 or less, then 5 or less)."""
+    need = [2]
+
+    def chain(d: Dice) -> str:
+        return "down" if d.die(rule="t.tally.c", what="c") <= need[0] else "none"
+
+    def run(d: Dice) -> Mapping[str, Any]:
+        need[0] = 2
+        first = _by_tally(d, [(1, chain)])["down"]
+        need[0] = 5
+        return {"first": first, "then": _by_tally(d, [(1, chain)])["down"]}
+
+    got = _fractions(exact_run(run, ("first", "then")))
+    assert got == {(1, 1): F(2, 6) * F(5, 6), (1, 0): F(2, 6) * F(1, 6),
+                   (0, 1): F(4, 6) * F(5, 6), (0, 0): F(4, 6) * F(1, 6)}
+
+
+def test_states_whose_tallies_work_out_alike_share_their_outcomes() -> None:
+    """Six states (a die) whose tallies are alike but for the die's parity: two mappings
+    of outcomes are made, each added in once for the three states that reach it; the
+    odds are those of each group after group."""
+    from warroom.engine import exact
+
+    for memo in (exact._EVAL_MEMO, tally._JOINTS, tally._PREFIXES, tally._MADE):
+        memo.clear()
+    copies = [fixed(lambda d: _one_die(d)) for _ in range(6)]  # alike, not the same
+
+    def run_with(how: Any) -> Any:
+        def first(s: tuple[int, int, int], d: Dice) -> tuple[int, int, int]:
+            return (d.die(rule="t.tally.k", what="which"), 0, 0)
+
+        def second(s: tuple[int, int, int], d: Dice) -> tuple[int, int, int]:
+            r = how(d, [(1 + s[0] % 2, copies[s[0] - 1]), (1, B)])
+            return (s[0] % 2, r["hurt"], r["down"])
+
+        def run(d: Dice) -> Mapping[str, Any]:
+            (odd, hurt, down), _ = d.stages((0, 0, 0), (), rounds=0,
+                                            opening=(first, second))
+            return {"odd": odd, "hurt": hurt, "down": down}
+        return exact_run(run, ("odd", "hurt", "down"))
+
+    got = run_with(_by_tally)
+    assert len(tally._MADE) == 2
+    assert _fractions(got) == _fractions(run_with(_by_each))

@@ -217,16 +217,20 @@ class ExactDice(Dice):
                 range(i, i + len(groups)))):
             return super().tally(groups, labels, rule=rule)
         labels = tuple(labels)
-        shared = self.shared
+        # each chain's chances as a tally reads them, once per query
+        known = self.shared.get(("tally", labels))
+        if known is None:
+            known = self.shared["tally", labels] = {}
         chances = []
         for n, chain, _, _ in groups:
             if type(n) is not int:  # a lazy number of items: each group on its own
                 return super().tally(groups, labels, rule=rule)
-            # each chain's chances as a tally reads them, once per query
-            found = shared.get(("tally", chain, labels))
+            found = known.get(chain)
             if found is None:
                 probs, den, _ = self._chain_chances(chain, labels)
-                found = shared["tally", chain, labels] = _tally.chances(probs, den)
+                found = _tally.chances(probs, den)
+                if getattr(chain, "_warroom_fixed", False):  # by the object: never changes
+                    known[chain] = found
             chances.append((n, found))
         self.ordinal = i + len(groups)
         return _tally.counts(i, labels, chances)
