@@ -109,7 +109,16 @@ def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, Chances
             possible |= can
     if not random:
         return dict(zip(labels, consts, strict=True))
-    tally = Tally(origin, random, tuple(sorted([g for _, g in random])))
+    if len(random) == 1:
+        key: tuple[Group, ...] = (random[0][1],)
+    else:
+        # groups with equal chances are one group of all their items: one multinomial
+        merged: dict[tuple[int, tuple[int, ...]], int] = {}
+        for _, (n, den, weights) in random:
+            merged[den, weights] = merged.get((den, weights), 0) + n
+        # in the order of their chances (then sizes): more tallies share first groups
+        key = tuple([(n, den, weights) for (den, weights), n in sorted(merged.items())])
+    tally = Tally(origin, random, key)
     return {label: Count(tally, c, consts[c]) if possible >> c & 1 else consts[c]
             for c, label in enumerate(labels)}
 
