@@ -464,3 +464,53 @@ def test_hits_before_pins_on_the_step_total() -> None:
     # hits_before=3 and one weapon of 2 dice at 3+: pinned on 2 hits, (2/3)^2 = 4/9
     assert prob("fow.shoot_mixed", {"pinned": True}, weapons="2:2:6",
                 teams="infantry,infantry", hits_before=3) == F(4, 9)
+
+
+# ------------------------------------------------------------------ how exact odds are worked
+LARGEST = {"weapons": "12:10:3,12:2:6,12:7:4",
+           "teams": "tank:6,tank:5/3,soft,infantry,infantry:gtg,gun:dug,tank:2/1:far,soft:out"}
+
+
+@pytest.mark.parametrize("params", [
+    {"weapons": "6:10:3,6:2:6,4:7:4", "teams": LARGEST["teams"]},
+    {"weapons": "3:6:1:bb,4:2:6,3:7:4", "teams": "tank:2/1,infantry:dug,infantry:gtg:far,soft",
+     "moved": True},
+    {"weapons": "3:10:3,3:2:6", "teams": "tank:6:gt,tank:5/3,infantry,soft"},
+])
+def test_the_teams_rolls_as_one_tally_are_each_group_after_group(
+        params: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The teams' rolls asked together (Dice.tally, worked out per multiset of groups)
+    give the same fractions as the same groups asked one after another with each (the
+    definition of a tally; the base class's implementation)."""
+    from warroom.engine.context import Dice
+    from warroom.engine.exact import ExactDice
+
+    def fractions() -> list[tuple[str, F]]:
+        return sorted((repr(o), p) for o, p in warroom.odds("fow.shoot_mixed", **params).items())
+
+    fast = fractions()
+    monkeypatch.setattr(ExactDice, "tally", Dice.tally)
+    assert fractions() == fast
+
+
+def test_the_largest_row_works_its_states_out_once_per_multiset_of_groups(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """3 weapons of 12 dice at 8 teams: 13**3 = 2,197 counts of each weapon's hits, each
+    allocated and rolled as one tally; alike tallies share their work: fewer joint
+    distributions than counts, and fewer mappings of outcomes (each added in once for
+    every state reaching it) than counts."""
+    from warroom.engine import exact, tally
+
+    for memo in (exact._EVAL_MEMO, tally._JOINTS, tally._PREFIXES, tally._MADE):
+        memo.clear()
+    joints: list[object] = []
+    joint = tally._joint
+
+    def counted(labels: object, groups: object) -> object:
+        joints.append(groups)
+        return joint(labels, groups)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tally, "_joint", counted)
+    assert warroom.odds("fow.shoot_mixed", **LARGEST).total() == 1
+    assert len(joints) == len(set(joints)) < 600
+    assert len(tally._MADE) < 700
