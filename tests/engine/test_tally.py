@@ -212,3 +212,18 @@ def test_states_whose_tallies_work_out_alike_share_their_outcomes() -> None:
     got = run_with(_by_tally)
     assert len(tally._MADE) == 2
     assert _fractions(got) == _fractions(run_with(_by_each))
+
+
+def test_a_tally_count_fed_to_another_request() -> None:
+    """A count of a tally as the number of dice of a later pool (each downed item rolls
+    a 4+), beside the count of another tally: the category trees each would build."""
+
+    def run_with(how: Any) -> Any:
+        def run(d: Dice) -> Mapping[str, Any]:
+            first = how(d, [(2, A), (1, B)])
+            again = how(d, [(1, A)])
+            saved = d.pool(first["down"], 4, rule="t.tally.save", what="saves")
+            return {"saved": saved, "hurt": first["hurt"] + again["hurt"]}
+        return _fractions(exact_run(run, ("saved", "hurt")))
+
+    assert run_with(_by_tally) == run_with(_by_each)
