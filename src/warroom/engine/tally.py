@@ -21,8 +21,9 @@ from typing import Any
 
 from warroom.engine.symbolic import Node, Sym
 
-Group = tuple[int, int, tuple[int, ...]]
-"""One group as the exact driver sees it: (items, denominator, each label's weight)."""
+Group = tuple[int, tuple[int, ...], int]
+"""Items of equal chances as the joint distribution sees them: (denominator, each
+label's weight, how many items)."""
 
 
 class Tally:
@@ -31,10 +32,10 @@ class Tally:
 
     __slots__ = ("_terms", "groups", "key", "origin")
 
-    def __init__(self, origin: int, groups: list[tuple[int, Group]],
+    def __init__(self, origin: int, groups: list[tuple[int, int, Chances]],
                  key: tuple[Group, ...]) -> None:
         self.origin = origin
-        self.groups = groups  # (position among the groups, group), random groups only
+        self.groups = groups  # (position among the groups, items, chances): random ones
         self.key = key  # what the counts' distribution depends on: the groups' multiset
         self._terms: list[dict[Node, int]] | None = None
 
@@ -43,9 +44,9 @@ class Tally:
         random group and a child per label it can end in (built once, shared by the
         tally's counts so that they stay joint)."""
         if self._terms is None:
-            width = len(self.groups[0][1][2])
+            width = len(self.groups[0][2][1])
             per: list[dict[Node, int]] = [{} for _ in range(width)]
-            for k, (n, den, weights) in self.groups:
+            for k, n, (den, weights, _, _) in self.groups:
                 root = Node(self.origin + k, None, 1, 1, n)
                 for c, w in enumerate(weights):
                     if w:
@@ -93,32 +94,26 @@ def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, Chances
            ) -> dict[str, Any]:
     """The counts of one tally request whose first group's ordinal is ``origin``, its
     groups given as (items, chances). A group certain to end in one label adds a plain
-    number; a label no random group can end in is a plain number too."""
+    number; a label no random group can end in is a plain number too; groups with equal
+    chances are one group of all their items (one multinomial)."""
     consts = [0] * len(labels)
-    random: list[tuple[int, Group]] = []
+    random: list[tuple[int, int, Chances]] = []
+    merged: dict[Chances, int] = {}
     possible = 0
-    k = -1
-    for n, (den, weights, certain, can) in groups:
-        k += 1
-        if not n:
-            continue
-        if certain >= 0:
-            consts[certain] += n
-        else:
-            random.append((k, (n, den, weights)))
-            possible |= can
+    for k, (n, ch) in enumerate(groups):
+        if n:
+            certain = ch[2]
+            if certain >= 0:
+                consts[certain] += n
+            else:
+                random.append((k, n, ch))
+                merged[ch] = merged.get(ch, 0) + n
+                possible |= ch[3]
     if not random:
         return dict(zip(labels, consts, strict=True))
-    if len(random) == 1:
-        key: tuple[Group, ...] = (random[0][1],)
-    else:
-        # groups with equal chances are one group of all their items: one multinomial
-        merged: dict[tuple[int, tuple[int, ...]], int] = {}
-        for _, (n, den, weights) in random:
-            merged[den, weights] = merged.get((den, weights), 0) + n
-        # in the order of their chances (then sizes): more tallies share first groups
-        key = tuple([(n, den, weights) for (den, weights), n in sorted(merged.items())])
-    tally = Tally(origin, random, key)
+    # in the order of their chances (then sizes): more tallies share their first groups
+    tally = Tally(origin, random, tuple(sorted([(ch[0], ch[1], n)
+                                                for ch, n in merged.items()])))
     return {label: Count(tally, c, consts[c]) if possible >> c & 1 else consts[c]
             for c, label in enumerate(labels)}
 
@@ -224,7 +219,7 @@ def _joint(labels: tuple[int, ...], groups: tuple[Group, ...]
     from warroom.engine.exact import _multinomial_keys
 
     # each field's count in its own bits of one int key: 16 unless some tally is larger
-    bits = max(_BITS, sum(n for n, _, _ in groups).bit_length())
+    bits = max(_BITS, sum(n for _, _, n in groups).bit_length())
     width = len(labels)
     shift = {c: bits * (width - 1 - j) for j, c in enumerate(labels)}
     at = len(groups)
@@ -235,7 +230,7 @@ def _joint(labels: tuple[int, ...], groups: tuple[Group, ...]
             at -= 1
     dist, den = found if found is not None else ({0: 1}, 1)
     for k in range(at, len(groups)):
-        n, gden, weights = groups[k]
+        gden, weights, n = groups[k]
         classes: dict[int, int] = {}
         for c, w in enumerate(weights):
             if w:
