@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from warroom.battle.store import Store
     from warroom.engine.procedure import Procedure
     from warroom.engine.registry import Registry
+    from warroom.engine.results import Estimate
 
 EXPORT_FORMAT = "warroom-battle"
 EXPORT_VERSION = 2
@@ -776,18 +777,32 @@ class Battles:
         """:meth:`prepare` and the exact odds of its parameters (the odds cache the pages
         share): ``{..., "odds": Distribution.to_json(exact=True, full=False)`` (each
         outcome with its ``exact`` fraction, ``"5/9"``; a long list summed up per field),
-        ``"chances"`` (each field's values with their chances), ``"expected"}``."""
+        ``"chances"`` (each field's values with their chances), ``"expected"}``.
+
+        Past the exact budget, a Monte Carlo estimate of its full size (a 95% margin of
+        half a percentage point) stands in: ``"odds"`` is then the estimate's JSON
+        (``"estimate": true``, ``"margin"``) and the chances have no ``exact``."""
+        from warroom.engine import drivers
         from warroom.engine.params import normalized
+        from warroom.errors import ExactTooLargeError
         from warroom.serving import cached_odds
 
         proc, params, extra = self._preview(battle_id, proc_id, raw, by)
-        dist = cached_odds(proc.id, params, procedure=proc)
-        chances = {name: [{"value": v, "exact": _frac(p), "p": float(p)}
+        est = None
+        try:
+            dist = cached_odds(proc.id, params, procedure=proc)
+            odds = dist.to_json(exact=True, full=False)
+        except ExactTooLargeError:
+            est = drivers.estimate(proc, params)
+            dist = est.as_distribution()
+            odds = est.to_json(full=False)
+        chances = {name: [{"value": v, "p": float(p)} if est else
+                          {"value": v, "exact": _frac(p), "p": float(p)}
                           for v, p in sorted(ch.items(), key=_value_order)]
                    for name, ch in dist.parts()}
         return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra,
-                "odds": _jsonable(dist.to_json(exact=True, full=False)),
-                "chances": _jsonable(chances), "expected": self._expected(proc, params)}
+                "odds": _jsonable(odds), "chances": _jsonable(chances),
+                "expected": self._expected(proc, params, est)}
 
     def _run(self, st: State, proc: Procedure, params: Any, dice: Sequence[object] | None,
              extra: dict[str, Any], subject: Any, secret: str | None) -> dict[str, Any]:
@@ -830,16 +845,20 @@ class Battles:
         return roll_rng(secret, roll_place(st, action))
 
     @staticmethod
-    def _expected(proc: Procedure, params: Any) -> dict[str, str]:
+    def _expected(proc: Procedure, params: Any, est: Estimate | None = None
+                  ) -> dict[str, str]:
         """Expectation of each numeric field (a bool: its chance of being true): exact,
         through the odds cache the pages share; for a question past the exact budget, a
-        Monte Carlo estimate's mean (as a decimal, so it never reads as exact)."""
+        Monte Carlo estimate's mean (``est``, else one made here; as a decimal, so it
+        never reads as exact)."""
         from warroom.engine import drivers
         from warroom.errors import ExactTooLargeError
         from warroom.serving import cached_odds
 
         kinds = {f.name: f.kind for f in proc.outcome}
         names = [n for n in proc.fields if kinds[n] in ("int", "bool")]
+        if est is not None:
+            return {name: f"{est.mean(name)[0]:.4f}" for name in names}
         try:
             dist = cached_odds(proc.id, params, procedure=proc)
         except ExactTooLargeError:

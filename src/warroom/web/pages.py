@@ -140,6 +140,7 @@ class OddsView:
     joint: list[tuple[dict[str, Any], Any]] = field(default_factory=list)
     samples: int = 0
     estimate_margin: float = 0.0
+    refining: bool = False  # an estimate cut short: the full one is coming (refresh)
     pending: bool = False
     refresh: str = ""
     joint_total: int = 0
@@ -233,7 +234,8 @@ async def compute_odds(request: Request, proc: Procedure, raw: Mapping[str, Any]
     except UsageError as exc:
         return OddsView(error=error_message(exc, tr)), dict(raw)
     view = await shared_view(srv, answer, everything)
-    if answer.pending:
+    view.refining = answer.refining
+    if answer.pending or answer.refining:
         view.refresh = refresh
     return view, normalized(params)
 
@@ -373,7 +375,7 @@ async def _compare_context(request: Request, proc: Procedure) -> dict[str, Any]:
         prefix = f"s{i}."
         name = str(form.get(f"{prefix}_name") or "").strip() or f"{tr('Option')} {i + 1}"
         sets.append(CompareSet(i, name, form_fields(specs, shown, tr, prefix, proc.id), odds))
-    pending = any(s.odds.pending for s in sets)
+    pending = any(s.odds.pending or s.odds.refining for s in sets)
     refresh = f"/compare/{proc.id}/results?" + _query(form, drop=("add",), n=str(n), _wait="1")
     return {"proc": proc, "system": api.registry().system(proc.game), "sets": sets, "n": n,
             "max_sets": MAX_SETS, "table": compare_table(sets),
