@@ -426,14 +426,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _error(exc: WarroomError, as_json: bool) -> None:
     """One line on stderr, or under ``--json`` the error as JSON on stdout."""
-    from warroom.errors import error_json
+    from warroom.errors import error_json, error_message
 
     tr = _tr()
     if as_json:
         _print_json(error_json(exc, tr))
         return
-    text = exc.translated(tr) if isinstance(exc, UsageError) else str(exc)
-    sys.stderr.write(f"error: {text}\n")
+    sys.stderr.write(f"error: {error_message(exc, tr)}\n")
 
 
 def run() -> None:

@@ -105,3 +105,36 @@ def test_the_cli_counts_the_whole_estimate(capsys: pytest.CaptureFixture[str]) -
     assert main(args) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "off by up to about 0.5 percentage points" in out
+
+
+# the slowest assault at the new caps: 2,883 whole outcomes, fractions of ~400 digits
+ITA = {"attackers": 16, "defenders": 16, "defensive_dice": 30, "max_rounds": 10,
+       "defender_type": "tank", "defender_top_armour": 1, "attacker_at": 6,
+       "attacker_firepower": 3, "rules": ["improvised_tank_assault", "unarmed"]}
+
+
+def test_no_page_of_a_big_answer_passes_300_kb(client: Any) -> None:
+    r = client.get("/p/fow.assault", params=ITA)
+    assert r.status_code == 200 and "Exact odds" in r.text and len(r.content) < 300_000
+    assert r.headers["content-encoding"] == "gzip"
+    link = re.search(r'href="([^"]*all=1[^"]*)"', r.text)
+    assert link is not None and "Show all 2883 outcomes" in r.text
+    r = client.get(link.group(1).replace("&amp;", "&"))
+    assert r.status_code == 200 and len(r.content) < 300_000
+    listed = re.search(r"The (\d+) likeliest of 2883 whole outcomes", r.text)
+    assert listed is not None and 40 < int(listed.group(1)) < 2883
+    assert r.text.count("<tr><td>") == int(listed.group(1))
+    full = client.post("/api/v1/odds", json={"procedure": "fow.assault", "params": ITA,
+                                             "all": True}).json()
+    assert len(full["outcomes"]) == 2883  # every one, on request
+
+
+def test_a_page_lists_fewer_whole_outcomes_only_where_it_would_pass_300_kb(
+        client: Any) -> None:
+    # a stack's 798 whole outcomes with short fractions all fit on one page
+    four = {"units": "squad:7:3,squad:7:3,squad:6:2,leader:8:-1", "result": "NMC",
+            "all": "1"}
+    r = client.get("/p/asl.ift_on_stack", params=four)
+    assert r.status_code == 200 and len(r.content) < 300_000
+    assert r.text.count("<tr><td>") == 798 and "likeliest of" not in r.text
+

@@ -397,11 +397,13 @@ def _remembered(request: Request) -> list[tuple[str, str]]:
 
 
 def _message(request: Request, exc: UsageError) -> str:
-    """The error in the page's language (the JSON API's ``detail`` stays English)."""
+    """The error in the page's language (the JSON API's ``detail`` stays English), the
+    values it echoes cut short."""
+    from warroom.errors import error_message
     from warroom.web.lang import translator
     from warroom.web.templating import page_lang
 
-    return exc.translated(translator(page_lang(request)))
+    return error_message(exc, translator(page_lang(request)))
 
 
 def _render(request: Request, name: str, ctx: dict[str, Any], status: int = 200

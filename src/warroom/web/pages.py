@@ -162,7 +162,8 @@ class OddsView:
 
 
 PAGE_JOINT_ROWS = 1000
-"""Whole outcomes a page lists with ``?all=1`` (most likely first); the JSON API with
+"""Whole outcomes a page lists with ``?all=1`` (most likely first; fewer where their
+exact fractions are long, :data:`warroom.web.charts.JOINT_BYTES`); the JSON API with
 ``"all": true`` gives every one (pages stay under 300 KB)."""
 POLL_WAIT = 3.0
 """Seconds a follow-up request for pending exact odds waits for them (a long poll)."""
@@ -292,7 +293,7 @@ def _cached_view(request: Request, proc: Procedure, raw: Mapping[str, Any], tr: 
 @router.get("/p/{proc_id}", response_class=HTMLResponse)
 async def procedure_page(request: Request, proc_id: str) -> HTMLResponse:
     proc = _procedure(proc_id)
-    return render(request, "procedure.html",
+    return fitted(request, "procedure.html",
                   await _proc_context(request, proc, request.query_params))
 
 
@@ -301,7 +302,25 @@ async def odds_panel(request: Request, proc_id: str) -> HTMLResponse:
     """The odds panel (htmx); ``_wait=1`` is a follow-up for pending exact odds."""
     proc = _procedure(proc_id)
     ctx = await _proc_context(request, proc, request.query_params)
-    return render(request, "_odds.html", ctx)
+    return fitted(request, "_odds.html", ctx)
+
+
+PAGE_BYTES = 300_000
+"""No page is larger: a long list of whole outcomes gives way to its likeliest ones."""
+
+
+def fitted(request: Request, name: str, ctx: dict[str, Any]) -> HTMLResponse:
+    """:func:`render`, listing fewer whole outcomes (the least likely left out, each
+    time a third of them) while the page would pass :data:`PAGE_BYTES`: their exact
+    fractions grow with a long fight (about 700 bytes a row for a 16-team assault)."""
+    response = render(request, name, ctx)
+    view: OddsView = ctx["odds"]
+    while len(response.body) > PAGE_BYTES and len(view.joint) > 1:
+        keep = sorted(range(len(view.joint)), key=lambda i: view.joint[i][1],
+                      reverse=True)[:len(view.joint) * 2 // 3]
+        view.joint = [view.joint[i] for i in sorted(keep)]
+        response = render(request, name, ctx)
+    return response
 
 
 def do_roll(proc: Procedure, raw: Mapping[str, Any], dice_text: str, seed_text: str,

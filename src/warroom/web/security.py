@@ -163,6 +163,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(BattleError)
     async def _battle_error(request: Request, exc: BattleError) -> Response:
+        from warroom.errors import clip, error_message
         from warroom.web.app import _error, _wants_html, json_error
 
         if _wants_html(request):
@@ -170,9 +171,9 @@ def install(app: FastAPI) -> None:
             from warroom.web.templating import page_lang
 
             return _error(request, exc.http_status,
-                          exc.translated(translator(page_lang(request))), None)
-        return json_error(request.url.path, exc.http_status, exc.code, str(exc),
-                          exc.parameter)
+                          error_message(exc, translator(page_lang(request))), None)
+        return json_error(request.url.path, exc.http_status, exc.code, error_message(exc),
+                          clip(exc.parameter))
 
     from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
