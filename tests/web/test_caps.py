@@ -138,3 +138,27 @@ def test_a_page_lists_fewer_whole_outcomes_only_where_it_would_pass_300_kb(
     assert r.status_code == 200 and len(r.content) < 300_000
     assert r.text.count("<tr><td>") == 798 and "likeliest of" not in r.text
 
+
+
+def test_the_battle_api_answers_past_the_budget_as_the_odds_api_does(quick: Any) -> None:
+    made = quick.post("/api/v1/battles", json={"game": "bkc", "name": "caps"}).json()
+    url = f"/api/v1/battles/{made['id']}/odds?key={made['keys']['A']}"
+    body = {"procedure": "bkc.engagement", "params": TOO_LARGE}
+    answers = ask_until(lambda: quick.post(url, json=body).json(),
+                        lambda a: not a["odds"]["exact_pending"] and not a["odds"]["refining"])
+    assert all(a["odds"]["estimate"] is True for a in answers)  # never a refusal
+    data = answers[-1]
+    assert data["odds"]["samples"] == FULL and data["odds"]["margin"] <= drivers.ESTIMATE_MARGIN
+    assert data["params"]["attacks"] == 60 and "destroyed" in data["chances"]
+    assert all("exact" not in row for rows in data["chances"].values() for row in rows)
+    # exact odds, where they fit, as before: fractions and exact expectations
+    small = quick.post(url, json={"procedure": "bkc.fire", "params": {"attacks": 3}}).json()
+    for _ in range(600):
+        if not small["odds"]["estimate"]:
+            break
+        time.sleep(0.1)
+        small = quick.post(url, json={"procedure": "bkc.fire", "params": {"attacks": 3}}).json()
+    assert small["odds"]["estimate"] is False and "/" in small["chances"]["hits"][0]["exact"]
+    # a battle error echoes a short prefix of what was sent
+    r = quick.get(f"/api/v1/battles/{'x' * 5000}?key=k")
+    assert r.status_code == 404 and "x" * 41 not in r.text and len(r.text) < 500

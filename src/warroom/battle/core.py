@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from warroom.battle.store import Store
     from warroom.engine.procedure import Procedure
     from warroom.engine.registry import Registry
-    from warroom.engine.results import Estimate
+    from warroom.engine.results import Distribution, Estimate
 
 EXPORT_FORMAT = "warroom-battle"
 EXPORT_VERSION = 2
@@ -783,26 +783,43 @@ class Battles:
         half a percentage point) stands in: ``"odds"`` is then the estimate's JSON
         (``"estimate": true``, ``"margin"``) and the chances have no ``exact``."""
         from warroom.engine import drivers
-        from warroom.engine.params import normalized
         from warroom.errors import ExactTooLargeError
         from warroom.serving import cached_odds
 
         proc, params, extra = self._preview(battle_id, proc_id, raw, by)
-        est = None
         try:
             dist = cached_odds(proc.id, params, procedure=proc)
-            odds = dist.to_json(exact=True, full=False)
         except ExactTooLargeError:
-            est = drivers.estimate(proc, params)
-            dist = est.as_distribution()
-            odds = est.to_json(full=False)
-        chances = {name: [{"value": v, "p": float(p)} if est else
-                          {"value": v, "exact": _frac(p), "p": float(p)}
+            return self.odds_of(proc, params, extra, estimate=drivers.estimate(proc, params))
+        return self.odds_of(proc, params, extra, exact=dist)
+
+    def odds_of(self, proc: Procedure, params: Any, extra: Mapping[str, Any], *,
+                exact: Distribution | None = None, estimate: Estimate | None = None,
+                odds: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """What :meth:`odds` answers, from the exact odds or the estimate standing in
+        for them (worked out elsewhere: the web app's worker processes); ``odds``, their
+        JSON when the caller has it."""
+        from warroom.engine.params import normalized
+
+        if exact is not None:
+            dist = exact
+            odds = exact.to_json(exact=True, full=False) if odds is None else odds
+        else:
+            assert estimate is not None, "the exact odds or an estimate"
+            dist = estimate.as_distribution()
+            odds = estimate.to_json(full=False) if odds is None else odds
+        chances = {name: [{"value": v, "exact": _frac(p), "p": float(p)} if exact else
+                          {"value": v, "p": float(p)}
                           for v, p in sorted(ch.items(), key=_value_order)]
                    for name, ch in dist.parts()}
         return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra,
                 "odds": _jsonable(odds), "chances": _jsonable(chances),
-                "expected": self._expected(proc, params, est)}
+                "expected": self._expected(proc, params, estimate, exact)}
+
+    def preview(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None = None,
+                *, by: str | None = None) -> tuple[Procedure, Any, dict[str, Any]]:
+        """The procedure, its validated parameters and the rest of :meth:`prepare`."""
+        return self._preview(battle_id, proc_id, raw, by)
 
     def _run(self, st: State, proc: Procedure, params: Any, dice: Sequence[object] | None,
              extra: dict[str, Any], subject: Any, secret: str | None) -> dict[str, Any]:
@@ -845,12 +862,12 @@ class Battles:
         return roll_rng(secret, roll_place(st, action))
 
     @staticmethod
-    def _expected(proc: Procedure, params: Any, est: Estimate | None = None
-                  ) -> dict[str, str]:
-        """Expectation of each numeric field (a bool: its chance of being true): exact,
-        through the odds cache the pages share; for a question past the exact budget, a
-        Monte Carlo estimate's mean (``est``, else one made here; as a decimal, so it
-        never reads as exact)."""
+    def _expected(proc: Procedure, params: Any, est: Estimate | None = None,
+                  dist: Distribution | None = None) -> dict[str, str]:
+        """Expectation of each numeric field (a bool: its chance of being true): exact
+        (``dist``, else through the odds cache the pages share); for a question past the
+        exact budget, a Monte Carlo estimate's mean (``est``, else one made here; as a
+        decimal, so it never reads as exact)."""
         from warroom.engine import drivers
         from warroom.errors import ExactTooLargeError
         from warroom.serving import cached_odds
@@ -860,7 +877,7 @@ class Battles:
         if est is not None:
             return {name: f"{est.mean(name)[0]:.4f}" for name in names}
         try:
-            dist = cached_odds(proc.id, params, procedure=proc)
+            dist = dist or cached_odds(proc.id, params, procedure=proc)
         except ExactTooLargeError:
             est = drivers.estimate(proc, params, seconds=2.0)
             return {name: f"{est.mean(name)[0]:.4f}" for name in names}
