@@ -162,3 +162,16 @@ def test_the_battle_api_answers_past_the_budget_as_the_odds_api_does(quick: Any)
     # a battle error echoes a short prefix of what was sent
     r = quick.get(f"/api/v1/battles/{'x' * 5000}?key=k")
     assert r.status_code == 404 and "x" * 41 not in r.text and len(r.text) < 500
+
+
+def test_every_request_has_a_time_cap(quick: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from warroom.web import security
+
+    monkeypatch.setattr(security, "REQUEST_SECONDS", 0.2)
+    slow = {"procedure": "bkc.engagement", "params": TOO_LARGE, "samples": 200_000}
+    r = quick.post("/api/v1/simulate", json=slow)  # its own cap is 10 s: stopped first
+    assert r.status_code == 503 and r.json()["error"]["code"] == "request_timeout"
+    assert "0.2 seconds" in r.json()["error"]["message"]
+    monkeypatch.setattr(security, "REQUEST_SECONDS", 120.0)
+    light = quick.get("/api/v1/rules", params={"game": "demo"})
+    assert light.status_code == 200 and light.json()[0]["id"] == "demo"
