@@ -175,3 +175,17 @@ def test_every_request_has_a_time_cap(quick: Any, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(security, "REQUEST_SECONDS", 120.0)
     light = quick.get("/api/v1/rules", params={"game": "demo"})
     assert light.status_code == 200 and light.json()[0]["id"] == "demo"
+
+
+def test_each_units_states_are_listed_in_the_rules_order_exact_or_estimated() -> None:
+    from warroom import api
+
+    raw = {"units": "squad:7:3,squad:7:3,squad:6:2,leader:8:-1", "result": "NMC"}
+    proc, p = api.prepare("asl.ift_on_stack", raw)
+    declared = list(proc.outcome[1].values)  # unit1's states: ok ... eliminated
+    exact = dict(api.odds("asl.ift_on_stack", **raw).parts())
+    estimate = dict(drivers.simulate(proc, p, 3000, seed=1).as_distribution().parts())
+    assert set(exact) == set(estimate) and "units: leader1" in exact
+    for name in (n for n in exact if n.startswith("units: ")):
+        for states in (list(exact[name]), list(estimate[name])):
+            assert states == sorted(states, key=declared.index), (name, states)
