@@ -354,3 +354,8 @@ def test_battle_odds_past_the_exact_budget_are_a_full_estimate(
     # and the battle can roll it
     event = rb.do(bid, "fow.shoot", {"unit": "Cats", "target": "Rifle platoon"})
     assert event["kind"] == "resolved" and "/" not in event["expected"]["hits"]
+    # its expectation comes from a fixed number of seeded samples: the replay agrees
+    proc, params, _extra = rb.preview(bid, "fow.shoot", {"unit": "Cats",
+                                                         "target": "Rifle platoon"})
+    assert Battles._expected(proc, params) == Battles._expected(proc, params)
+    assert rb.verify(bid).ok, rb.verify(bid).problems
