@@ -365,3 +365,22 @@ def test_shell_completion(capsys: pytest.CaptureFixture[str], monkeypatch: pytes
     code, out, _ = run(capsys)
     assert code == 0
     assert out.split() == expected
+
+
+@pytest.mark.parametrize("args", [
+    ["odds", "asl.ift", "fp=" + "x" * 5000],
+    ["odds", "asl.ift_on_stack", "units=" + "x" * 5000],
+    ["odds", "fow.shoot_mixed", "teams=tank," + "x" * 5000],
+    ["odds", "x" * 5000],
+    ["odds", "asl.ift", "x" * 5000 + "=3"],
+    ["roll", "asl.ift", "--dice", "x" * 5000],
+])
+def test_errors_echo_only_a_short_prefix_of_a_bad_value(
+        args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # a 5 KB value typed by mistake (or pasted) comes back as its first 40 characters
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "x" * 41 not in err and len(err) < 1000
+    assert main([*args, "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert "x" * 41 not in error["message"] and len(str(error["parameter"])) <= 41

@@ -18,7 +18,11 @@ import typer
 from warroom.errors import UsageError, WarroomError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
+
+    from warroom.engine.results import Estimate
 
 
 app = typer.Typer(
@@ -33,8 +37,9 @@ app = typer.Typer(
 )
 
 _STATE: dict[str, str] = {"lang": "en"}
-ESTIMATE_SECONDS = 30.0
-"""Time cap of the estimate 'warroom odds' prints where exact odds would take too long."""
+ESTIMATE_SECONDS: float | None = None
+"""Time cap of the estimate 'warroom odds' prints where exact odds would take too long:
+none, so that its 95% margin is half a percentage point (a bar shows how far it is)."""
 
 def _complete_procedure(incomplete: str) -> list[str]:
     """Shell completion: procedure ids (``fow.sh`` -> ``fow.shoot``, ``fow.shoot_mixed``)."""
@@ -249,7 +254,8 @@ def odds(
         except ExactTooLargeError:
             dist = None
     if dist is None:
-        est = drivers.estimate(proc, p, seconds=ESTIMATE_SECONDS)
+        est = _counted(proc.id, drivers.samples_for(), not as_json, lambda progress: (
+            drivers.estimate(proc, p, seconds=ESTIMATE_SECONDS, progress=progress)))
         if as_json:
             _print_json(_emit("odds", est.to_json(full=show_all)))
             return
@@ -324,25 +330,30 @@ def simulate(
         raise ParameterError("samples", f"{samples} is out of range", f"1 to {api.MAX_SAMPLES}")
     _set_lang(lang)
     proc, p = api.prepare(procedure, _units(procedure, params, from_unit, at_unit, as_json))
-    show = not as_json and samples >= 20_000 and sys.stderr.isatty()
-    if show:
-        from rich.console import Console
-        from rich.progress import BarColumn, Progress, TimeRemainingColumn
-
-        with Progress("[progress.description]{task.description}", BarColumn(),
-                      "{task.completed:,}/{task.total:,}", TimeRemainingColumn(),
-                      console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task(proc.id, total=samples)
-            est = drivers.simulate(proc, p, samples, seed=seed,
-                                   progress=lambda done, _t: bar.update(task, completed=done))
-    else:
-        est = drivers.simulate(proc, p, samples, seed=seed)
+    est = _counted(proc.id, samples, not as_json and samples >= 20_000, lambda progress: (
+        drivers.simulate(proc, p, samples, seed=seed, progress=progress)))
     if as_json:
         _print_json(_emit("simulate", est.to_json()))
         return
     from warroom.cli_render import render_estimate
 
     render_estimate(_console(), est, tr=_tr())
+
+
+def _counted(label: str, samples: int, show: bool,
+             run: Callable[[Callable[[int, int], None] | None], Estimate]) -> Estimate:
+    """``run(progress)``, Monte Carlo of ``samples`` samples, with a progress bar on a
+    terminal when ``show``."""
+    if not (show and sys.stderr.isatty()):
+        return run(None)
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TimeRemainingColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(),
+                  "{task.completed:,}/{task.total:,}", TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=samples)
+        return run(lambda done, _total: bar.update(task, completed=done))
 
 
 _REGISTERED: list[bool] = []
@@ -415,14 +426,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _error(exc: WarroomError, as_json: bool) -> None:
     """One line on stderr, or under ``--json`` the error as JSON on stdout."""
-    from warroom.errors import error_json
+    from warroom.errors import error_json, error_message
 
     tr = _tr()
     if as_json:
         _print_json(error_json(exc, tr))
         return
-    text = exc.translated(tr) if isinstance(exc, UsageError) else str(exc)
-    sys.stderr.write(f"error: {text}\n")
+    sys.stderr.write(f"error: {error_message(exc, tr)}\n")
 
 
 def run() -> None:

@@ -68,11 +68,45 @@ class WarroomError(Exception):
             cls.code = re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
+SHOWN = 40
+"""At most this many characters of a value someone sent are echoed in an error."""
+
+
+def clip(value: Any, most: int = SHOWN) -> Any:
+    """A value someone sent, cut to a short prefix when it is long (errors echo it)."""
+    if isinstance(value, str):
+        return value if len(value) <= most else value[:most] + "…"
+    if isinstance(value, bytes):
+        return value if len(value) <= most else value[:most] + b"..."
+    if isinstance(value, (list, tuple, dict, set)) and len(repr(value)) > most:
+        return repr(value)[:most] + "…"
+    return value
+
+
+def clipped(text: ErrorText) -> ErrorText:
+    """``text`` with every long value it echoes cut short (nested messages too; the
+    list of valid names is kept)."""
+    args = {k: (clipped(v) if isinstance(v, ErrorText) else v if k == "valid" else clip(v))
+            for k, v in text.args.items()}
+    return ErrorText(text.template, **args)
+
+
+def error_message(exc: WarroomError, tr: Translator | None = None) -> str:
+    """An error in ``tr``'s language (English without it): what the CLI, the API and the
+    pages show. A usage error echoes only a short prefix of each value it names."""
+    if not isinstance(exc, UsageError):
+        return str(exc)  # not the caller's input (a verdict, a broken rule): all of it
+    text = getattr(exc, "text", None)
+    if not isinstance(text, ErrorText):
+        return str(clip(str(exc), 300))
+    return clipped(text).render(tr)
+
+
 def error_json(exc: WarroomError, tr: Translator | None = None) -> dict[str, Any]:
     """``{"error": {"code", "message", "parameter"}}``: what the CLI prints under
     ``--json`` (the message in ``tr``'s language, English without one)."""
-    message = exc.translated(tr) if isinstance(exc, UsageError) else str(exc)
-    return {"error": {"code": exc.code, "message": message, "parameter": exc.parameter}}
+    return {"error": {"code": exc.code, "message": error_message(exc, tr),
+                      "parameter": clip(exc.parameter)}}
 
 
 class UsageError(WarroomError, ValueError):

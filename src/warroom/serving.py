@@ -390,6 +390,9 @@ class Answer:
     exact: Distribution | None = None
     estimate: Estimate | None = None
     pending: bool = False
+    refining: bool = False
+    """The estimate was cut short by its time cap: the full one (a 95% margin of half a
+    point) is being counted; ask again for it."""
 
     @property
     def dist(self) -> Distribution:
@@ -405,6 +408,7 @@ class Answer:
         assert self.estimate is not None
         out = self.estimate.to_json(full=full)
         out["exact_pending"] = self.pending
+        out["refining"] = self.refining
         return out
 
 
@@ -503,7 +507,8 @@ class Serving:
         self.jobs[key] = job
         return job
 
-    async def _wait(self, job: _Job, timeout: float) -> Distribution | TooLarge | None:
+    async def _wait(self, job: _Job, timeout: float
+                    ) -> Distribution | TooLarge | Estimate | None:
         """The job's result, or None past ``timeout`` (the job then goes on for
         :attr:`linger` seconds more for whoever asks again)."""
         job.waiters += 1
@@ -534,9 +539,10 @@ class Serving:
         if isinstance(found, Distribution):
             return Answer(key, exact=found)
         pending = False
+        wait = self.deadline if deadline is None else deadline
         if found is None:
             job = self._exact_job(key, proc.id, raw, params, proc)
-            result = await self._wait(job, self.deadline if deadline is None else deadline)
+            result = await self._wait(job, wait)
             if isinstance(result, Distribution):
                 return Answer(key, exact=result)
             pending = result is None
@@ -544,7 +550,44 @@ class Serving:
         done = self.cache.get("exact", key)
         if isinstance(done, Distribution):  # the exact odds came while it was estimated
             return Answer(key, exact=done)
-        return Answer(key, estimate=est, pending=pending and key in self.jobs)
+        # (an exact job that ended while the estimate was made found it too large)
+        running = self.jobs.get(key)
+        pending = pending and running is not None and not running.task.done()
+        if pending or not est.extra.get("stopped_early") or self.cache.get("refined", key):
+            return Answer(key, estimate=est, pending=pending)
+        # no exact odds coming: the estimate cut short by its time cap goes on to its
+        # full size (a 95% margin of half a point) in the long lane, like an exact job
+        full = await self._wait(self._refine_job(key, proc, raw, params), wait)
+        if isinstance(full, Estimate):
+            return Answer(key, estimate=full)
+        return Answer(key, estimate=est, refining=True)
+
+    def _refine_job(self, key: str, proc: Any, raw: Mapping[str, Any],
+                    params: Mapping[str, Any]) -> _Job:
+        """The full-size estimate of a question past the exact budget (kept going for
+        :attr:`linger` seconds after each ask, at most :attr:`exact_limit`), cached as
+        the question's estimate when it is done."""
+        from warroom.engine import drivers
+
+        name = "refine " + key
+        job = self.jobs.get(name)
+        if job is not None and not job.task.done():
+            return job
+
+        async def work() -> Estimate | None:
+            try:
+                est = await self.simulate(proc, raw, params, drivers.samples_for(),
+                                          drivers.ESTIMATE_SEED, self.exact_limit)
+            except WorkerLost:
+                return None
+            self.cache.put("estimate", key, (est, self.exact_limit))
+            self.cache.put("refined", key, True)  # even if the time limit cut it short
+            return est
+
+        job = _Job(asyncio.create_task(work()), keep_until=time.monotonic() + self.linger)
+        job.task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        self.jobs[name] = job
+        return job
 
     def cached(self, proc_id: str, raw: Mapping[str, Any]) -> Answer | None:
         """The exact odds if the cache has them, as an answer (no task, no wait: the

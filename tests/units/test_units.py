@@ -386,3 +386,17 @@ def test_one_asl_counter_parser() -> None:
     assert parse_counter("3-4-7:squad").kind == "squad"
     with pytest.raises(UsageError, match="is not a counter"):
         parse_counter("4-6-7,8-1")
+
+
+def test_an_asl_stack_holds_the_ten_units_a_stack_attack_takes(tmp_path: Path) -> None:
+    # asl.ift_on_stack takes up to ten units: a force's stack holds them, and their
+    # support weapons besides (which take no morale checks)
+    units = ["4-6-7"] * 7 + ["hs 2-6-7", "8-1", "9-2"]
+    counters = ", ".join(f'"{c}"' for c in [*units, "MMG 4-10 B11", "LMG 3-6 B12"])
+    force = load_force(write(tmp_path, f'game = "asl"\n[[unit]]\nname = "S"\n'
+                                       f"counters = [{counters}]\n"))
+    b = params_for("asl.ift_on_stack", None, force.units[0], result="K/2")
+    assert b.params["units"].count(",") == 9
+    exc = error(write(tmp_path, 'game = "asl"\n[[unit]]\nname = "S"\ncounters = ['
+                      + ", ".join(['"4-6-7"'] * 11) + "]\n"))
+    assert exc.line == 4 and "at most 10 units in one location, got 11" in str(exc)

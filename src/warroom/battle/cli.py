@@ -328,10 +328,16 @@ def odds(
     for name, value in data["params"].items():
         where = data["filled"].get(name)
         _echo(f"  {name} = {value}" + (f"  ({where})" if where else ""))
+    odds = data["odds"]
+    if odds["estimate"]:
+        _echo(tr("Estimated odds: exact odds would take too long for these numbers. "
+                 "Counted from {n} simulated rolls, each chance may be off by up to about "
+                 "{m} percentage points.").format(n=f"{odds['samples']:,}",
+                                                  m=f"{odds['margin'] * 100:.1f}"))
     for name, rows in data["chances"].items():
         _echo(f"{name}:")
         for r in rows:
-            _echo(f"  {r['value']!s:>10}  {r['exact']:>22}  {r['p']:7.2%}")
+            _echo(f"  {r['value']!s:>10}  {r.get('exact', ''):>22}  {r['p']:7.2%}")
     for name, value in data["expected"].items():
         _echo(tr("expected {field}: {value}").format(field=name, value=value))
 

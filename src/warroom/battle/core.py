@@ -65,9 +65,13 @@ if TYPE_CHECKING:
     from warroom.battle.store import Store
     from warroom.engine.procedure import Procedure
     from warroom.engine.registry import Registry
+    from warroom.engine.results import Distribution, Estimate
 
 EXPORT_FORMAT = "warroom-battle"
 EXPORT_VERSION = 2
+LUCK_MARGIN = 0.02
+"""The 95% margin of the estimate behind a roll's expectation where exact odds would take
+too long: 2,401 seeded samples, the same on every replay."""
 WRITE_ATTEMPTS = 40
 """How often a write that found the battle moved on is computed again before giving up."""
 """2: dice committed (no seed until the end), events typed, the export signed."""
@@ -776,18 +780,49 @@ class Battles:
         """:meth:`prepare` and the exact odds of its parameters (the odds cache the pages
         share): ``{..., "odds": Distribution.to_json(exact=True, full=False)`` (each
         outcome with its ``exact`` fraction, ``"5/9"``; a long list summed up per field),
-        ``"chances"`` (each field's values with their chances), ``"expected"}``."""
-        from warroom.engine.params import normalized
+        ``"chances"`` (each field's values with their chances), ``"expected"}``.
+
+        Past the exact budget, a Monte Carlo estimate of its full size (a 95% margin of
+        half a percentage point) stands in: ``"odds"`` is then the estimate's JSON
+        (``"estimate": true``, ``"margin"``) and the chances have no ``exact``."""
+        from warroom.engine import drivers
+        from warroom.errors import ExactTooLargeError
         from warroom.serving import cached_odds
 
         proc, params, extra = self._preview(battle_id, proc_id, raw, by)
-        dist = cached_odds(proc.id, params, procedure=proc)
-        chances = {name: [{"value": v, "exact": _frac(p), "p": float(p)}
+        try:
+            dist = cached_odds(proc.id, params, procedure=proc)
+        except ExactTooLargeError:
+            return self.odds_of(proc, params, extra, estimate=drivers.estimate(proc, params))
+        return self.odds_of(proc, params, extra, exact=dist)
+
+    def odds_of(self, proc: Procedure, params: Any, extra: Mapping[str, Any], *,
+                exact: Distribution | None = None, estimate: Estimate | None = None,
+                odds: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """What :meth:`odds` answers, from the exact odds or the estimate standing in
+        for them (worked out elsewhere: the web app's worker processes); ``odds``, their
+        JSON when the caller has it."""
+        from warroom.engine.params import normalized
+
+        if exact is not None:
+            dist = exact
+            odds = exact.to_json(exact=True, full=False) if odds is None else odds
+        else:
+            assert estimate is not None, "the exact odds or an estimate"
+            dist = estimate.as_distribution()
+            odds = estimate.to_json(full=False) if odds is None else odds
+        chances = {name: [{"value": v, "exact": _frac(p), "p": float(p)} if exact else
+                          {"value": v, "p": float(p)}
                           for v, p in sorted(ch.items(), key=_value_order)]
                    for name, ch in dist.parts()}
         return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra,
-                "odds": _jsonable(dist.to_json(exact=True, full=False)),
-                "chances": _jsonable(chances), "expected": self._expected(proc, params)}
+                "odds": _jsonable(odds), "chances": _jsonable(chances),
+                "expected": self._expected(proc, params, estimate, exact)}
+
+    def preview(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None = None,
+                *, by: str | None = None) -> tuple[Procedure, Any, dict[str, Any]]:
+        """The procedure, its validated parameters and the rest of :meth:`prepare`."""
+        return self._preview(battle_id, proc_id, raw, by)
 
     def _run(self, st: State, proc: Procedure, params: Any, dice: Sequence[object] | None,
              extra: dict[str, Any], subject: Any, secret: str | None) -> dict[str, Any]:
@@ -830,20 +865,26 @@ class Battles:
         return roll_rng(secret, roll_place(st, action))
 
     @staticmethod
-    def _expected(proc: Procedure, params: Any) -> dict[str, str]:
-        """Expectation of each numeric field (a bool: its chance of being true): exact,
-        through the odds cache the pages share; for a question past the exact budget, a
-        Monte Carlo estimate's mean (as a decimal, so it never reads as exact)."""
+    def _expected(proc: Procedure, params: Any, est: Estimate | None = None,
+                  dist: Distribution | None = None) -> dict[str, str]:
+        """Expectation of each numeric field (a bool: its chance of being true): exact
+        (``dist``, else through the odds cache the pages share); for a question past the
+        exact budget, a Monte Carlo estimate's mean (``est``, else one made here; as a
+        decimal, so it never reads as exact)."""
         from warroom.engine import drivers
         from warroom.errors import ExactTooLargeError
         from warroom.serving import cached_odds
 
         kinds = {f.name: f.kind for f in proc.outcome}
         names = [n for n in proc.fields if kinds[n] in ("int", "bool")]
+        if est is not None:
+            return {name: f"{est.mean(name)[0]:.4f}" for name in names}
         try:
-            dist = cached_odds(proc.id, params, procedure=proc)
+            dist = dist or cached_odds(proc.id, params, procedure=proc)
         except ExactTooLargeError:
-            est = drivers.estimate(proc, params, seconds=2.0)
+            # a fixed number of seeded samples, never a time cap: verify's replay must
+            # get the same figures (a 2-second cap made them depend on the machine)
+            est = drivers.estimate(proc, params, margin=LUCK_MARGIN)
             return {name: f"{est.mean(name)[0]:.4f}" for name in names}
         return {name: _frac(dist.mean(name)) for name in names}
 
@@ -999,8 +1040,13 @@ class Battles:
                      and f.name not in told and not stored.get(f.shown_if)}
             for k in ("outcome", "expected"):
                 again[k] = {n: v for n, v in again[k].items() if n not in added}
+        # an estimated expectation (a decimal, never a fraction) is not compared: those
+        # logged before LUCK_MARGIN depended on the machine's speed
+        again["expected"], told_expected = (
+            {n: v for n, v in e.items() if "." not in str(v)} if isinstance(e, dict) else e
+            for e in (again["expected"], ev.get("expected")))
         for k in ("params", "dice", "outcome", "steps", "expected", "effects"):
-            if again[k] != ev.get(k):
+            if again[k] != (told_expected if k == "expected" else ev.get(k)):
                 out.append(f"{ev['procedure']}: {k} do not reproduce")
         return out
 

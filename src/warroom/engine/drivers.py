@@ -40,11 +40,13 @@ def samples_for(margin: float = ESTIMATE_MARGIN) -> int:
 
 
 def estimate(proc: Procedure, params: Params, *, margin: float = ESTIMATE_MARGIN,
-             seconds: float | None = None, seed: int = ESTIMATE_SEED) -> Estimate:
+             seconds: float | None = None, seed: int = ESTIMATE_SEED,
+             progress: Progress | None = None) -> Estimate:
     """A Monte Carlo stand-in for exact odds: :func:`samples_for` ``margin`` samples, or
     as many as ``seconds`` allows (at least :data:`TIMED_CHUNK`; the estimate's
     ``margin`` says how far off it may be)."""
-    return simulate(proc, params, samples_for(margin), seed=seed, seconds=seconds)
+    return simulate(proc, params, samples_for(margin), seed=seed, seconds=seconds,
+                    progress=progress)
 
 
 def _checked(proc: Procedure, out: Mapping[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -123,8 +123,9 @@ class Distribution:
             if split is None:
                 out.append((name, self.marginal(name)))
                 continue
-            out.extend((f"{name}: {unit}", {v: Fraction(w, den) for v, w in chances.items()})
-                       for unit, chances in split.items())
+            out.extend((f"{name}: {unit}", {v: Fraction(w, den) for v, w in sorted(
+                chances.items(), key=_state_order(chances, self.orders))})
+                for unit, chances in split.items())
         self.__dict__["_parts"] = out
         return out
 
@@ -166,6 +167,19 @@ def _chance_row(value: Any, p: Fraction, exact: bool) -> dict[str, Any]:
     if exact:
         row["exact"] = f"{p.numerator}/{p.denominator}"
     return row
+
+
+def _state_order(states: Mapping[str, Any], orders: Sequence[Mapping[Any, int] | None]
+                 ) -> Callable[[tuple[str, Any]], int]:
+    """A unit's states in the order a field of the rule declares them (``ok`` to
+    ``eliminated``, as its ``unitN`` fields list them), whichever order the states came
+    in (an estimate's: the order they were first drawn); as they came where no declared
+    order has them all."""
+    for order in orders:
+        if order is not None and all(state in order for state in states):
+            return lambda item: order[item[0]]
+    seen = {state: i for i, state in enumerate(states)}
+    return lambda item: seen[item[0]]
 
 
 def split_units(marginal: Mapping[Any, Any]) -> dict[str, dict[str, Any]] | None:

@@ -75,6 +75,10 @@ class EstimatedOdds(_Model):
     seconds: float = Field(0.0, ge=0)
     exact_pending: bool | None = Field(None, description="odds only: the exact odds are "
                                        "still being worked out; ask again for them")
+    refining: bool | None = Field(None, description="odds only: the time cap cut this "
+                                  "estimate short (see margin); the full one, a 95% margin "
+                                  "of half a percentage point, is being counted: ask again "
+                                  "for it")
 
 
 Odds = Annotated[ExactOdds | EstimatedOdds, Field(discriminator="estimate")]

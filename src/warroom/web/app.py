@@ -41,41 +41,11 @@ from warroom.errors import (
     UnknownParameterError,
     UsageError,
     WarroomError,
+    clip,
 )
+from warroom.errors import error_message as error_message  # pages and forms use it here
 
 log = logging.getLogger("warroom.web")
-
-SHOWN = 40
-"""At most this many characters of a value someone sent are echoed in an error."""
-
-
-def clip(value: Any, most: int = SHOWN) -> Any:
-    """A value someone sent, cut to a short prefix when it is long (errors echo it)."""
-    if isinstance(value, str):
-        return value if len(value) <= most else value[:most] + "…"
-    if isinstance(value, bytes):
-        return value if len(value) <= most else value[:most] + b"..."
-    if isinstance(value, (list, tuple, dict, set)) and len(repr(value)) > most:
-        return repr(value)[:most] + "…"
-    return value
-
-
-def error_message(exc: UsageError, tr: Any = None) -> str:
-    """A usage error in ``tr``'s language (English without it), every value it echoes
-    cut to a short prefix."""
-    text = getattr(exc, "text", None)
-    if not isinstance(text, ErrorText):
-        return str(clip(str(exc), 300))
-    return clipped(text).render(tr)
-
-
-def clipped(text: ErrorText) -> ErrorText:
-    """``text`` with every long value it echoes cut short (nested messages too; the
-    list of valid names is kept)."""
-    args = {k: (clipped(v) if isinstance(v, ErrorText) else v if k == "valid" else clip(v))
-            for k, v in text.args.items()}
-    return ErrorText(text.template, **args)
-
 
 def _wants_html(request: Request) -> bool:
     return not request.url.path.startswith("/api") and "text/html" in request.headers.get(

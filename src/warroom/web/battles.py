@@ -276,11 +276,29 @@ class Prepare(_Body):
 
 @api.post("/{battle_id}/odds", name="battle_odds", summary="The parameters do would use, "
           "with where each came from, and their exact odds, before anyone rolls")
-def api_odds(battle_id: str, body: Prepare, request: Request, key: KeyQuery = None,
-             x_key: KeyHeader = None) -> dict[str, Any]:
+async def api_odds(battle_id: str, body: Prepare, request: Request, key: KeyQuery = None,
+                   x_key: KeyHeader = None) -> dict[str, Any]:
+    """As ``/api/v1/odds`` answers (worker processes, time caps, the shared cache): the
+    exact odds, or past the exact budget an estimate (``"refining"`` while the full one,
+    a margin of half a point, is still being counted: ask again)."""
+    from warroom.engine.params import normalized
+    from warroom.serving import unless_gone
+
     bt = battles(request)
-    _role_name, side = _role(bt, battle_id, _key(key, x_key))
-    return bt.odds(battle_id, body.procedure, body.params, by=side)
+
+    def prepare() -> tuple[Any, Any, dict[str, Any]]:
+        _role_name, side = _role(bt, battle_id, _key(key, x_key))
+        return bt.preview(battle_id, body.procedure, body.params, by=side)
+
+    proc, params, extra = await run_in_threadpool(prepare)
+    srv = request.app.state.serving
+    given = {k: v for k, v in normalized(params).items() if k in params.model_fields_set}
+    answer = await unless_gone(request.is_disconnected, srv.odds(
+        proc.id, given, deadline=srv.api_deadline,
+        estimate_seconds=srv.api_estimate_seconds))
+    return await run_in_threadpool(
+        bt.odds_of, proc, params, extra, exact=answer.exact, estimate=answer.estimate,
+        odds=answer.to_json(exact=True, full=False))
 
 
 @api.post("/{battle_id}/edit", name="battle_edit_unit", response_model=schema.BattleEvent,
@@ -397,11 +415,13 @@ def _remembered(request: Request) -> list[tuple[str, str]]:
 
 
 def _message(request: Request, exc: UsageError) -> str:
-    """The error in the page's language (the JSON API's ``detail`` stays English)."""
+    """The error in the page's language (the JSON API's ``detail`` stays English), the
+    values it echoes cut short."""
+    from warroom.errors import error_message
     from warroom.web.lang import translator
     from warroom.web.templating import page_lang
 
-    return exc.translated(translator(page_lang(request)))
+    return error_message(exc, translator(page_lang(request)))
 
 
 def _render(request: Request, name: str, ctx: dict[str, Any], status: int = 200

@@ -140,6 +140,7 @@ class OddsView:
     joint: list[tuple[dict[str, Any], Any]] = field(default_factory=list)
     samples: int = 0
     estimate_margin: float = 0.0
+    refining: bool = False  # an estimate cut short: the full one is coming (refresh)
     pending: bool = False
     refresh: str = ""
     joint_total: int = 0
@@ -161,7 +162,8 @@ class OddsView:
 
 
 PAGE_JOINT_ROWS = 1000
-"""Whole outcomes a page lists with ``?all=1`` (most likely first); the JSON API with
+"""Whole outcomes a page lists with ``?all=1`` (most likely first; fewer where their
+exact fractions are long, :data:`warroom.web.charts.JOINT_BYTES`); the JSON API with
 ``"all": true`` gives every one (pages stay under 300 KB)."""
 POLL_WAIT = 3.0
 """Seconds a follow-up request for pending exact odds waits for them (a long poll)."""
@@ -233,7 +235,8 @@ async def compute_odds(request: Request, proc: Procedure, raw: Mapping[str, Any]
     except UsageError as exc:
         return OddsView(error=error_message(exc, tr)), dict(raw)
     view = await shared_view(srv, answer, everything)
-    if answer.pending:
+    view.refining = answer.refining
+    if answer.pending or answer.refining:
         view.refresh = refresh
     return view, normalized(params)
 
@@ -290,7 +293,7 @@ def _cached_view(request: Request, proc: Procedure, raw: Mapping[str, Any], tr: 
 @router.get("/p/{proc_id}", response_class=HTMLResponse)
 async def procedure_page(request: Request, proc_id: str) -> HTMLResponse:
     proc = _procedure(proc_id)
-    return render(request, "procedure.html",
+    return fitted(request, "procedure.html",
                   await _proc_context(request, proc, request.query_params))
 
 
@@ -299,7 +302,25 @@ async def odds_panel(request: Request, proc_id: str) -> HTMLResponse:
     """The odds panel (htmx); ``_wait=1`` is a follow-up for pending exact odds."""
     proc = _procedure(proc_id)
     ctx = await _proc_context(request, proc, request.query_params)
-    return render(request, "_odds.html", ctx)
+    return fitted(request, "_odds.html", ctx)
+
+
+PAGE_BYTES = 300_000
+"""No page is larger: a long list of whole outcomes gives way to its likeliest ones."""
+
+
+def fitted(request: Request, name: str, ctx: dict[str, Any]) -> HTMLResponse:
+    """:func:`render`, listing fewer whole outcomes (the least likely left out, each
+    time a third of them) while the page would pass :data:`PAGE_BYTES`: their exact
+    fractions grow with a long fight (about 700 bytes a row for a 16-team assault)."""
+    response = render(request, name, ctx)
+    view: OddsView = ctx["odds"]
+    while len(response.body) > PAGE_BYTES and len(view.joint) > 1:
+        keep = sorted(range(len(view.joint)), key=lambda i: view.joint[i][1],
+                      reverse=True)[:len(view.joint) * 2 // 3]
+        view.joint = [view.joint[i] for i in sorted(keep)]
+        response = render(request, name, ctx)
+    return response
 
 
 def do_roll(proc: Procedure, raw: Mapping[str, Any], dice_text: str, seed_text: str,
@@ -373,7 +394,7 @@ async def _compare_context(request: Request, proc: Procedure) -> dict[str, Any]:
         prefix = f"s{i}."
         name = str(form.get(f"{prefix}_name") or "").strip() or f"{tr('Option')} {i + 1}"
         sets.append(CompareSet(i, name, form_fields(specs, shown, tr, prefix, proc.id), odds))
-    pending = any(s.odds.pending for s in sets)
+    pending = any(s.odds.pending or s.odds.refining for s in sets)
     refresh = f"/compare/{proc.id}/results?" + _query(form, drop=("add",), n=str(n), _wait="1")
     return {"proc": proc, "system": api.registry().system(proc.game), "sets": sets, "n": n,
             "max_sets": MAX_SETS, "table": compare_table(sets),

@@ -8,6 +8,7 @@ with a machine-readable ``code`` (never SQL), and no ``/docs`` unless asked.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from typing import Any
@@ -44,6 +45,13 @@ BODY_LIMITS: dict[tuple[str, str], int] = {
 }
 """The routes that take more (method, path): a battle's export, about 1.5 kB an event
 with its steps, so some 5,000 events."""
+
+
+REQUEST_SECONDS = 120.0
+"""No request takes longer (the body's arrival included): past it the answer is a 503
+``request_timeout`` and the route is cancelled (its jobs stop when nobody else waits for
+them). The longest answers are well within it: the JSON API's odds wait 10 s for exact
+odds, an estimate 5 s and its refinement 10 s more; no exact job runs past two minutes."""
 
 
 def body_limit(method: str, path: str) -> int:
@@ -89,7 +97,8 @@ class Guard:
     going away from the routes that cancel abandoned work): refuses cross-site posts
     (403) and bodies over their route's bound (:func:`body_limit`; by Content-Length,
     or counted as they arrive: 413 ``body_too_large``, and the route sees a client that
-    went away), and adds the security headers to every response."""
+    went away), stops a request past :data:`REQUEST_SECONDS` (503 ``request_timeout``),
+    and adds the security headers to every response."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -124,10 +133,14 @@ class Guard:
                     return {"type": "http.disconnect"}
             return message
 
+        started = False
+
         async def send_with_headers(message: Message) -> None:
+            nonlocal started
             if refused:
                 return
             if message["type"] == "http.response.start":
+                started = True
                 headers = MutableHeaders(scope=message)
                 for name, value in HEADERS.items():
                     if name not in headers:
@@ -135,7 +148,16 @@ class Guard:
             await send(message)
 
         try:
-            await self.app(scope, counted, send_with_headers)
+            await asyncio.wait_for(self.app(scope, counted, send_with_headers),
+                                   REQUEST_SECONDS)
+        except TimeoutError:
+            log.warning("%s %s passed its time cap of %g s", request.method,
+                        scope.get("path", "/"), REQUEST_SECONDS)
+            if not (started or refused):
+                await _headers(_refuse(request, 503, ErrorText(
+                    "the request took longer than {most} seconds and was stopped; ask "
+                    "again in a moment, or ask something smaller", most=f"{REQUEST_SECONDS:g}"),
+                    "request_timeout"))(scope, receive, send)
         except Exception:
             if not refused:
                 raise
@@ -163,6 +185,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(BattleError)
     async def _battle_error(request: Request, exc: BattleError) -> Response:
+        from warroom.errors import clip, error_message
         from warroom.web.app import _error, _wants_html, json_error
 
         if _wants_html(request):
@@ -170,9 +193,9 @@ def install(app: FastAPI) -> None:
             from warroom.web.templating import page_lang
 
             return _error(request, exc.http_status,
-                          exc.translated(translator(page_lang(request))), None)
-        return json_error(request.url.path, exc.http_status, exc.code, str(exc),
-                          exc.parameter)
+                          error_message(exc, translator(page_lang(request))), None)
+        return json_error(request.url.path, exc.http_status, exc.code, error_message(exc),
+                          clip(exc.parameter))
 
     from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 

@@ -16,27 +16,34 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from warroom.engine.messages import Msg, msg
-from warroom.errors import UsageError
-from warroom.games.asl.counters import Counter, parse_counter
+from warroom.errors import ErrorText, UsageError
+from warroom.games.asl.counters import MAX_UNITS, Counter, parse_counter
 from warroom.units.base import Profile, Situation
 
 __all__ = ["AslStack", "Counter", "group_params", "ift_params", "parse_counter",
            "stack_params"]
 
 
+MAX_COUNTERS = 2 * MAX_UNITS
+"""Counters a stack lists: its units (at most :data:`MAX_UNITS`) and support weapons."""
+
+
 class AslStack(Profile):
-    """Counters in one location, their nationality and ELR."""
+    """Counters in one location, their nationality and ELR: up to ten squads,
+    half-squads and leaders (what ``asl.ift_on_stack`` takes) and their support weapons."""
 
     name: str = Field(min_length=1)
     nationality: str = ""
     elr: int = Field(3, ge=0, le=5)
-    counters: tuple[str, ...] = Field(min_length=1, max_length=8)
+    counters: tuple[str, ...] = Field(min_length=1, max_length=MAX_COUNTERS)
 
     @field_validator("counters")
     @classmethod
     def _counters(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        for c in v:
-            parse_counter(c)
+        units = sum(parse_counter(c).kind != "sw" for c in v)
+        if units > MAX_UNITS:  # the one message parse_units gives for too many units
+            raise UsageError("at most {most} {what}, got {count}", most=MAX_UNITS,
+                             what=ErrorText("units in one location"), count=units)
         return v
 
     def parsed(self) -> list[Counter]:
