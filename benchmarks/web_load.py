@@ -165,6 +165,16 @@ def throughput(url: str, requests: int, clients: int, seconds: float) -> int:
     return sum(errors)
 
 
+def run(url: str, args: argparse.Namespace) -> int:
+    """Wait for the server at ``url``, warm it, load it; the count of failures."""
+    wait_up(url)
+    with httpx.Client(base_url=url, timeout=30) as warm:
+        assert warm.post("/api/odds", json=BODY).status_code == 200
+    if args.stress:
+        return stress(url, args.clients, args.seconds)
+    return throughput(url, args.requests, args.clients, args.seconds)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -173,7 +183,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0, help="time limit")
     parser.add_argument("--stress", action="store_true",
                         help="heavy questions and Rolls while light odds are measured")
+    parser.add_argument("--url", help="load a server already running there instead of "
+                        "starting one (to watch it from inside)")
     args = parser.parse_args()
+    if args.url:
+        sys.exit(1 if run(args.url, args) else 0)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     exe = ROOT / ".venv" / "bin" / "warroom"
@@ -184,13 +198,7 @@ def main() -> None:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:
-            wait_up(url)
-            with httpx.Client(base_url=url, timeout=30) as warm:
-                assert warm.post("/api/odds", json=BODY).status_code == 200
-            if args.stress:
-                bad = stress(url, args.clients, args.seconds)
-            else:
-                bad = throughput(url, args.requests, args.clients, args.seconds)
+            bad = run(url, args)
         finally:
             server.terminate()
             server.wait(timeout=10)
