@@ -6,11 +6,15 @@ deadlines and cancellation. Nothing starts at import.
   luck (:func:`cached_odds`). It holds exact answers, the fact that a question is too
   large for exact odds, and Monte Carlo estimates.
 * :class:`WorkPool`, worker *processes* (``forkserver`` where there is one, else
-  ``spawn``: safe with the server's threads) at a lower priority than the server, in two
-  lanes: ``long`` for exact odds and ``/api/simulate``, ``short`` for the time-capped
-  estimates standing in for exact odds, so an estimate never queues behind a long job.
-  Workers start when first needed, up to each lane's size. A job nobody waits for any
-  more is cancelled: its worker is terminated and replaced.
+  ``spawn``: safe with the server's threads) at a lower priority than the server, in
+  three lanes: ``quick``, where every fresh exact question goes first with a time cap of
+  :data:`QUICK_SECONDS` (the question at the table, answered in a millisecond or two,
+  never waits behind heavy work), ``long`` for the exact odds past that cap and
+  ``/api/simulate``, ``short`` for the time-capped estimates standing in for exact odds,
+  so an estimate never queues behind a long job. Workers start when first needed, up to
+  each lane's size. A job nobody waits for any more is cancelled: its worker is
+  terminated and replaced. A big result comes in pieces (:data:`CHUNK`), read as they
+  arrive, so taking it in never holds up the event loop.
 * :class:`Serving`, what the web app calls: :meth:`Serving.odds` answers with the exact
   odds when they come within the deadline, else with a Monte Carlo estimate (its 95%
   margin) while the exact job goes on for a while (``linger``) for whoever asks again.
@@ -56,6 +60,10 @@ API_ESTIMATE_SECONDS = 5.0
 SIMULATE_SECONDS = 10.0
 """Time cap of ``/api/simulate``: past it the answer has the samples done so far."""
 WORKER_NICE = 10
+QUICK_SECONDS = 0.05
+"""Time a fresh question may take in the quick lane: nearly every question at the table
+(one test, one shot) is answered in a millisecond or two there, even while every long
+worker is busy with heavy ones; past it the question moves to the long lane."""
 
 
 def default_workers() -> int:
@@ -167,6 +175,32 @@ def cached_odds(proc_id: str, params: Mapping[str, Any] | Params, *,
     return dist
 
 
+LUCK_ESTIMATE_SECONDS = 2.0
+"""Time cap of the estimate a battle's luck expectation takes past the exact budget."""
+
+
+def luck_estimate(proc: Procedure, params: Params,
+                  seconds: float = LUCK_ESTIMATE_SECONDS) -> Estimate:
+    """The Monte Carlo estimate a battle's luck expectation uses where exact odds are past
+    the budget (:func:`warroom.engine.drivers.estimate`, its seed, ``seconds``): from
+    the shared cache when the web app worked it out beforehand in a worker
+    (:meth:`Serving.warm`), else worked out here (the command line)."""
+    from warroom import api
+    from warroom.engine import drivers
+    from warroom.engine.params import normalized
+
+    if api.registry().procedure(proc.id) is not proc:  # not the registered rule
+        return drivers.estimate(proc, params, seconds=seconds)
+    key = cache_key(proc.id, normalized(params))
+    cache = shared_cache()
+    found = cache.get(f"luck:{seconds:g}", key)
+    if isinstance(found, Estimate):
+        return found
+    est = drivers.estimate(proc, params, seconds=seconds)
+    cache.put(f"luck:{seconds:g}", key, est)
+    return est
+
+
 # --------------------------------------------------------------------------- workers
 def _worker_main(conn: Connection, nice: int) -> None:
     """A worker process: answer tasks from ``conn`` until it closes."""
@@ -187,6 +221,8 @@ def _worker_main(conn: Connection, nice: int) -> None:
             reply = ("too_large", exc.procedure, exc.paths)
         except UsageError as exc:
             reply = ("usage", str(exc))
+        except _OverTime:
+            reply = ("over_time",)
         except Exception as exc:  # a bug in a rule: say which, keep the worker
             reply = ("error", f"{type(exc).__name__}: {exc}")
         send_reply(conn, reply)
@@ -212,6 +248,14 @@ def send_reply(conn: Connection, reply: tuple[Any, ...], chunk: int = CHUNK) -> 
     conn.send(reply)
 
 
+class _OverTime(Exception):
+    """A quick-lane question took longer than its time: it goes to the long lane."""
+
+
+def _over_time(_signum: int, _frame: Any) -> None:
+    raise _OverTime
+
+
 def _run_task(kind: str, proc_id: str, raw: Mapping[str, Any], *args: Any) -> Any:
     """``exact``: (weights, denominator); ``simulate``: (counts, samples, seconds, extra).
     Plain data only: the parent builds the result objects."""
@@ -226,6 +270,21 @@ def _run_task(kind: str, proc_id: str, raw: Mapping[str, Any], *args: Any) -> An
     if kind == "exact":
         dist = drivers.exact(proc, p)
         return dict(dist.weights), dist.denominator, dist.parts()
+    if kind == "quick":  # exact odds, unless they take longer than args[0] seconds
+        if not hasattr(signal, "setitimer"):
+            raise _OverTime
+        previous = signal.signal(signal.SIGALRM, _over_time)
+        signal.setitimer(signal.ITIMER_REAL, float(args[0]))
+        try:
+            dist = drivers.exact(proc, p)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        return dict(dist.weights), dist.denominator, dist.parts()
+    if kind == "luck":  # a battle's luck expectation past the exact budget
+        est = drivers.estimate(proc, p, seconds=float(args[0]))
+        return (dict(est.counts), est.samples, est.seconds, dict(est.extra),
+                est.as_distribution().parts())
     if kind == "simulate":  # the time cap counts from the request (the wait in the queue)
         samples, seed, seconds, sent = args
         left = max(0.05, seconds - max(0.0, time.time() - sent))
@@ -291,8 +350,9 @@ class WorkPool:
 
     def __init__(self, workers: int | None = None, short_workers: int = 1,
                  context: str | None = None, nice: int = WORKER_NICE,
-                 prestart: bool = False) -> None:
-        self.sizes = {"long": workers or default_workers(), "short": short_workers}
+                 prestart: bool = False, quick_workers: int = 1) -> None:
+        self.sizes = {"long": workers or default_workers(), "short": short_workers,
+                      "quick": quick_workers}
         self.context = context or default_context()
         self.nice = nice
         self.prestart = prestart
@@ -401,6 +461,8 @@ class WorkPool:
             raise ExactTooLargeError(reply[1], reply[2])
         if status == "usage":
             raise UsageError("{text}", text=reply[1])
+        if status == "over_time":
+            raise _OverTime
         raise RuleError(reply[1])
 
 
@@ -517,8 +579,11 @@ class Serving:
                  api_estimate_seconds: float = API_ESTIMATE_SECONDS,
                  simulate_seconds: float = SIMULATE_SECONDS,
                  cache: OddsCache | None = None, context: str | None = None,
-                 prestart: bool = False) -> None:
+                 prestart: bool = False, quick_seconds: float = QUICK_SECONDS) -> None:
         self.pool = WorkPool(workers, short_workers, context, prestart=prestart)
+        self.quick_seconds = quick_seconds
+        self.quick = 0
+        """Exact answers the quick lane gave (the others came from the long lane)."""
         self.cache = cache if cache is not None else shared_cache()
         self.deadline = deadline
         self.api_deadline = api_deadline
@@ -566,8 +631,14 @@ class Serving:
 
         async def work() -> Distribution | TooLarge:
             try:
-                weights, den, parts = await asyncio.wait_for(
-                    self.pool.run("long", ("exact", proc_id, dict(raw))), self.exact_limit)
+                try:  # the quick lane first: a light question never waits for heavy ones
+                    weights, den, parts = await self.pool.run(
+                        "quick", ("quick", proc_id, dict(raw), self.quick_seconds))
+                    self.quick += 1
+                except _OverTime:
+                    weights, den, parts = await asyncio.wait_for(
+                        self.pool.run("long", ("exact", proc_id, dict(raw))),
+                        self.exact_limit)
             except ExactTooLargeError as exc:
                 too = TooLarge(exc.procedure, exc.paths)
                 self.cache.put("exact", key, too)
@@ -642,6 +713,36 @@ class Serving:
         key = cache_key(proc.id, normalized(p))
         found = self.cache.get("exact", key)
         return Answer(key, exact=found) if isinstance(found, Distribution) else None
+
+    async def warm(self, proc_id: str, raw: Mapping[str, Any],
+                   seconds: float = LUCK_ESTIMATE_SECONDS) -> None:
+        """Work out in the workers what a battle action will ask the shared cache for
+        (:func:`cached_odds`; past the exact budget, :func:`luck_estimate`), so that the
+        action, in a thread of this process, only rolls and writes: no exact odds or Monte
+        Carlo run under the server's interpreter lock. Waits at most the API's deadline
+        for exact odds; usage errors are left to the action to report."""
+        from warroom import api
+        from warroom.engine import drivers
+        from warroom.engine.params import normalized
+
+        try:
+            proc, p = api.prepare(proc_id, raw)
+        except UsageError:
+            return
+        params = normalized(p)
+        key = cache_key(proc.id, params)
+        found = self.cache.get("exact", key)
+        if found is None:
+            found = await self._wait(self._exact_job(key, proc.id, raw, params, proc),
+                                     self.api_deadline)
+        luck = f"luck:{seconds:g}"
+        if not isinstance(found, TooLarge) or self.cache.get(luck, key) is not None:
+            return
+        counts, done, spent, extra, parts = await self.pool.run(
+            "long", ("luck", proc.id, dict(raw), seconds))
+        self.cache.put(luck, key, Estimate(proc.id, params, proc.fields, counts, done,
+                                           drivers.ESTIMATE_SEED, spent, extra,
+                                           orders=proc.orders, parts=parts))
 
     async def estimate(self, proc: Any, raw: Mapping[str, Any], params: Mapping[str, Any],
                        key: str, seconds: float | None = None) -> Estimate:

@@ -834,16 +834,15 @@ class Battles:
         """Expectation of each numeric field (a bool: its chance of being true): exact,
         through the odds cache the pages share; for a question past the exact budget, a
         Monte Carlo estimate's mean (as a decimal, so it never reads as exact)."""
-        from warroom.engine import drivers
         from warroom.errors import ExactTooLargeError
-        from warroom.serving import cached_odds
+        from warroom.serving import cached_odds, luck_estimate
 
         kinds = {f.name: f.kind for f in proc.outcome}
         names = [n for n in proc.fields if kinds[n] in ("int", "bool")]
         try:
             dist = cached_odds(proc.id, params, procedure=proc)
         except ExactTooLargeError:
-            est = drivers.estimate(proc, params, seconds=2.0)
+            est = luck_estimate(proc, params)
             return {name: f"{est.mean(name)[0]:.4f}" for name in names}
         return {name: _frac(dist.mean(name)) for name in names}
 
