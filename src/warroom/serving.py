@@ -738,8 +738,11 @@ class Serving:
         luck = f"luck:{seconds:g}"
         if not isinstance(found, TooLarge) or self.cache.get(luck, key) is not None:
             return
-        counts, done, spent, extra, parts = await self.pool.run(
-            "long", ("luck", proc.id, dict(raw), seconds))
+        try:  # capped: past it the action works the estimate out itself, as before
+            counts, done, spent, extra, parts = await asyncio.wait_for(self.pool.run(
+                "long", ("luck", proc.id, dict(raw), seconds)), self.api_deadline)
+        except (TimeoutError, WorkerLost):
+            return
         self.cache.put(luck, key, Estimate(proc.id, params, proc.fields, counts, done,
                                            drivers.ESTIMATE_SEED, spent, extra,
                                            orders=proc.orders, parts=parts))
