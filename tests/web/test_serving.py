@@ -661,3 +661,15 @@ def test_the_whole_outcome_table_varies_by_the_same_fields_as_a_full_pass() -> N
         full = [name for i, name in enumerate(dist.fields)
                 if len({key[i] for key in dist.weights}) > 1] or list(dist.fields)
         assert varying_fields(dist) == full
+
+
+def test_a_page_of_every_outcome_lists_fewer_rows_where_there_are_many_columns(
+        client: Any) -> None:
+    from warroom.web.pages import PAGE_JOINT_CELLS, PAGE_JOINT_ROWS
+
+    r = client.get("/p/asl.ift_on_stack", params={**HEAVY, "_sent": "1", "all": "1"})
+    assert r.status_code == 200 and len(r.content) < 300_000
+    table = r.text.split('class="odds-table joint"')[1].split("</table>")[0]
+    columns = table.split("</thead>")[0].count("<th>") - 1  # and the chance
+    rows = table.count("<tr>") - 1
+    assert columns >= 10 and rows == min(PAGE_JOINT_ROWS, PAGE_JOINT_CELLS // columns)

@@ -155,8 +155,12 @@ class OddsView:
 
 
 PAGE_JOINT_ROWS = 1000
-"""Whole outcomes a page lists with ``?all=1`` (most likely first); the JSON API with
-``"all": true`` gives every one (pages stay under 300 KB)."""
+"""Whole outcomes a page lists with ``?all=1`` (most likely first), at most; the JSON
+API with ``"all": true`` gives every one."""
+PAGE_JOINT_CELLS = 6000
+"""Cells of the whole-outcome table a page lists with ``?all=1``: fewer rows where there
+are many columns (a six-unit stack's 1,000 likeliest outcomes in 11 columns made a
+385 KB page), so pages stay under 300 KB."""
 POLL_WAIT = 3.0
 """Seconds a follow-up request for pending exact odds waits for them (a long poll)."""
 
@@ -179,15 +183,17 @@ def odds_view(answer: Answer, everything: bool = False) -> OddsView:
     dist = answer.dist
     est = answer.estimate
     joint: list[tuple[dict[str, Any], Any]] = []
-    if len(dist.fields) > 1:
-        joint = joint_rows(dist, PAGE_JOINT_ROWS if everything else JOINT_ROWS)
+    columns = varying_fields(dist) if len(dist.fields) > 1 else []
+    if columns:
+        joint = joint_rows(dist, min(PAGE_JOINT_ROWS, PAGE_JOINT_CELLS // len(columns))
+                           if everything else JOINT_ROWS)
     # fields certainly 0 for these parameters (shown_if) say nothing: left out
     keep = set(shown_fields(_procedure(dist.procedure).outcome, dist.params))
     shown = [v for v in views(dist) if v.name.partition(": ")[0] in keep]
     return OddsView(dist, "", shown, joint, est.samples if est else 0,
                     est.margin if est else 0.0, answer.pending,
                     joint_total=len(dist.weights) if len(dist.fields) > 1 else 0,
-                    joint_fields=varying_fields(dist) if joint else [])
+                    joint_fields=columns if joint else [])
 
 
 async def shared_view(srv: Serving, answer: Answer, everything: bool = False) -> OddsView:
