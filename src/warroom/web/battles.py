@@ -307,13 +307,17 @@ async def warm(request: Request, bt: Battles, battle_id: str, proc_id: str,
     """Before an action runs in a thread: the odds it will ask the shared cache for (its
     luck expectation) worked out in the app's worker processes
     (:meth:`warroom.serving.Serving.warm`), so a heavy action never computes under the
-    server's interpreter lock, where it would hold up every other request."""
+    server's interpreter lock, where it would hold up every other request. A client that
+    goes away meanwhile cancels the work, and nothing is recorded."""
+    from warroom.serving import unless_gone
+
     try:
         prepared = await run_in_threadpool(
             lambda: bt.prepare(battle_id, proc_id, raw, by=side))
     except UsageError:
         return  # the action itself says what is wrong
-    await request.app.state.serving.warm(prepared["procedure"], prepared["params"])
+    await unless_gone(request.is_disconnected, request.app.state.serving.warm(
+        prepared["procedure"], prepared["params"]))
 
 
 @api.post("/{battle_id}/do", name="battle_do", response_model=schema.BattleEvent,
