@@ -342,6 +342,8 @@ class _Lane:
         self.size = max(1, size)
         self.idle: asyncio.Queue[_Worker] = asyncio.Queue()
         self.workers: set[_Worker] = set()
+        self.starting = 0
+        """Workers being started in a thread (replacing ended ones)."""
 
 
 class WorkPool:
@@ -357,6 +359,7 @@ class WorkPool:
         self.nice = nice
         self.prestart = prestart
         self.lanes: dict[str, _Lane] = {}
+        self.closed = False
         self.replaced = 0
         self.lost = 0
         """Workers found dead with a task (each replaced, the task given to another)."""
@@ -364,6 +367,7 @@ class WorkPool:
     def start(self) -> None:
         """Make the lanes (in the running event loop); with ``prestart``, start every
         worker now (they load the rules while the first tasks wait in their pipes)."""
+        self.closed = False
         self._ctx = multiprocessing.get_context(self.context)
         if self.context == "forkserver":
             self._ctx.set_forkserver_preload(PRELOAD)
@@ -372,24 +376,42 @@ class WorkPool:
             for _ in range(lane.size if self.prestart else 0):
                 self._add(lane)
 
-    def _add(self, lane: _Lane) -> None:
-        worker = None
-        while _PARKED and worker is None:
+    def _new_worker(self) -> _Worker:
+        while _PARKED:
             parked = _PARKED.pop()
             if parked.process.is_alive() and parked.nice == self.nice:
-                worker = parked
-            else:
-                parked.kill()
-        if worker is None:
-            worker = _Worker(self._ctx, self.nice)
+                return parked
+            parked.kill()
+        return _Worker(self._ctx, self.nice)
+
+    def _add(self, lane: _Lane, worker: _Worker | None = None) -> None:
+        worker = worker or self._new_worker()
         lane.workers.add(worker)
         lane.idle.put_nowait(worker)
 
     def _replace(self, lane: _Lane, worker: _Worker) -> None:
+        """End ``worker`` and start another in a thread: asking the fork server for a
+        process waits for it (tens of milliseconds on a busy machine), which the event
+        loop must not."""
         lane.workers.discard(worker)
         worker.kill()
         self.replaced += 1
-        self._add(lane)
+        lane.starting += 1
+
+        def started(future: asyncio.Future[_Worker]) -> None:
+            lane.starting -= 1
+            if future.cancelled() or future.exception() is not None:
+                if not self.closed:  # once more, here: a task may be waiting for it
+                    with contextlib.suppress(Exception):
+                        self._add(lane)
+                return
+            if self.closed:
+                _PARKED.append(future.result())
+            else:
+                self._add(lane, future.result())
+
+        asyncio.get_running_loop().run_in_executor(None, self._new_worker
+                                                   ).add_done_callback(started)
 
     def pids(self, lane: str) -> set[int]:
         return {w.process.pid for w in self.lanes[lane].workers if w.process.pid}
@@ -397,6 +419,7 @@ class WorkPool:
     def close(self) -> None:
         """Stop every busy worker; idle ones are parked for another pool (daemons: they
         end with this process)."""
+        self.closed = True
         for lane in self.lanes.values():
             idle = set()
             while not lane.idle.empty():
@@ -422,7 +445,7 @@ class WorkPool:
             raise WorkerLost(task[1]) from None
 
     async def _run_once(self, lane: _Lane, task: tuple[Any, ...]) -> Any:
-        if lane.idle.empty() and len(lane.workers) < lane.size:
+        if lane.idle.empty() and len(lane.workers) + lane.starting < lane.size:
             self._add(lane)
         worker = await lane.idle.get()
         loop = asyncio.get_running_loop()
@@ -582,6 +605,7 @@ class Serving:
                  prestart: bool = False, quick_seconds: float = QUICK_SECONDS) -> None:
         self.pool = WorkPool(workers, short_workers, context, prestart=prestart)
         self.quick_seconds = quick_seconds
+        """Time cap of a question in the quick lane (0: no quick lane)."""
         self.quick = 0
         """Exact answers the quick lane gave (the others came from the long lane)."""
         self.cache = cache if cache is not None else shared_cache()
@@ -632,6 +656,8 @@ class Serving:
         async def work() -> Distribution | TooLarge:
             try:
                 try:  # the quick lane first: a light question never waits for heavy ones
+                    if self.quick_seconds <= 0:
+                        raise _OverTime
                     weights, den, parts = await self.pool.run(
                         "quick", ("quick", proc_id, dict(raw), self.quick_seconds))
                     self.quick += 1

@@ -210,7 +210,9 @@ def test_cached_odds_remembers_a_question_too_large(monkeypatch: pytest.MonkeyPa
 
 # --------------------------------------------------------------------------- cancel
 def test_an_abandoned_request_stops_its_worker(tmp_path: Path) -> None:
-    app = fresh(tmp_path, workers=1, api_deadline=60.0, linger=0.0)
+    # straight to the long lane (no quick lane): the job reaches its worker well within
+    # the client's second even when the fork server starts cold
+    app = fresh(tmp_path, workers=1, api_deadline=60.0, linger=0.0, quick_seconds=0.0)
     srv = app.state.serving
     with serve(app) as url:
         body = {"procedure": "bkc.fire", "params": SLOW}
@@ -264,11 +266,21 @@ def test_a_cancelled_job_terminates_its_worker_and_the_pool_goes_on() -> None:
 
     from warroom.serving import WorkPool
 
+    started_in: list[int] = []
+
     async def scenario() -> None:
         pool = WorkPool(workers=1)
+        new_worker = pool._new_worker
+
+        def recorded() -> Any:
+            started_in.append(threading.get_ident())
+            return new_worker()
+
         pool.start()
         try:
             assert await pool.run("long", ("sleep", "x", {}, 0.0))  # the worker's pid
+            started_in.clear()
+            pool._new_worker = recorded  # type: ignore[method-assign]
             (worker,) = pool.lanes["long"].workers
             job = asyncio.ensure_future(pool.run("long", ("sleep", "x", {}, 60.0)))
             await asyncio.sleep(0.3)
@@ -279,6 +291,9 @@ def test_a_cancelled_job_terminates_its_worker_and_the_pool_goes_on() -> None:
             assert not worker.process.is_alive() and pool.replaced == 1
             pid = await asyncio.wait_for(pool.run("long", ("sleep", "x", {}, 0.0)), 30)
             assert pid != worker.process.pid
+            # the fresh worker was started in a thread: the fork server's answer is not
+            # waited for on the event loop
+            assert started_in and threading.get_ident() not in started_in
         finally:
             pool.close()
 
