@@ -575,24 +575,36 @@ def _expect(text: str) -> int | None:
 
 
 @router.post("/battles/{battle_id}/{key}/do")
-def page_do(battle_id: str, key: str, request: Request,
-            procedure: Annotated[str, Form()], params: Annotated[str, Form()] = "",
-            unit: Annotated[str, Form()] = "", target: Annotated[str, Form()] = "",
-            dice: Annotated[str, Form()] = "", expect: Annotated[str, Form()] = ""
-            ) -> Response:
-    def run(bt: Battles, side: str) -> None:
-        from warroom.dice.sources import parse_dice
-        from warroom.engine.params import parse_assignments
+async def page_do(battle_id: str, key: str, request: Request,
+                  procedure: Annotated[str, Form()], params: Annotated[str, Form()] = "",
+                  unit: Annotated[str, Form()] = "", target: Annotated[str, Form()] = "",
+                  dice: Annotated[str, Form()] = "", expect: Annotated[str, Form()] = ""
+                  ) -> Response:
+    from warroom.engine.params import parse_assignments
 
+    def typed() -> dict[str, Any]:
         raw: dict[str, Any] = dict(parse_assignments(params.split()))
         if unit:
             raw["unit"] = unit
         if target:
             raw["target"] = target
-        entered = parse_dice(dice) if dice.strip() else None
-        bt.do(battle_id, procedure, raw, entered, expect=_expect(expect), by=side)
+        return raw
 
-    return _act(request, battle_id, key, run)
+    def run(bt: Battles, side: str) -> None:
+        from warroom.dice.sources import parse_dice
+
+        entered = parse_dice(dice) if dice.strip() else None
+        bt.do(battle_id, procedure, typed(), entered, expect=_expect(expect), by=side)
+
+    bt = battles(request)
+    side = await run_in_threadpool(_side, bt, battle_id, key)
+    try:
+        raw = typed()
+    except UsageError:
+        pass  # the action says what is wrong
+    else:
+        await warm(request, bt, battle_id, procedure, raw, side)
+    return await run_in_threadpool(_act, request, battle_id, key, run)
 
 
 @router.post("/battles/{battle_id}/{key}/unit")
