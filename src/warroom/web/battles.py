@@ -276,11 +276,14 @@ class Prepare(_Body):
 
 @api.post("/{battle_id}/odds", name="battle_odds", summary="The parameters do would use, "
           "with where each came from, and their exact odds, before anyone rolls")
-def api_odds(battle_id: str, body: Prepare, request: Request, key: KeyQuery = None,
-             x_key: KeyHeader = None) -> dict[str, Any]:
+async def api_odds(battle_id: str, body: Prepare, request: Request, key: KeyQuery = None,
+                   x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    _role_name, side = _role(bt, battle_id, _key(key, x_key))
-    return bt.odds(battle_id, body.procedure, body.params, by=side)
+    _role_name, side = await run_in_threadpool(_role, bt, battle_id, _key(key, x_key))
+    await warm(request, bt, battle_id, body.procedure, body.params, side)
+    odds: dict[str, Any] = await run_in_threadpool(
+        lambda: bt.odds(battle_id, body.procedure, body.params, by=side))
+    return odds
 
 
 @api.post("/{battle_id}/edit", name="battle_edit_unit", response_model=schema.BattleEvent,
