@@ -6,11 +6,15 @@ deadlines and cancellation. Nothing starts at import.
   luck (:func:`cached_odds`). It holds exact answers, the fact that a question is too
   large for exact odds, and Monte Carlo estimates.
 * :class:`WorkPool`, worker *processes* (``forkserver`` where there is one, else
-  ``spawn``: safe with the server's threads) at a lower priority than the server, in two
-  lanes: ``long`` for exact odds and ``/api/simulate``, ``short`` for the time-capped
-  estimates standing in for exact odds, so an estimate never queues behind a long job.
-  Workers start when first needed, up to each lane's size. A job nobody waits for any
-  more is cancelled: its worker is terminated and replaced.
+  ``spawn``: safe with the server's threads) at a lower priority than the server, in
+  three lanes: ``quick``, where every fresh exact question goes first with a time cap of
+  :data:`QUICK_SECONDS` (the question at the table, answered in a millisecond or two,
+  never waits behind heavy work), ``long`` for the exact odds past that cap and
+  ``/api/simulate``, ``short`` for the time-capped estimates standing in for exact odds,
+  so an estimate never queues behind a long job. Workers start when first needed, up to
+  each lane's size. A job nobody waits for any more is cancelled: its worker is
+  terminated and replaced. A big result comes in pieces (:data:`CHUNK`), read as they
+  arrive, so taking it in never holds up the event loop.
 * :class:`Serving`, what the web app calls: :meth:`Serving.odds` answers with the exact
   odds when they come within the deadline, else with a Monte Carlo estimate (its 95%
   margin) while the exact job goes on for a while (``linger``) for whoever asks again.
@@ -23,7 +27,9 @@ import contextlib
 import json
 import multiprocessing
 import os
+import pickle
 import signal
+import struct
 import threading
 import time
 from collections import OrderedDict
@@ -54,6 +60,10 @@ API_ESTIMATE_SECONDS = 5.0
 SIMULATE_SECONDS = 10.0
 """Time cap of ``/api/simulate``: past it the answer has the samples done so far."""
 WORKER_NICE = 10
+QUICK_SECONDS = 0.05
+"""Time a fresh question may take in the quick lane: nearly every question at the table
+(one test, one shot) is answered in a millisecond or two there, even while every long
+worker is busy with heavy ones; past it the question moves to the long lane."""
 
 
 def default_workers() -> int:
@@ -165,6 +175,35 @@ def cached_odds(proc_id: str, params: Mapping[str, Any] | Params, *,
     return dist
 
 
+LUCK_MARGIN = 0.02
+"""The 95% margin of the estimate behind a battle roll's luck expectation past the exact
+budget: 2,401 seeded samples, the same on every replay (a time cap made ``verify``
+depend on the machine's speed)."""
+LUCK = f"luck:{LUCK_MARGIN:g}"
+"""The shared cache's table of luck estimates."""
+
+
+def luck_estimate(proc: Procedure, params: Params) -> Estimate:
+    """The Monte Carlo estimate a battle's luck expectation uses where exact odds are past
+    the budget (:func:`warroom.engine.drivers.estimate`, its seed, :data:`LUCK_MARGIN`): from
+    the shared cache when the web app worked it out beforehand in a worker
+    (:meth:`Serving.warm`), else worked out here (the command line)."""
+    from warroom import api
+    from warroom.engine import drivers
+    from warroom.engine.params import normalized
+
+    if api.registry().procedure(proc.id) is not proc:  # not the registered rule
+        return drivers.estimate(proc, params, margin=LUCK_MARGIN)
+    key = cache_key(proc.id, normalized(params))
+    cache = shared_cache()
+    found = cache.get(LUCK, key)
+    if isinstance(found, Estimate):
+        return found
+    est = drivers.estimate(proc, params, margin=LUCK_MARGIN)
+    cache.put(LUCK, key, est)
+    return est
+
+
 # --------------------------------------------------------------------------- workers
 def _worker_main(conn: Connection, nice: int) -> None:
     """A worker process: answer tasks from ``conn`` until it closes."""
@@ -185,9 +224,39 @@ def _worker_main(conn: Connection, nice: int) -> None:
             reply = ("too_large", exc.procedure, exc.paths)
         except UsageError as exc:
             reply = ("usage", str(exc))
+        except _OverTime:
+            reply = ("over_time",)
         except Exception as exc:  # a bug in a rule: say which, keep the worker
             reply = ("error", f"{type(exc).__name__}: {exc}")
-        conn.send(reply)
+        send_reply(conn, reply)
+
+
+CHUNK = 2000
+"""Entries of a result's table (the weights of each whole outcome, the counts of an
+estimate) per message: the server reads a reply one message per turn of its event
+loop, so taking in 25,000 whole outcomes of a stack (3.6 MB, some 15 ms of unpickling)
+never holds up a light request for more than about a millisecond."""
+
+
+def send_reply(conn: Connection, reply: tuple[Any, ...], chunk: int = CHUNK) -> None:
+    """Send ``reply``; a result whose first item is a table longer than ``chunk`` goes
+    as ``("items", [...])`` messages of ``chunk`` entries, then the result with an
+    empty table (:meth:`WorkPool._run_once` puts it together again)."""
+    if reply[0] == "ok" and isinstance(reply[1], tuple) and reply[1] and isinstance(
+            reply[1][0], dict) and len(reply[1][0]) > chunk:
+        items = list(reply[1][0].items())
+        for start in range(0, len(items), chunk):
+            conn.send(("items", items[start:start + chunk]))
+        reply = ("ok", ({}, *reply[1][1:]))
+    conn.send(reply)
+
+
+class _OverTime(Exception):
+    """A quick-lane question took longer than its time: it goes to the long lane."""
+
+
+def _over_time(_signum: int, _frame: Any) -> None:
+    raise _OverTime
 
 
 def _run_task(kind: str, proc_id: str, raw: Mapping[str, Any], *args: Any) -> Any:
@@ -204,6 +273,21 @@ def _run_task(kind: str, proc_id: str, raw: Mapping[str, Any], *args: Any) -> An
     if kind == "exact":
         dist = drivers.exact(proc, p)
         return dict(dist.weights), dist.denominator, dist.parts()
+    if kind == "quick":  # exact odds, unless they take longer than args[0] seconds
+        if not hasattr(signal, "setitimer"):
+            raise _OverTime
+        previous = signal.signal(signal.SIGALRM, _over_time)
+        signal.setitimer(signal.ITIMER_REAL, float(args[0]))
+        try:
+            dist = drivers.exact(proc, p)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        return dict(dist.weights), dist.denominator, dist.parts()
+    if kind == "luck":  # a battle's luck expectation past the exact budget
+        est = drivers.estimate(proc, p, margin=float(args[0]))
+        return (dict(est.counts), est.samples, est.seconds, dict(est.extra),
+                est.as_distribution().parts())
     if kind == "simulate":  # the time cap counts from the request (the wait in the queue)
         samples, seed, seconds, sent = args
         left = max(0.05, seconds - max(0.0, time.time() - sent))
@@ -261,6 +345,8 @@ class _Lane:
         self.size = max(1, size)
         self.idle: asyncio.Queue[_Worker] = asyncio.Queue()
         self.workers: set[_Worker] = set()
+        self.starting = 0
+        """Workers being started in a thread (replacing ended ones)."""
 
 
 class WorkPool:
@@ -269,12 +355,14 @@ class WorkPool:
 
     def __init__(self, workers: int | None = None, short_workers: int = 1,
                  context: str | None = None, nice: int = WORKER_NICE,
-                 prestart: bool = False) -> None:
-        self.sizes = {"long": workers or default_workers(), "short": short_workers}
+                 prestart: bool = False, quick_workers: int = 1) -> None:
+        self.sizes = {"long": workers or default_workers(), "short": short_workers,
+                      "quick": quick_workers}
         self.context = context or default_context()
         self.nice = nice
         self.prestart = prestart
         self.lanes: dict[str, _Lane] = {}
+        self.closed = False
         self.replaced = 0
         self.lost = 0
         """Workers found dead with a task (each replaced, the task given to another)."""
@@ -282,6 +370,7 @@ class WorkPool:
     def start(self) -> None:
         """Make the lanes (in the running event loop); with ``prestart``, start every
         worker now (they load the rules while the first tasks wait in their pipes)."""
+        self.closed = False
         self._ctx = multiprocessing.get_context(self.context)
         if self.context == "forkserver":
             self._ctx.set_forkserver_preload(PRELOAD)
@@ -290,24 +379,42 @@ class WorkPool:
             for _ in range(lane.size if self.prestart else 0):
                 self._add(lane)
 
-    def _add(self, lane: _Lane) -> None:
-        worker = None
-        while _PARKED and worker is None:
+    def _new_worker(self) -> _Worker:
+        while _PARKED:
             parked = _PARKED.pop()
             if parked.process.is_alive() and parked.nice == self.nice:
-                worker = parked
-            else:
-                parked.kill()
-        if worker is None:
-            worker = _Worker(self._ctx, self.nice)
+                return parked
+            parked.kill()
+        return _Worker(self._ctx, self.nice)
+
+    def _add(self, lane: _Lane, worker: _Worker | None = None) -> None:
+        worker = worker or self._new_worker()
         lane.workers.add(worker)
         lane.idle.put_nowait(worker)
 
     def _replace(self, lane: _Lane, worker: _Worker) -> None:
+        """End ``worker`` and start another in a thread: asking the fork server for a
+        process waits for it (tens of milliseconds on a busy machine), which the event
+        loop must not."""
         lane.workers.discard(worker)
         worker.kill()
         self.replaced += 1
-        self._add(lane)
+        lane.starting += 1
+
+        def started(future: asyncio.Future[_Worker]) -> None:
+            lane.starting -= 1
+            if future.cancelled() or future.exception() is not None:
+                if not self.closed:  # once more, here: a task may be waiting for it
+                    with contextlib.suppress(Exception):
+                        self._add(lane)
+                return
+            if self.closed:
+                _PARKED.append(future.result())
+            else:
+                self._add(lane, future.result())
+
+        asyncio.get_running_loop().run_in_executor(None, self._new_worker
+                                                   ).add_done_callback(started)
 
     def pids(self, lane: str) -> set[int]:
         return {w.process.pid for w in self.lanes[lane].workers if w.process.pid}
@@ -315,6 +422,7 @@ class WorkPool:
     def close(self) -> None:
         """Stop every busy worker; idle ones are parked for another pool (daemons: they
         end with this process)."""
+        self.closed = True
         for lane in self.lanes.values():
             idle = set()
             while not lane.idle.empty():
@@ -340,24 +448,30 @@ class WorkPool:
             raise WorkerLost(task[1]) from None
 
     async def _run_once(self, lane: _Lane, task: tuple[Any, ...]) -> Any:
-        if lane.idle.empty() and len(lane.workers) < lane.size:
+        if lane.idle.empty() and len(lane.workers) + lane.starting < lane.size:
             self._add(lane)
         worker = await lane.idle.get()
         loop = asyncio.get_running_loop()
-        ready: asyncio.Future[None] = loop.create_future()
         try:
             fd = worker.conn.fileno()
             worker.conn.send(task)
-            def wake() -> None:
-                if not ready.done():
-                    ready.set_result(None)
-
-            loop.add_reader(fd, wake)
+            inbox = _Inbox(fd)
+            loop.add_reader(fd, inbox.read)
+            table: dict[Any, Any] = {}
             try:
-                await ready
+                while True:
+                    reply = inbox.take()
+                    if reply is None:
+                        await inbox.arrived()
+                    elif reply[0] == "items":
+                        table.update(reply[1])
+                        await asyncio.sleep(0)  # one message per turn of the loop
+                    else:
+                        break
             finally:
                 loop.remove_reader(fd)
-            reply = worker.conn.recv()
+            if table:
+                reply = ("ok", (table, *reply[1][1:]))
         except asyncio.CancelledError:
             self._replace(lane, worker)
             raise
@@ -373,7 +487,67 @@ class WorkPool:
             raise ExactTooLargeError(reply[1], reply[2])
         if status == "usage":
             raise UsageError("{text}", text=reply[1])
+        if status == "over_time":
+            raise _OverTime
         raise RuleError(reply[1])
+
+
+class _Inbox:
+    """A worker's messages, read as their bytes arrive (on the event loop, without ever
+    waiting for the rest of a message a busy worker has not finished writing). The
+    framing is :class:`multiprocessing.connection.Connection`'s, which the worker sends
+    with: a signed 4-byte big-endian length, or -1 and an 8-byte one; then the pickle."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.data = bytearray()
+        self.ended = False
+        self.event = asyncio.Event()
+
+    def read(self) -> None:
+        """What the pipe has now (the loop calls this when it is readable)."""
+        try:
+            got = os.read(self.fd, 1 << 20)
+        except BlockingIOError:
+            return
+        except OSError:
+            got = b""
+        if got:
+            self.data += got
+        else:
+            self.ended = True
+        self.event.set()
+
+    async def arrived(self) -> None:
+        """Until more bytes (or the end of the pipe) come."""
+        self.event.clear()
+        await self.event.wait()
+
+    def take(self) -> Any:
+        """The next whole message, or None while it is still coming; :class:`EOFError`
+        when the pipe ended (the worker died) before it was whole."""
+        size, start = _frame(self.data)
+        if size is None or len(self.data) < start + size:
+            if self.ended:
+                raise EOFError("the worker's pipe ended in the middle of a message")
+            return None
+        message = pickle.loads(self.data[start:start + size])
+        del self.data[:start + size]
+        return message
+
+
+def _frame(data: bytearray) -> tuple[int | None, int]:
+    """The length of the message at the start of ``data`` and where it begins (None
+    until the whole length has come)."""
+    if len(data) < 4:
+        return None, 4
+    (size,) = struct.unpack("!i", data[:4])
+    if size != -1:
+        return size, 4
+    if len(data) < 12:
+        return None, 12
+    (size,) = struct.unpack("!Q", data[4:12])
+    return size, 12
 
 
 class _Died(Exception):
@@ -435,8 +609,12 @@ class Serving:
                  api_estimate_seconds: float = API_ESTIMATE_SECONDS,
                  simulate_seconds: float = SIMULATE_SECONDS,
                  cache: OddsCache | None = None, context: str | None = None,
-                 prestart: bool = False) -> None:
+                 prestart: bool = False, quick_seconds: float = QUICK_SECONDS) -> None:
         self.pool = WorkPool(workers, short_workers, context, prestart=prestart)
+        self.quick_seconds = quick_seconds
+        """Time cap of a question in the quick lane (0: no quick lane)."""
+        self.quick = 0
+        """Exact answers the quick lane gave (the others came from the long lane)."""
         self.cache = cache if cache is not None else shared_cache()
         self.deadline = deadline
         self.api_deadline = api_deadline
@@ -484,8 +662,16 @@ class Serving:
 
         async def work() -> Distribution | TooLarge:
             try:
-                weights, den, parts = await asyncio.wait_for(
-                    self.pool.run("long", ("exact", proc_id, dict(raw))), self.exact_limit)
+                try:  # the quick lane first: a light question never waits for heavy ones
+                    if self.quick_seconds <= 0:
+                        raise _OverTime
+                    weights, den, parts = await self.pool.run(
+                        "quick", ("quick", proc_id, dict(raw), self.quick_seconds))
+                    self.quick += 1
+                except _OverTime:
+                    weights, den, parts = await asyncio.wait_for(
+                        self.pool.run("long", ("exact", proc_id, dict(raw))),
+                        self.exact_limit)
             except ExactTooLargeError as exc:
                 too = TooLarge(exc.procedure, exc.paths)
                 self.cache.put("exact", key, too)
@@ -600,14 +786,36 @@ class Serving:
         found = self.cache.get("exact", key)
         return Answer(key, exact=found) if isinstance(found, Distribution) else None
 
-    def peek(self, proc_id: str, raw: Mapping[str, Any]) -> Distribution | None:
-        """The exact odds if they are in the cache; never computes."""
+    async def warm(self, proc_id: str, raw: Mapping[str, Any]) -> None:
+        """Work out in the workers what a battle action will ask the shared cache for
+        (:func:`cached_odds`; past the exact budget, :func:`luck_estimate`), so that the
+        action, in a thread of this process, only rolls and writes: no exact odds or Monte
+        Carlo run under the server's interpreter lock. Waits at most the API's deadline
+        for exact odds; usage errors are left to the action to report."""
         from warroom import api
+        from warroom.engine import drivers
         from warroom.engine.params import normalized
 
-        proc, p = api.prepare(proc_id, raw)
-        found = self.cache.get("exact", cache_key(proc.id, normalized(p)))
-        return found if isinstance(found, Distribution) else None
+        try:
+            proc, p = api.prepare(proc_id, raw)
+        except UsageError:
+            return
+        params = normalized(p)
+        key = cache_key(proc.id, params)
+        found = self.cache.get("exact", key)
+        if found is None:
+            found = await self._wait(self._exact_job(key, proc.id, raw, params, proc),
+                                     self.api_deadline)
+        if not isinstance(found, TooLarge) or self.cache.get(LUCK, key) is not None:
+            return
+        try:  # capped: past it the action works the estimate out itself, as before
+            counts, done, spent, extra, parts = await asyncio.wait_for(self.pool.run(
+                "long", ("luck", proc.id, dict(raw), LUCK_MARGIN)), self.api_deadline)
+        except (TimeoutError, WorkerLost):
+            return
+        self.cache.put(LUCK, key, Estimate(proc.id, params, proc.fields, counts, done,
+                                           drivers.ESTIMATE_SEED, spent, extra,
+                                           orders=proc.orders, parts=parts))
 
     async def estimate(self, proc: Any, raw: Mapping[str, Any], params: Mapping[str, Any],
                        key: str, seconds: float | None = None) -> Estimate:

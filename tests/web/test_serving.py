@@ -97,9 +97,15 @@ def test_heavy_odds_and_rolls_do_not_delay_light_odds(tmp_path: Path) -> None:
         try:
             # light answers timed only while the heavy exact job is really running (it
             # takes seconds, then it is cached): up to 30 of them
-            assert wait_until(lambda: bool(app.state.serving.jobs), 10)
+            jobs = app.state.serving.jobs  # (the light question's finished job may be
+            # there too until the reaper's next round: only a running one counts)
+
+            def running() -> bool:
+                return any(not job.task.done() for job in list(jobs.values()))
+
+            assert wait_until(running, 10)
             busy = []
-            while len(busy) < 30 and app.state.serving.jobs:
+            while len(busy) < 30 and running():
                 t = time.perf_counter()
                 assert light.post("/api/odds", json=LIGHT).status_code == 200
                 busy.append(time.perf_counter() - t)
@@ -204,7 +210,9 @@ def test_cached_odds_remembers_a_question_too_large(monkeypatch: pytest.MonkeyPa
 
 # --------------------------------------------------------------------------- cancel
 def test_an_abandoned_request_stops_its_worker(tmp_path: Path) -> None:
-    app = fresh(tmp_path, workers=1, api_deadline=60.0, linger=0.0)
+    # straight to the long lane (no quick lane): the job reaches its worker well within
+    # the client's second even when the fork server starts cold
+    app = fresh(tmp_path, workers=1, api_deadline=60.0, linger=0.0, quick_seconds=0.0)
     srv = app.state.serving
     with serve(app) as url:
         body = {"procedure": "bkc.fire", "params": SLOW}
@@ -258,11 +266,21 @@ def test_a_cancelled_job_terminates_its_worker_and_the_pool_goes_on() -> None:
 
     from warroom.serving import WorkPool
 
+    started_in: list[int] = []
+
     async def scenario() -> None:
         pool = WorkPool(workers=1)
+        new_worker = pool._new_worker
+
+        def recorded() -> Any:
+            started_in.append(threading.get_ident())
+            return new_worker()
+
         pool.start()
         try:
             assert await pool.run("long", ("sleep", "x", {}, 0.0))  # the worker's pid
+            started_in.clear()
+            pool._new_worker = recorded  # type: ignore[method-assign]
             (worker,) = pool.lanes["long"].workers
             job = asyncio.ensure_future(pool.run("long", ("sleep", "x", {}, 60.0)))
             await asyncio.sleep(0.3)
@@ -273,6 +291,9 @@ def test_a_cancelled_job_terminates_its_worker_and_the_pool_goes_on() -> None:
             assert not worker.process.is_alive() and pool.replaced == 1
             pid = await asyncio.wait_for(pool.run("long", ("sleep", "x", {}, 0.0)), 30)
             assert pid != worker.process.pid
+            # the fresh worker was started in a thread: the fork server's answer is not
+            # waited for on the event loop
+            assert started_in and threading.get_ident() not in started_in
         finally:
             pool.close()
 
@@ -504,3 +525,166 @@ def test_the_cli_summarises_per_unit_and_lists_all_on_request(
     assert "summary" in json.loads(capsys.readouterr().out)
     assert main([*args, "--json", "--all"]) == 0
     assert len(json.loads(capsys.readouterr().out)["outcomes"]) == total
+
+
+# --------------------------------------------------------------------------- fast paths
+def test_a_big_reply_comes_in_pieces_read_as_they_arrive() -> None:
+    import multiprocessing
+
+    from warroom.serving import _Inbox, send_reply
+
+    table = {("squad1=ok", i): 3 * i + 1 for i in range(35)}
+    parent, child = multiprocessing.Pipe()
+    try:
+        send_reply(child, ("ok", (table, 127, ["parts"])), chunk=10)
+        inbox = _Inbox(parent.fileno())
+        raw = bytearray()
+        while parent.poll(0.5):
+            inbox.read()
+            raw += inbox.data
+            inbox.data.clear()
+        # the bytes of a message arriving one by one: nothing until it is whole
+        messages: list[Any] = []
+        for byte in raw:
+            inbox.data.append(byte)
+            message = inbox.take()
+            if message is not None:
+                messages.append(message)
+        assert inbox.take() is None and not inbox.data
+    finally:
+        parent.close()
+        child.close()
+    kinds = [m[0] for m in messages]
+    assert kinds == ["items"] * 4 + ["ok"]  # 35 entries in pieces of 10, then the rest
+    assert [len(m[1]) for m in messages[:4]] == [10, 10, 10, 5]
+    assert dict(item for m in messages[:4] for item in m[1]) == table
+    assert messages[4] == ("ok", ({}, 127, ["parts"]))
+    small = {("x",): 1}
+    parent, child = multiprocessing.Pipe()
+    try:
+        send_reply(child, ("ok", (small, 1, [])), chunk=10)
+        assert parent.recv() == ("ok", (small, 1, []))  # small replies: one message
+    finally:
+        parent.close()
+        child.close()
+
+
+def test_whole_outcomes_taken_in_pieces_are_the_exact_odds(tmp_path: Path) -> None:
+    import asyncio
+
+    from warroom import serving
+
+    async def scenario() -> None:
+        srv = Serving(cache=OddsCache(), workers=1)
+        await srv.start()
+        try:
+            answer = await asyncio.wait_for(srv.odds("asl.ift_on_stack", HEAVY,
+                                                     deadline=60.0), 120)
+        finally:
+            await srv.stop()
+        assert answer.exact is not None
+        direct = api.odds("asl.ift_on_stack", **HEAVY)
+        assert len(direct.weights) > 3 * serving.CHUNK  # it came in several pieces
+        assert dict(answer.exact.weights) == dict(direct.weights)
+        assert answer.exact.denominator == direct.denominator
+
+    run_in_thread(scenario)
+
+
+def test_a_light_question_is_answered_while_every_long_worker_is_busy() -> None:
+    import asyncio
+
+    async def scenario() -> None:
+        srv = Serving(cache=OddsCache(), workers=1)
+        await srv.start()
+        try:
+            # the one long worker is busy for a minute
+            busy = asyncio.ensure_future(srv.pool.run("long", ("sleep", "x", {}, 60.0)))
+            await asyncio.sleep(0.2)
+            answer = await asyncio.wait_for(
+                srv.odds("demo.pool", {"dice": 7, "at": 4}, deadline=60.0), 30)
+            assert answer.exact is not None and srv.quick == 1  # the quick lane's
+            assert not busy.done()  # the long worker never got it
+            assert answer.exact is srv.cache.get("exact", answer.key)
+            busy.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await busy
+        finally:
+            await srv.stop()
+
+    run_in_thread(scenario)
+
+
+def test_a_heavy_question_leaves_the_quick_lane_and_the_quick_worker_stays() -> None:
+    import asyncio
+
+    async def scenario() -> None:
+        srv = Serving(cache=OddsCache(), workers=1, quick_seconds=0.01)
+        await srv.start()
+        try:
+            answer = await asyncio.wait_for(
+                srv.odds("asl.ift_on_stack", HEAVY, deadline=60.0), 120)
+            assert answer.exact is not None and srv.quick == 0  # from the long lane
+            quick = srv.pool.pids("quick")
+            assert len(quick) == 1 and srv.pool.replaced == 0  # stopped, not killed
+            light = await asyncio.wait_for(srv.odds("demo.pool", {"dice": 3},
+                                                    deadline=60.0), 30)
+            assert light.exact is not None and srv.quick == 1
+            assert srv.pool.pids("quick") == quick
+        finally:
+            await srv.stop()
+
+    run_in_thread(scenario)
+
+
+def test_a_battle_action_computes_no_odds_in_the_server(
+        tmp_path: Path, client_of: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from warroom import serving
+    from warroom.engine import drivers
+
+    monkeypatch.setattr(serving, "_CACHE", [OddsCache()])  # what the battle code reads
+    c = client_of(create_app(tmp_path / "b.sqlite3",
+                             serving=Serving(cache=serving.shared_cache(),
+                                             api_estimate_seconds=0.5)))
+
+    def not_here(*_args: Any, **_kwargs: Any) -> Any:
+        raise AssertionError("odds worked out in the server process")
+
+    monkeypatch.setattr(drivers, "exact", not_here)
+    monkeypatch.setattr(drivers, "estimate", not_here)
+    made = c.post("/api/battles", json={"game": "fow"}).json()
+    key = {"X-Battle-Key": made["keys"]["A"]}
+    for params in ({"weapons": "2:3:4"}, TOO_LARGE):  # exact; past the exact budget
+        r = c.post(f"/api/battles/{made['id']}/do", headers=key,
+                   json={"procedure": "fow.shoot_mixed", "params": params})
+        assert r.status_code == 200, r.text
+        assert set(r.json()["expected"]) >= {"hits", "destroyed"}
+    # the estimate is the one the battle code would have made (its seed, its time cap)
+    key_of = cache_key("fow.shoot_mixed", normalized(api.prepare("fow.shoot_mixed",
+                                                                   TOO_LARGE)[1]))
+    est = serving.shared_cache().get(serving.LUCK, key_of)
+    assert est is not None and est.seed == 1 and est.samples > 0
+
+
+def test_the_whole_outcome_table_varies_by_the_same_fields_as_a_full_pass() -> None:
+    from warroom.web.pages import varying_fields
+
+    for proc_id, params in (("asl.ift_on_stack", FOUR), ("fow.shoot_mixed",
+                                                         {"weapons": "2:3:4,2:4:3"}),
+                            ("asl.ift_on_stack", {"units": "squad:7:3", "result": "1MC"})):
+        dist = api.odds(proc_id, **params)
+        full = [name for i, name in enumerate(dist.fields)
+                if len({key[i] for key in dist.weights}) > 1] or list(dist.fields)
+        assert varying_fields(dist) == full
+
+
+def test_a_page_of_every_outcome_lists_fewer_rows_where_there_are_many_columns(
+        client: Any) -> None:
+    from warroom.web.pages import PAGE_JOINT_CELLS, PAGE_JOINT_ROWS
+
+    r = client.get("/p/asl.ift_on_stack", params={**HEAVY, "_sent": "1", "all": "1"})
+    assert r.status_code == 200 and len(r.content) < 300_000
+    table = r.text.split('class="odds-table joint"')[1].split("</table>")[0]
+    columns = table.split("</thead>")[0].count("<th>") - 1  # and the chance
+    rows = table.count("<tr>") - 1
+    assert columns >= 10 and rows == min(PAGE_JOINT_ROWS, PAGE_JOINT_CELLS // columns)

@@ -69,9 +69,6 @@ if TYPE_CHECKING:
 
 EXPORT_FORMAT = "warroom-battle"
 EXPORT_VERSION = 2
-LUCK_MARGIN = 0.02
-"""The 95% margin of the estimate behind a roll's expectation where exact odds would take
-too long: 2,401 seeded samples, the same on every replay."""
 WRITE_ATTEMPTS = 40
 """How often a write that found the battle moved on is computed again before giving up."""
 """2: dice committed (no seed until the end), events typed, the export signed."""
@@ -869,11 +866,11 @@ class Battles:
                   dist: Distribution | None = None) -> dict[str, str]:
         """Expectation of each numeric field (a bool: its chance of being true): exact
         (``dist``, else through the odds cache the pages share); for a question past the
-        exact budget, a Monte Carlo estimate's mean (``est``, else one made here; as a
-        decimal, so it never reads as exact)."""
-        from warroom.engine import drivers
+        exact budget, a Monte Carlo estimate's mean (``est``, else the shared luck
+        estimate, :func:`warroom.serving.luck_estimate`; as a decimal, so it never reads
+        as exact)."""
         from warroom.errors import ExactTooLargeError
-        from warroom.serving import cached_odds
+        from warroom.serving import cached_odds, luck_estimate
 
         kinds = {f.name: f.kind for f in proc.outcome}
         names = [n for n in proc.fields if kinds[n] in ("int", "bool")]
@@ -882,9 +879,7 @@ class Battles:
         try:
             dist = dist or cached_odds(proc.id, params, procedure=proc)
         except ExactTooLargeError:
-            # a fixed number of seeded samples, never a time cap: verify's replay must
-            # get the same figures (a 2-second cap made them depend on the machine)
-            est = drivers.estimate(proc, params, margin=LUCK_MARGIN)
+            est = luck_estimate(proc, params)
             return {name: f"{est.mean(name)[0]:.4f}" for name in names}
         return {name: _frac(dist.mean(name)) for name in names}
 
@@ -1041,7 +1036,7 @@ class Battles:
             for k in ("outcome", "expected"):
                 again[k] = {n: v for n, v in again[k].items() if n not in added}
         # an estimated expectation (a decimal, never a fraction) is not compared: those
-        # logged before LUCK_MARGIN depended on the machine's speed
+        # logged before serving.LUCK_MARGIN depended on the machine's speed
         again["expected"], told_expected = (
             {n: v for n, v in e.items() if "." not in str(v)} if isinstance(e, dict) else e
             for e in (again["expected"], ev.get("expected")))

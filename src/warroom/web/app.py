@@ -190,7 +190,9 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
     )
     app.state.database = database
     app.state.serving = front
-    app.add_middleware(GZipMiddleware, minimum_size=1000)
+    # level 6, not Starlette's 9: a third of the time on the event loop for a big page
+    # (9 ms against 24 ms for 385 kB of HTML), 3 % larger
+    app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
 
     @app.exception_handler(UsageError)
     async def _usage(request: Request, exc: UsageError) -> Response:

@@ -320,18 +320,40 @@ def api_mark(battle_id: str, body: Mark, request: Request, key: KeyQuery = None,
     return bt.mark(battle_id, body.unit, body.marker, value, expect=body.expect, by=side)
 
 
+async def warm(request: Request, bt: Battles, battle_id: str, proc_id: str,
+               raw: Mapping[str, Any], side: str | None) -> None:
+    """Before an action runs in a thread: the odds it will ask the shared cache for (its
+    luck expectation) worked out in the app's worker processes
+    (:meth:`warroom.serving.Serving.warm`), so a heavy action never computes under the
+    server's interpreter lock, where it would hold up every other request. A client that
+    goes away meanwhile cancels the work, and nothing is recorded."""
+    from warroom.serving import unless_gone
+
+    try:
+        prepared = await run_in_threadpool(
+            lambda: bt.prepare(battle_id, proc_id, raw, by=side))
+    except UsageError:
+        return  # the action itself says what is wrong
+    await unless_gone(request.is_disconnected, request.app.state.serving.warm(
+        prepared["procedure"], prepared["params"]))
+
+
 @api.post("/{battle_id}/do", name="battle_do", response_model=schema.BattleEvent,
           summary="Resolve a procedure against units")
-def api_do(battle_id: str, body: Do, request: Request, key: KeyQuery = None,
-           x_key: KeyHeader = None) -> dict[str, Any]:
+async def api_do(battle_id: str, body: Do, request: Request, key: KeyQuery = None,
+                 x_key: KeyHeader = None) -> dict[str, Any]:
     from warroom.web.jsonapi import entered_dice
 
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = await run_in_threadpool(_side, bt, battle_id, _key(key, x_key))
     params = {k: v if isinstance(v, (str, int, float, bool, list)) else str(v)
               for k, v in body.params.items()}
-    return bt.do(battle_id, body.procedure, params, entered_dice(body.dice),
-                 expect=body.expect, by=side)
+    entered = entered_dice(body.dice)
+    await warm(request, bt, battle_id, body.procedure, params, side)
+    event: dict[str, Any] = await run_in_threadpool(
+        lambda: bt.do(battle_id, body.procedure, params, entered, expect=body.expect,
+                      by=side))
+    return event
 
 
 @api.post("/{battle_id}/next", name="battle_next", response_model=schema.BattleEvent,
@@ -573,24 +595,36 @@ def _expect(text: str) -> int | None:
 
 
 @router.post("/battles/{battle_id}/{key}/do")
-def page_do(battle_id: str, key: str, request: Request,
-            procedure: Annotated[str, Form()], params: Annotated[str, Form()] = "",
-            unit: Annotated[str, Form()] = "", target: Annotated[str, Form()] = "",
-            dice: Annotated[str, Form()] = "", expect: Annotated[str, Form()] = ""
-            ) -> Response:
-    def run(bt: Battles, side: str) -> None:
-        from warroom.dice.sources import parse_dice
-        from warroom.engine.params import parse_assignments
+async def page_do(battle_id: str, key: str, request: Request,
+                  procedure: Annotated[str, Form()], params: Annotated[str, Form()] = "",
+                  unit: Annotated[str, Form()] = "", target: Annotated[str, Form()] = "",
+                  dice: Annotated[str, Form()] = "", expect: Annotated[str, Form()] = ""
+                  ) -> Response:
+    from warroom.engine.params import parse_assignments
 
+    def typed() -> dict[str, Any]:
         raw: dict[str, Any] = dict(parse_assignments(params.split()))
         if unit:
             raw["unit"] = unit
         if target:
             raw["target"] = target
-        entered = parse_dice(dice) if dice.strip() else None
-        bt.do(battle_id, procedure, raw, entered, expect=_expect(expect), by=side)
+        return raw
 
-    return _act(request, battle_id, key, run)
+    def run(bt: Battles, side: str) -> None:
+        from warroom.dice.sources import parse_dice
+
+        entered = parse_dice(dice) if dice.strip() else None
+        bt.do(battle_id, procedure, typed(), entered, expect=_expect(expect), by=side)
+
+    bt = battles(request)
+    side = await run_in_threadpool(_side, bt, battle_id, key)
+    try:
+        raw = typed()
+    except UsageError:
+        pass  # the action says what is wrong
+    else:
+        await warm(request, bt, battle_id, procedure, raw, side)
+    return await run_in_threadpool(_act, request, battle_id, key, run)
 
 
 @router.post("/battles/{battle_id}/{key}/unit")
@@ -774,32 +808,45 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
     """Roll: record the resolution and go back to the page (303), whose log shows it
     first. A refused write (someone else changed the battle: 409; anything else: 422)
     shows the page again with the message and every value the player typed."""
-    form = await request.form()
+    from warroom.web import resolve
 
-    def run() -> Response:
+    form = await request.form()
+    bt = battles(request)
+    side = await run_in_threadpool(_side, bt, battle_id, key)
+    choice = resolve.read_choice(form)
+
+    def refused(exc: UsageError) -> Response:
+        status = 409 if isinstance(exc, StaleStateError) else exc.http_status
+        return _page(request, battle_id, key, _message(request, exc), status, form=form,
+                     keep=True)
+
+    def read() -> tuple[str, dict[str, Any], Any]:
         from warroom.dice.sources import parse_dice
         from warroom.engine.params import describe
-        from warroom.web import resolve
         from warroom.web.pages import raw_params
 
-        bt = battles(request)
-        side = _side(bt, battle_id, key)
-        choice = resolve.read_choice(form)
+        st = bt.state(battle_id)
+        proc = bt._procedure(st.game, choice.procedure)
+        filled, _where = resolve.unit_values(bt, st, proc, choice.units, choice.target,
+                                             side)
+        typed = raw_params(describe(proc.params), form, resolve.PREFIX)
+        dice_text = str(form.get("dice") or "")
+        entered = parse_dice(dice_text) if dice_text.strip() else None
+        return proc.id, resolve.explicit(proc, typed, filled), entered
+
+    try:
+        proc_id, params, entered = await run_in_threadpool(read)
+    except UsageError as exc:
+        return await run_in_threadpool(refused, exc)
+    await warm(request, bt, battle_id, proc_id,
+               {**params, **resolve.units_and_target(choice.units, choice.target)}, side)
+
+    def run() -> Response:
         try:
-            proc = bt._procedure(bt.state(battle_id).game, choice.procedure)
-            st = bt.state(battle_id)
-            filled, _where = resolve.unit_values(bt, st, proc, choice.units, choice.target,
-                                                 side)
-            typed = raw_params(describe(proc.params), form, resolve.PREFIX)
-            dice_text = str(form.get("dice") or "")
-            entered = parse_dice(dice_text) if dice_text.strip() else None
-            resolve.record(bt, battle_id, proc.id, choice.units, choice.target,
-                           resolve.explicit(proc, typed, filled), entered,
-                           expect=_expect(str(form.get("expect") or "")), by=side)
+            resolve.record(bt, battle_id, proc_id, choice.units, choice.target, params,
+                           entered, expect=_expect(str(form.get("expect") or "")), by=side)
         except UsageError as exc:
-            status = 409 if isinstance(exc, StaleStateError) else exc.http_status
-            return _page(request, battle_id, key, _message(request, exc), status,
-                         form=form, keep=True)
+            return refused(exc)
         return RedirectResponse(f"/battles/{battle_id}/{key}", status_code=303)
 
     return await run_in_threadpool(run)

@@ -145,15 +145,9 @@ class OddsView:
     refresh: str = ""
     joint_total: int = 0
     all_url: str = ""
-
-    @property
-    def joint_fields(self) -> list[str]:
-        """The whole-outcome table's columns: the fields that vary (a stack's empty unit
-        slots, always "-", say nothing and would only widen the page)."""
-        if self.dist is None:
-            return []
-        return [name for i, name in enumerate(self.dist.fields)
-                if len({key[i] for key in self.dist.weights}) > 1] or list(self.dist.fields)
+    joint_fields: list[str] = field(default_factory=list)
+    """The whole-outcome table's columns (:func:`varying_fields`), worked out once with
+    the view: the template reads them for every row."""
 
     @property
     def margin(self) -> str:
@@ -165,8 +159,25 @@ PAGE_JOINT_ROWS = 1000
 """Whole outcomes a page lists with ``?all=1`` (most likely first; fewer where their
 exact fractions are long, :data:`warroom.web.charts.JOINT_BYTES`); the JSON API with
 ``"all": true`` gives every one (pages stay under 300 KB)."""
+PAGE_JOINT_CELLS = 6000
+"""Cells of the whole-outcome table a page lists with ``?all=1``: fewer rows where there
+are many columns (a six-unit stack's 1,000 likeliest outcomes in 11 columns made a
+385 KB page)."""
 POLL_WAIT = 3.0
 """Seconds a follow-up request for pending exact odds waits for them (a long poll)."""
+
+
+def varying_fields(dist: Distribution) -> list[str]:
+    """The fields whose value varies across the whole outcomes (a stack's empty unit
+    slots, always "-", say nothing and would only widen the page); all when none does.
+    Read from each field's chances (:meth:`Distribution.parts`, which a worker hands
+    over worked out): a field varies when it has more than one value, a field listing
+    units when one of its units does. Never a pass over thousands of whole outcomes."""
+    count: dict[str, int] = {}
+    for name, chances in dist.parts():
+        field_name = name.partition(": ")[0]
+        count[field_name] = max(count.get(field_name, 0), len(chances))
+    return [name for name in dist.fields if count.get(name, 0) > 1] or list(dist.fields)
 
 
 def odds_view(answer: Answer, everything: bool = False) -> OddsView:
@@ -174,14 +185,17 @@ def odds_view(answer: Answer, everything: bool = False) -> OddsView:
     dist = answer.dist
     est = answer.estimate
     joint: list[tuple[dict[str, Any], Any]] = []
-    if len(dist.fields) > 1:
-        joint = joint_rows(dist, PAGE_JOINT_ROWS if everything else JOINT_ROWS)
+    columns = varying_fields(dist) if len(dist.fields) > 1 else []
+    if columns:
+        joint = joint_rows(dist, min(PAGE_JOINT_ROWS, PAGE_JOINT_CELLS // len(columns))
+                           if everything else JOINT_ROWS)
     # fields certainly 0 for these parameters (shown_if) say nothing: left out
     keep = set(shown_fields(_procedure(dist.procedure).outcome, dist.params))
     shown = [v for v in views(dist) if v.name.partition(": ")[0] in keep]
     return OddsView(dist, "", shown, joint, est.samples if est else 0,
                     est.margin if est else 0.0, answer.pending,
-                    joint_total=len(dist.weights) if len(dist.fields) > 1 else 0)
+                    joint_total=len(dist.weights) if len(dist.fields) > 1 else 0,
+                    joint_fields=columns if joint else [])
 
 
 async def shared_view(srv: Serving, answer: Answer, everything: bool = False) -> OddsView:
@@ -192,12 +206,27 @@ async def shared_view(srv: Serving, answer: Answer, everything: bool = False) ->
 
     from starlette.concurrency import run_in_threadpool
 
-    kind = f"view:{'estimate' if answer.exact is None else 'exact'}:{int(everything)}"
+    if not everything:
+        return kept_view(srv, answer)
+    kind = f"view:{'estimate' if answer.exact is None else 'exact'}:1"
     found = srv.cache.get(kind, answer.key)
     if found is None or found[0] is not (answer.exact or answer.estimate):
-        view = (await run_in_threadpool(odds_view, answer, everything) if everything
-                else odds_view(answer))
-        found = (answer.exact or answer.estimate, view)
+        found = (answer.exact or answer.estimate,
+                 await run_in_threadpool(odds_view, answer, everything))
+        srv.cache.put(kind, answer.key, found)
+    shown: OddsView = replace(found[1], pending=answer.pending)
+    return shown
+
+
+def kept_view(srv: Serving, answer: Answer) -> OddsView:
+    """:func:`odds_view` of the likeliest whole outcomes, made once per answer and kept
+    in the cache beside it (every page, Roll included, gets its own copy)."""
+    from dataclasses import replace
+
+    kind = f"view:{'estimate' if answer.exact is None else 'exact'}:0"
+    found = srv.cache.get(kind, answer.key)
+    if found is None or found[0] is not (answer.exact or answer.estimate):
+        found = (answer.exact or answer.estimate, odds_view(answer))
         srv.cache.put(kind, answer.key, found)
     shown: OddsView = replace(found[1], pending=answer.pending)
     return shown
@@ -280,14 +309,15 @@ def index(request: Request) -> HTMLResponse:
 def _cached_view(request: Request, proc: Procedure, raw: Mapping[str, Any], tr: Tr,
                  refresh: str) -> tuple[OddsView, dict[str, Any]]:
     """The odds from the cache, never computed: else an empty panel asking for them."""
+    srv = _serving(request)
     try:
         _, params = api.prepare(proc.id, raw)
-        dist = _serving(request).peek(proc.id, raw)
+        answer = srv.cached(proc.id, raw)
     except UsageError as exc:
         return OddsView(error=error_message(exc, tr)), dict(raw)
-    if dist is None:
+    if answer is None:
         return OddsView(pending=True, refresh=refresh), normalized(params)
-    return odds_view(Answer("", exact=dist)), normalized(params)
+    return kept_view(srv, answer), normalized(params)
 
 
 @router.get("/p/{proc_id}", response_class=HTMLResponse)
