@@ -377,10 +377,13 @@ def test_shell_completion(capsys: pytest.CaptureFixture[str], monkeypatch: pytes
 ])
 def test_errors_echo_only_a_short_prefix_of_a_bad_value(
         args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    # a 5 KB value typed by mistake (or pasted) comes back as its first 40 characters
+    # a 5 KB value typed by mistake (or pasted) comes back as its first SHOWN characters
+    from warroom.errors import SHOWN
+
     assert main(args) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "x" * 41 not in err and len(err) < 1000
+    assert err.startswith("error: ") and "x" * (SHOWN + 1) not in err and len(err) < 1000
     assert main([*args, "--json"]) == 2
     error = json.loads(capsys.readouterr().out)["error"]
-    assert "x" * 41 not in error["message"] and len(str(error["parameter"])) <= 41
+    assert "x" * (SHOWN + 1) not in error["message"]
+    assert len(str(error["parameter"])) <= SHOWN + 1

@@ -68,7 +68,7 @@ class WarroomError(Exception):
             cls.code = re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-SHOWN = 40
+SHOWN = 80
 """At most this many characters of a value someone sent are echoed in an error."""
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from warroom.cli import main
 from warroom.engine import drivers
+from warroom.errors import SHOWN
 from warroom.serving import OddsCache, Serving
 from warroom.web.app import create_app
 
@@ -161,7 +162,7 @@ def test_the_battle_api_answers_past_the_budget_as_the_odds_api_does(quick: Any)
     assert small["odds"]["estimate"] is False and "/" in small["chances"]["hits"][0]["exact"]
     # a battle error echoes a short prefix of what was sent
     r = quick.get(f"/api/v1/battles/{'x' * 5000}?key=k")
-    assert r.status_code == 404 and "x" * 41 not in r.text and len(r.text) < 500
+    assert r.status_code == 404 and "x" * (SHOWN + 1) not in r.text and len(r.text) < 500
 
 
 def test_every_request_has_a_time_cap(quick: Any, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -159,10 +159,11 @@ PAGE_JOINT_ROWS = 1000
 """Whole outcomes a page lists with ``?all=1`` (most likely first; fewer where their
 exact fractions are long, :data:`warroom.web.charts.JOINT_BYTES`); the JSON API with
 ``"all": true`` gives every one (pages stay under 300 KB)."""
-PAGE_JOINT_CELLS = 6000
-"""Cells of the whole-outcome table a page lists with ``?all=1``: fewer rows where there
+PAGE_JOINT_CELLS = 8000
+"""Cells of the whole-outcome table a page renders with ``?all=1``: fewer rows where there
 are many columns (a six-unit stack's 1,000 likeliest outcomes in 11 columns made a
-385 KB page)."""
+385 KB page that :func:`fitted` would render again and again on the event loop); the
+page says how many it lists of how many."""
 POLL_WAIT = 3.0
 """Seconds a follow-up request for pending exact odds waits for them (a long poll)."""
 
