@@ -20,7 +20,7 @@ from starlette.datastructures import FormData, ImmutableMultiDict, QueryParams
 from warroom import api, i18n
 from warroom.engine.params import ParamSpec, normalized
 from warroom.engine.procedure import Procedure, shown_fields
-from warroom.engine.results import Distribution, Resolution
+from warroom.engine.results import Column, Distribution, Resolution, columns
 from warroom.errors import UsageError
 from warroom.serving import Answer, Serving, unless_gone
 from warroom.web.app import error_message
@@ -146,13 +146,18 @@ class OddsView:
     all_url: str = ""
 
     @property
-    def joint_fields(self) -> list[str]:
+    def joint_columns(self) -> list[Column]:
         """The whole-outcome table's columns: the fields that vary (a stack's empty unit
-        slots, always "-", say nothing and would only widen the page)."""
+        slots, always "-", say nothing and would only widen the page), less those that
+        repeat part of another (an ASL stack's unit1 ... unit10); a field listing units
+        one column per unit (squad1, hs1: see :func:`columns`)."""
         if self.dist is None:
             return []
-        return [name for i, name in enumerate(self.dist.fields)
-                if len({key[i] for key in self.dist.weights}) > 1] or list(self.dist.fields)
+        dist = self.dist
+        mine = [name for name in dist.fields if name not in dist.leave_out]
+        fields = [name for i, name in enumerate(dist.fields) if name in mine
+                  and len({key[i] for key in dist.weights}) > 1] or mine
+        return columns(dist, fields)
 
     @property
     def margin(self) -> str:
