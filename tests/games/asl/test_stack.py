@@ -84,6 +84,12 @@ def test_wounded_leader_morale_and_leadership_one_worse() -> None:
     assert dist.probability(unit1="ok") == F(861, 1296)
     # and he is pinned on a total of 8 (5 of 36), not 9
     assert dist.probability(unit2="wounded+pinned") == F(5, 36)
+    # a wounded 8-0 is a 7+1: PTC on a 4-6-7 and him. He checks first at morale 7 and
+    # passes on 2-7 (21 of 36), then his +1 hurts the squad, which passes on 2-6 (15);
+    # pinned (15 of 36), he gives nothing and the squad passes on 2-7 (21):
+    # 21/36 * 15/36 + 15/36 * 21/36 = 630/1296 = 35/72 (a PTC has no Leader Loss)
+    dist = warroom.odds("asl.ift_on_stack", result="PTC", units="4-6-7,8-0:wounded")
+    assert dist.probability(unit1="ok") == F(35, 72)
 
 
 def test_leader_loss_mc_after_the_attack_for_broken_units_of_lower_morale() -> None:
@@ -306,6 +312,16 @@ def test_rally() -> None:
     assert dist.probability(eliminated=True) == F(1, 36)
     with pytest.raises(UsageError):
         warroom.odds("asl.rally", unit="4-6-7", leader="4-6-7")
+    # a broken leader rallies no one but himself (A10.6)
+    with pytest.raises(UsageError, match="broken leader"):
+        warroom.odds("asl.rally", unit="4-6-7", leader="8-1:broken")
+    # a wounded 9-2 rallies at -1 (A17.3): totals 2-8 (26 of 36)
+    assert warroom.odds("asl.rally", unit="4-6-7", leader="9-2:wounded").probability(
+        rallied=True) == F(26, 36)
+    # no DRM: the story says no "final DR = original DR" sum with nothing in it
+    r = warroom.roll("asl.rally", {"unit": "4-6-7"}, dice=[3, 4])
+    assert r.outcome["rallied"] is True
+    assert not any("original DR" in s.text.render() for s in r.steps)
 
 
 def test_ten_units_roll_and_refuse_exact_odds_at_once() -> None:

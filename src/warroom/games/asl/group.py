@@ -195,6 +195,9 @@ class RallyParams(Params):
                              "or self_rally, not both")
         if self.leader is not None and parse_units(self.leader)[0].kind != "leader":
             raise UsageError("{who!r} is not a leader", who=self.leader)
+        if self.leader is not None and parse_units(self.leader)[0].broken:
+            raise UsageError("{who!r}: a broken leader rallies no one but himself (A10.6)",
+                             who=self.leader)
         return self
 
 
@@ -241,8 +244,9 @@ def rally(p: RallyParams, d: Dice) -> dict[str, Any]:
     original = d.dice(2, view="sum", rule="asl.rally", what="rally DR")
     final = original + total
     rallied = final <= morale and original != 12
-    d.note("asl.rally", "final DR {final} = original DR {orig} {mods}", final=final,
-           orig=original, mods=mods)
+    if mods:
+        d.note("asl.rally", "final DR {final} = original DR {orig} {mods}", final=final,
+               orig=original, mods=mods)
     d.note("asl.rally", "final DR {final} against morale {morale}",
            Msg("rallied") if rallied else Msg("an original 12: casualty reduction")
            if original == 12 else Msg("still broken"), final=final, morale=morale)
