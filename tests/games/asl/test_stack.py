@@ -284,6 +284,15 @@ def test_fire_group_assault_fire_per_unit() -> None:
     # asl.ift with the group's total: 12 halved to 6, rounded up, +1 per unit (2) = 8
     assert warroom.odds("asl.ift", fp=12, area_fire=1, assault_fire=2).marginal(
         "column") == {6: F(1, 6), 8: F(5, 6)}
+    # per unit (A7.5): a pinned 6-6-6 firing PBF in the AFPh is 6 / 2 / 2 x 2 = 3,
+    # assault fire 3 + 1 = 4; the other 6 / 2 x 2 = 6, + 1 = 7: 11 FP, the 8 column
+    r = warroom.roll("asl.fire_group", {"firers": "6-6-6:af,6-6-6:af:pinned", "pbf": True,
+                                        "target": "4-4-7", "phase": "afph"}, dice=[6, 5])
+    text = [s.text.render() for s in r.steps]
+    assert "squad1: 6 FP x1/2 AFPh x2 PBF assault fire: rounded up, +1 = 7 FP" in text
+    assert ("squad2: 6 FP x1/2 AFPh x1/2 pinned x2 PBF assault fire: rounded up, +1 = "
+            "4 FP") in text
+    assert r.outcome["column"] == 8
 
 
 def test_fire_group_in_one_answer() -> None:
