@@ -217,3 +217,18 @@ def test_cct_yes_means_the_attacker() -> None:
     assert warroom.odds("asl.cct", cx="yes").probability(eliminated=True) == F(3, 36)
     # ambush=no: no modifier, totals up to 4: 6 of 36
     assert warroom.odds("asl.cct", ambush="no").probability(eliminated=True) == F(6, 36)
+
+
+@pytest.mark.parametrize(("params", "where"), [
+    ({"attackers": "4-6-7,9-9", "defenders": "4-4-7"}, "attackers"),
+    ({"attackers": "4-6-7", "defenders": "4-4-x"}, "defenders"),
+])
+def test_bad_counters_in_cc_name_their_parameter(params: dict[str, Any], where: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # one line, exit 2, the parameter named, no "(allowed: text)" that says nothing
+    from warroom.cli import main
+
+    assert main(["odds", "asl.cct", *(f"{k}={v}" for k, v in params.items())]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: parameter '{where}'") and "\n" not in err
+    assert "allowed" not in err
