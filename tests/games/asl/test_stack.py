@@ -3,6 +3,7 @@ by hand (the calculation in a comment) and a brute-force oracle for Random Selec
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from fractions import Fraction as F
 from itertools import product
 from typing import Any
@@ -187,6 +188,19 @@ def test_bad_units(units: str) -> None:
 
 
 # ------------------------------------------------------------------ brute-force oracle
+def _selections(result: str, m: int) -> Iterator[set[int]]:
+    """Random Selection as the rulebook has it (A.9), written again for the oracles: for
+    each of the 6**m rolls of a die per unit, the units selected (every one tied for the
+    highest; for #KIA the # highest and all tied with them; all of them if # >= m)."""
+    n = int(result[0]) if result.endswith("KIA") else 1
+    for dice in product(range(1, 7), repeat=m):
+        if result.endswith("KIA") and n >= m:
+            yield set(range(m))
+            continue
+        threshold = sorted(dice, reverse=True)[n - 1]
+        yield {i for i in range(m) if dice[i] >= threshold}
+
+
 def _oracle(result: str, units: list[tuple[str, int, bool]]) -> dict[str, F]:
     """Every Random Selection die and every MC total of squads and half-squads without
     leaders, written independently of the product: (kind, morale, broken) per unit."""
@@ -226,14 +240,8 @@ def _oracle(result: str, units: list[tuple[str, int, bool]]) -> dict[str, F]:
 
     total: dict[str, F] = {}
     kia = result.endswith("KIA")
-    n = int(result[0]) if kia else 1
     drm = 0 if kia else int(result[2])
-    for dice in product(range(1, 7), repeat=m):
-        if kia and n >= m:
-            chosen = set(range(m))
-        else:
-            threshold = sorted(dice, reverse=True)[n - 1]
-            chosen = {i for i in range(m) if dice[i] >= threshold}
+    for chosen in _selections(result, m):
         per_unit: list[dict[str, F]] = []
         for i, (kind, morale, broken) in enumerate(units):
             if kia:
@@ -451,7 +459,6 @@ def _oracle_with_leader(result: str, units: list[tuple[str, int, bool]],
     start: list[frozenset[str] | None] = [
         frozenset({"broken"} if b else ()) for _, _, b in units] + [frozenset()]
     kia = result.endswith("KIA")
-    n = int(result[0]) if kia else 1
     drm = 0 if kia else int(result[2])
     Branch = tuple[F, tuple[frozenset[str] | None, ...], bool]
 
@@ -464,12 +471,7 @@ def _oracle_with_leader(result: str, units: list[tuple[str, int, bool]],
         return out
 
     total: dict[str, F] = {}
-    for dice in product(range(1, 7), repeat=m):
-        if kia and n >= m:
-            chosen = set(range(m))
-        else:
-            threshold = sorted(dice, reverse=True)[n - 1]
-            chosen = {i for i in range(m) if dice[i] >= threshold}
+    for chosen in _selections(result, m):
         branches: list[Branch] = [(F(1, 6 ** m), tuple(start), False)]
         for i in range(m):
             if kia and i in chosen:
