@@ -227,14 +227,14 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
     heads.append(tr("chance"))
     if exact:
         heads.append("exact")
-    lines: list[list[str]] = []
+    lines: list[Sequence[str]] = []
     for outcome, p in rows:
         cells = [_cell(cell(outcome, c), tr) for c in cols]
         cells.append(fmt_pct(p, tr))
         if exact:
             cells.append(f"{p.numerator}/{p.denominator}")
         lines.append(cells)
-    _print_with_bars(console, heads, len(cols), lines, [float(p) for _, p in rows])
+    _print_with_bars(console, heads, len(cols), lines, [float(p) for _, p in rows], tr)
     for field in dist.numeric_fields():
         if field not in fields:
             continue
@@ -267,10 +267,22 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
 
 
 def _print_with_bars(console: Console, heads: Sequence[str], left: int,
-                     lines: Sequence[Sequence[str]], chances: Sequence[float]) -> None:
-    """A table of ``heads`` (the first ``left`` columns left-aligned, the others right)
-    with a bar per line, the bars as wide as the console leaves room for (at most
-    :data:`BAR_WIDTH`): the words are not cut short on an 80-column terminal."""
+                     lines: Sequence[Sequence[str]], chances: Sequence[float],
+                     tr: Tr) -> None:
+    """A table of ``heads`` (the first ``left`` columns, the outcome's, left-aligned; the
+    chances right) with a bar per line, the bars as wide as the console leaves room for
+    (at most :data:`BAR_WIDTH`): the words are not cut short on an 80-column terminal.
+    An outcome column with one value in every line is said once above the table."""
+    same = [j for j in range(left)
+            if len(lines) > 1 and all(line[j] == lines[0][j] for line in lines)]
+    if same and len(same) < left:
+        console.print(tr("in every outcome: {fields}").format(
+            fields=", ".join(f"{heads[j]} = {lines[0][j]}" for j in same)),
+            markup=False, highlight=False)
+        keep = [j for j in range(len(heads)) if j not in same]
+        heads = [heads[j] for j in keep]
+        lines = [[line[j] for j in keep] for line in lines]
+        left -= len(same)
 
     def table(bars: int) -> Table:
         t = Table(show_edge=False, header_style="bold")
@@ -346,20 +358,18 @@ def render_estimate(console: Console, est: Estimate, tr: Tr | None = None,
         return
     fields = shown(est.procedure, est.params, est.fields)
     cols = columns(est.as_distribution(), fields)
-    table = Table(show_edge=False, header_style="bold")
-    for f, unit in cols:
-        table.add_column(fmt_unit(unit, tr) if unit else field_label(tr, f, est.procedure))
-    table.add_column("estimate", justify="right")
-    table.add_column("95% interval", justify="right")
-    table.add_column("")
+    heads = [fmt_unit(unit, tr) if unit else field_label(tr, f, est.procedure)
+             for f, unit in cols]
+    heads += ["estimate", "95% interval"]
     rows = data["outcomes"]
     if len(rows) > MAX_ROWS:
         rows = sorted(rows, key=lambda r: -r["p"])[:MAX_ROWS]
+    lines = []
     for row in rows:
         lo, hi = row["ci95"]
-        table.add_row(*[_cell(cell(row["outcome"], c), tr) for c in cols], fmt_pct(row["p"], tr),
-                      f"{fmt_pct(lo, tr)}–{fmt_pct(hi, tr)}", Text(bar(row["p"]), style="green"))
-    console.print(table)
+        lines.append([*[_cell(cell(row["outcome"], c), tr) for c in cols],
+                      fmt_pct(row["p"], tr), f"{fmt_pct(lo, tr)}–{fmt_pct(hi, tr)}"])
+    _print_with_bars(console, heads, len(cols), lines, [row["p"] for row in rows], tr)
     for name, m in data["means"].items():
         if name not in fields:
             continue

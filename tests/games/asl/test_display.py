@@ -47,8 +47,10 @@ def test_few_outcomes_one_column_per_unit_at_80(capsys: pytest.CaptureFixture[st
     assert "…" not in out and " - " not in out
     # 1KIA on two 7-morale squads: each die ties the other 1/6 of the time, and then
     # both are selected (A.9): both eliminated 1/6; else one of them, 5/12 each
-    assert re.search(r"eliminated\s+│\s+eliminated\s+│\s+2\s+│\s+0\s+│\s+0\s+│\s+16.67%"
+    assert re.search(r"eliminated\s+│\s+eliminated\s+│\s+2\s+│\s+0\s+│\s+16.67%"
                      r"\s+│\s+1/6", out)
+    # no unit is ever pinned by a KIA: said once, not as a column of zeros
+    assert "in every outcome: pinned = 0" in out
     assert "squad1: broken 41.67%, eliminated 58.33%" in out
 
 
