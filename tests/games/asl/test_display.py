@@ -83,3 +83,15 @@ def test_page_joint_table_and_summary(client: Any) -> None:
     joint = zh.split('class="odds-table joint"')[1]
     assert re.findall(r"<th>([^<]*)</th>", joint)[:2] == ["班1", "班2"]
     assert "部队: 班1" in zh.split('id="odds"')[1]
+
+
+def test_long_value_names_are_tilted_under_their_bars() -> None:
+    # "eliminated" is wider than a bar: tilted so the names do not run into each other;
+    # short numbers stay upright
+    from fractions import Fraction
+
+    from warroom.web.charts import Row, bar_chart
+
+    svg = str(bar_chart([Row("broken", Fraction(5, 12)), Row("eliminated", Fraction(7, 12))]))
+    assert svg.count('transform="rotate(-35') == 2
+    assert "rotate" not in str(bar_chart([Row(0, Fraction(1, 3)), Row(1, Fraction(2, 3))]))
