@@ -6,6 +6,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -294,7 +295,10 @@ def _print_with_bars(console: Console, heads: Sequence[str], left: int,
             t.add_row(*cells, *([Text(bar(p, bars), style="green")] if bars else []))
         return t
 
-    room = console.width - console.measure(table(0)).maximum - 3
+    # each column is its widest cell plus a space either side, with a rule between
+    widths = [max([cell_len(head), *(cell_len(line[j]) for line in lines)])
+              for j, head in enumerate(heads)]
+    room = console.width - (sum(widths) + 3 * len(widths) - 1) - 3
     console.print(table(min(BAR_WIDTH, room) if room >= 4 else 0))
 
 
