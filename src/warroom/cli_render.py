@@ -6,15 +6,16 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from warroom import i18n
-from warroom.engine.results import Distribution, Estimate, Resolution
+from warroom.engine.results import Distribution, Estimate, Resolution, cell, columns
 from warroom.engine.steps import says_target, target_label
-from warroom.i18n.formats import fmt_number, fmt_pct, fmt_value
+from warroom.i18n.formats import fmt_number, fmt_pct, fmt_unit, fmt_value
 
 Tr = Callable[[str], str]
 MAX_ROWS = 40
@@ -193,7 +194,8 @@ def render_parts(console: Console, dist: Distribution, tr: Tr) -> None:
         field, _, unit = part.partition(": ")
         if field not in keep:
             continue
-        title = field_label(tr, field, dist.procedure) + (f": {unit}" if unit else "")
+        title = field_label(tr, field, dist.procedure) + (
+            f": {fmt_unit(unit, tr)}" if unit else "")
         table = Table(show_edge=False, show_header=False, box=None, title=title,
                       title_justify="left", title_style="bold")
         table.add_column()
@@ -221,21 +223,19 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
         return
     rows = list(dist.items())
     fields = shown(dist.procedure, dist.params, dist.fields)
-    table = Table(show_edge=False, header_style="bold")
-    for f in fields:
-        table.add_column(name(f))
-    table.add_column(tr("chance"), justify="right")
+    cols = columns(dist, fields)
+    heads = [fmt_unit(unit, tr) if unit else name(f) for f, unit in cols]
+    heads.append(tr("chance"))
     if exact:
-        table.add_column("exact", justify="right")
-    table.add_column("")
+        heads.append("exact")
+    lines: list[Sequence[str]] = []
     for outcome, p in rows:
-        cells: list[str | Text] = [_cell(outcome[f], tr) for f in fields]
+        cells = [_cell(cell(outcome, c), tr) for c in cols]
         cells.append(fmt_pct(p, tr))
         if exact:
             cells.append(f"{p.numerator}/{p.denominator}")
-        cells.append(Text(bar(float(p)), style="green"))
-        table.add_row(*cells)
-    console.print(table)
+        lines.append(cells)
+    _print_with_bars(console, heads, len(cols), lines, [float(p) for _, p in rows], tr)
     for field in dist.numeric_fields():
         if field not in fields:
             continue
@@ -254,15 +254,52 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
                 continue
             t.add_row(f"≥ {v}", fmt_pct(p, tr), Text(bar(float(p)), style="cyan"))
         console.print(t)
-    for i, field in enumerate(fields):
-        if dist.numeric_fields().count(field):
+    if len(dist.fields) <= 1:
+        return
+    numeric = set(dist.numeric_fields())
+    for part, marg in dist.parts():
+        field, _, unit = part.partition(": ")
+        if field in numeric or field not in fields or len(marg) <= 1:
             continue
-        if len(dist.fields) > 1:
-            marg = dist.marginal(field)
-            if len(marg) > 1:
-                parts = ", ".join(f"{_cell(v, tr)} {fmt_pct(p, tr)}" for v, p in marg.items())
-                console.print(f"[bold]{escape(name(field))}[/bold]: {escape(parts)}")
-        del i
+        # a field listing units: one line per unit (squad1: broken 42%, eliminated 58%)
+        title = fmt_unit(unit, tr) if unit else name(field)
+        parts = ", ".join(f"{_cell(v, tr)} {fmt_pct(p, tr)}" for v, p in marg.items())
+        console.print(f"[bold]{escape(title)}[/bold]: {escape(parts)}")
+
+
+def _print_with_bars(console: Console, heads: Sequence[str], left: int,
+                     lines: Sequence[Sequence[str]], chances: Sequence[float],
+                     tr: Tr) -> None:
+    """A table of ``heads`` (the first ``left`` columns, the outcome's, left-aligned; the
+    chances right) with a bar per line, the bars as wide as the console leaves room for
+    (at most :data:`BAR_WIDTH`): the words are not cut short on an 80-column terminal.
+    An outcome column with one value in every line is said once above the table."""
+    same = [j for j in range(left)
+            if len(lines) > 1 and all(line[j] == lines[0][j] for line in lines)]
+    if same and len(same) < left:
+        console.print(tr("in every outcome: {fields}").format(
+            fields=", ".join(f"{heads[j]} = {lines[0][j]}" for j in same)),
+            markup=False, highlight=False)
+        keep = [j for j in range(len(heads)) if j not in same]
+        heads = [heads[j] for j in keep]
+        lines = [[line[j] for j in keep] for line in lines]
+        left -= len(same)
+
+    def table(bars: int) -> Table:
+        t = Table(show_edge=False, header_style="bold")
+        for n, head in enumerate(heads):
+            t.add_column(head, justify="left" if n < left else "right")
+        if bars:
+            t.add_column("")
+        for cells, p in zip(lines, chances, strict=True):
+            t.add_row(*cells, *([Text(bar(p, bars), style="green")] if bars else []))
+        return t
+
+    # each column is its widest cell plus a space either side, with a rule between
+    widths = [max([cell_len(head), *(cell_len(line[j]) for line in lines)])
+              for j, head in enumerate(heads)]
+    room = console.width - (sum(widths) + 3 * len(widths) - 1) - 3
+    console.print(table(min(BAR_WIDTH, room) if room >= 4 else 0))
 
 
 def render_roll(console: Console, res: Resolution, tr: Tr) -> None:
@@ -324,20 +361,19 @@ def render_estimate(console: Console, est: Estimate, tr: Tr | None = None,
         render_parts(console, est.as_distribution(), tr)
         return
     fields = shown(est.procedure, est.params, est.fields)
-    table = Table(show_edge=False, header_style="bold")
-    for f in fields:
-        table.add_column(field_label(tr, f, est.procedure))
-    table.add_column("estimate", justify="right")
-    table.add_column("95% interval", justify="right")
-    table.add_column("")
+    cols = columns(est.as_distribution(), fields)
+    heads = [fmt_unit(unit, tr) if unit else field_label(tr, f, est.procedure)
+             for f, unit in cols]
+    heads += ["estimate", "95% interval"]
     rows = data["outcomes"]
     if len(rows) > MAX_ROWS:
         rows = sorted(rows, key=lambda r: -r["p"])[:MAX_ROWS]
+    lines = []
     for row in rows:
         lo, hi = row["ci95"]
-        table.add_row(*[_cell(row["outcome"][f], tr) for f in fields], fmt_pct(row["p"], tr),
-                      f"{fmt_pct(lo, tr)}–{fmt_pct(hi, tr)}", Text(bar(row["p"]), style="green"))
-    console.print(table)
+        lines.append([*[_cell(cell(row["outcome"], c), tr) for c in cols],
+                      fmt_pct(row["p"], tr), f"{fmt_pct(lo, tr)}–{fmt_pct(hi, tr)}"])
+    _print_with_bars(console, heads, len(cols), lines, [row["p"] for row in rows], tr)
     for name, m in data["means"].items():
         if name not in fields:
             continue

@@ -683,7 +683,7 @@ class Serving:
                 self.cache.put("slow", key, too)
                 return too
             dist = Distribution(proc.id, params, proc.fields, weights, den, proc.orders,
-                                parts)
+                                parts, proc.repeats)
             self.cache.put("exact", key, dist)
             return dist
 
@@ -841,7 +841,7 @@ class Serving:
         counts, done, spent, extra, parts = await self.pool.run(
             lane, ("simulate", proc.id, dict(raw), samples, seed, seconds, time.time()))
         return Estimate(proc.id, params, proc.fields, counts, done, seed, spent, extra,
-                        orders=proc.orders, parts=parts)
+                        orders=proc.orders, parts=parts, leave_out=proc.repeats)
 
 
 async def unless_gone(is_disconnected: Callable[[], Awaitable[bool]], work: Awaitable[T],

@@ -118,6 +118,8 @@ def test_a_state_per_unit_reads_in_the_language() -> None:
     from warroom.web.charts import fmt_value
 
     pl = i18n.translator("pl")
+    # the units named as the steps name them (drużyna 1), their states translated
     assert fmt_value("squad1=broken,leader1=wounded+broken", pl) == (
-        "squad1=rozbity, leader1=ranny+rozbity")
+        "drużyna 1=rozbity, dowódca 1=ranny+rozbity")
+    assert fmt_value("squad1=broken", None) == "squad1=broken"
     assert fmt_value(True, pl) == "tak" and fmt_value("none", pl) == "brak"

@@ -64,7 +64,8 @@ def exact(proc: Procedure, params: Params, *, max_paths: int = MAX_PATHS) -> Dis
     w = exact_run(lambda d: proc.run(params, d), proc.fields, name=proc.id, max_paths=max_paths)
     # memoised tables may be shared between results: hand out a read-only view
     return Distribution(proc.id, normalized(params), proc.fields,
-                        MappingProxyType(w.weights), w.denominator, proc.orders)
+                        MappingProxyType(w.weights), w.denominator, proc.orders,
+                        leave_out=proc.repeats)
 
 
 def resolve(proc: Procedure, params: Params, source: DiceSource) -> Resolution:
@@ -130,7 +131,8 @@ def simulate(proc: Procedure, params: Params, samples: int, *, seed: int | None 
         if progress is not None:
             progress(done, samples)
     return Estimate(proc.id, normalized(params), fields, counts, done, seed,
-                    time.perf_counter() - start, _stopped(done, samples), orders=proc.orders)
+                    time.perf_counter() - start, _stopped(done, samples), orders=proc.orders,
+                    leave_out=proc.repeats)
 
 
 def _stopped(done: int, asked: int) -> dict[str, Any]:
@@ -159,4 +161,4 @@ def _simulate_vector(proc: Procedure, params: Params, samples: int, seed: int,
             progress(done, samples)
     return Estimate(proc.id, normalized(params), proc.fields, counts, done, seed,
                     time.perf_counter() - start, {"vectorized": True, **_stopped(done, samples)},
-                    orders=proc.orders)
+                    orders=proc.orders, leave_out=proc.repeats)

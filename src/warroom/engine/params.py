@@ -223,6 +223,8 @@ def _to_parameter_error(exc: ValidationError, specs: Mapping[str, ParamSpec]) ->
     allowed: ErrorText | str = spec.allowed_text() if spec else ""
     if "Valid:" in message:  # the validator already listed the valid names
         allowed = ""
+    if spec and spec.type == "str" and not spec.choices:
+        allowed = ""  # "(allowed: text)" says nothing the reason has not said
     return ParameterError(name, reason, allowed)
 
 

@@ -34,6 +34,11 @@ class OutcomeField:
     shown_if: str = ""
     """A parameter: while it is 0 (or false) this field is certainly 0 (or false), and
     summaries for people leave it out (JSON answers and battle logs keep every field)."""
+    repeats: str = ""
+    """Another field this one repeats part of: an ASL stack's ``unit2`` is the second
+    unit of ``units`` (``squad1=ok,squad2=broken``). Tables and per-field summaries
+    (CLI, pages, the JSON ``summary``) show that field, one part per unit named by the
+    unit, and leave this one out; each whole outcome keeps every field."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "type": self.kind, "doc": self.doc}
@@ -41,6 +46,8 @@ class OutcomeField:
             out["values"] = list(self.values)
         if self.shown_if:
             out["shown_if"] = self.shown_if
+        if self.repeats:
+            out["repeats"] = self.repeats
         return out
 
 
@@ -56,8 +63,10 @@ def outcome(*fields: OutcomeField | tuple[str, FieldKind] | tuple[str, FieldKind
 def shown_fields(fields: Sequence[OutcomeField], params: Mapping[str, Any]
                  ) -> tuple[str, ...]:
     """The outcome fields a summary shows for these parameters: those without
-    ``shown_if``, and those whose ``shown_if`` parameter is set (not 0 or false)."""
-    return tuple(f.name for f in fields if not f.shown_if or params.get(f.shown_if))
+    ``shown_if``, and those whose ``shown_if`` parameter is set (not 0 or false); never
+    a field that ``repeats`` another."""
+    return tuple(f.name for f in fields
+                 if not f.repeats and (not f.shown_if or params.get(f.shown_if)))
 
 
 RunFn = Callable[[Any, Dice], Mapping[str, Any]]
@@ -100,6 +109,12 @@ class Procedure:
             return ()
         return tuple({v: i for i, v in enumerate(f.values)} if f.values else None
                      for f in self.outcome)
+
+    @functools.cached_property
+    def repeats(self) -> frozenset[str]:
+        """The outcome fields that repeat part of another (:attr:`OutcomeField.repeats`):
+        per-field summaries leave them out."""
+        return frozenset(f.name for f in self.outcome if f.repeats)
 
     @functools.cached_property
     def param_names(self) -> frozenset[str]:

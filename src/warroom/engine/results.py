@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -44,15 +44,19 @@ class Distribution:
     weights: Mapping[Outcome, int]
     denominator: int
     orders: Orders
+    leave_out: frozenset[str]
+    """Fields that repeat part of another (``Procedure.repeats``): :meth:`parts` leaves
+    them out."""
 
     def __init__(self, procedure: str, params: Mapping[str, Any], fields: tuple[str, ...],
                  weights: Mapping[Outcome, int], denominator: int, orders: Orders = (),
-                 parts: Parts | None = None) -> None:
+                 parts: Parts | None = None, leave_out: frozenset[str] = frozenset()
+                 ) -> None:
         # one update instead of a frozen dataclass's object.__setattr__ calls: the exact
         # driver makes one per query, and this is a measurable part of a small one
         self.__dict__.update(procedure=procedure, params=params, fields=fields,
                              weights=weights, denominator=denominator, orders=orders,
-                             _parts=parts)
+                             _parts=parts, leave_out=leave_out)
 
     def outcomes(self) -> list[Outcome]:
         """Every outcome: numbers in order, text in the order its field declares."""
@@ -107,15 +111,18 @@ class Distribution:
 
     def parts(self) -> Parts:
         """Each field's chances, a field listing units (``squad1=ok,leader1=broken``)
-        split into one part per unit (``units: squad1``): readable where the joint
-        outcomes run to thousands. Worked out once (a worker process may hand them over
-        with the distribution)."""
+        split into one part per unit (``units: squad1``), each unit's states in the order
+        a field declares them (ok ... eliminated); fields in :attr:`leave_out` left out.
+        Readable where the joint outcomes run to thousands. Worked out once (a worker
+        process may hand them over with the distribution)."""
         found: Parts | None = self.__dict__.get("_parts")
         if found is not None:
             return found
         out: Parts = []
         den = self.denominator
         for i, name in enumerate(self.fields):
+            if name in self.leave_out:
+                continue
             acc: dict[Any, int] = {}
             for key, w in self.weights.items():
                 acc[key[i]] = acc.get(key[i], 0) + w
@@ -123,11 +130,19 @@ class Distribution:
             if split is None:
                 out.append((name, self.marginal(name)))
                 continue
-            out.extend((f"{name}: {unit}", {v: Fraction(w, den) for v, w in sorted(
-                chances.items(), key=_state_order(chances, self.orders))})
-                for unit, chances in split.items())
+            out.extend((f"{name}: {unit}", {v: Fraction(chances[v], den)
+                                            for v in self._declared(chances)})
+                       for unit, chances in split.items())
         self.__dict__["_parts"] = out
         return out
+
+    def _declared(self, values: Mapping[Any, Any]) -> list[Any]:
+        """``values`` in the order the first field declaring all of them gives (a unit's
+        states: ok ... eliminated), else as they are."""
+        for order in self.orders:
+            if order is not None and all(v in order for v in values):
+                return sorted(values, key=order.__getitem__)
+        return list(values)
 
     def likeliest(self, limit: int) -> list[tuple[dict[str, Any], Fraction]]:
         """The ``limit`` most likely whole outcomes, in the order of :meth:`items`."""
@@ -169,35 +184,68 @@ def _chance_row(value: Any, p: Fraction, exact: bool) -> dict[str, Any]:
     return row
 
 
-def _state_order(states: Mapping[str, Any], orders: Sequence[Mapping[Any, int] | None]
-                 ) -> Callable[[tuple[str, Any]], int]:
-    """A unit's states in the order a field of the rule declares them (``ok`` to
-    ``eliminated``, as its ``unitN`` fields list them), whichever order the states came
-    in (an estimate's: the order they were first drawn); as they came where no declared
-    order has them all."""
-    for order in orders:
-        if order is not None and all(state in order for state in states):
-            return lambda item: order[item[0]]
-    seen = {state: i for i, state in enumerate(states)}
-    return lambda item: seen[item[0]]
+def unit_pairs(value: Any) -> list[tuple[str, str]] | None:
+    """A value listing units (``squad1=ok,hs1=broken``) as (unit, state) pairs; None for
+    any other value."""
+    if not isinstance(value, str) or "=" not in value:
+        return None
+    pairs = [item.partition("=") for item in value.split(",")]
+    if any(not unit or not state for unit, _, state in pairs):
+        return None
+    return [(unit, state) for unit, _, state in pairs]
+
+
+def unit_names(values: Iterable[Any]) -> list[str] | None:
+    """The units that every value of a field lists, in order (``squad1=ok,hs1=broken``
+    and ``squad1=broken,hs1=ok`` list squad1 and hs1); None if the values do not all
+    list the same units."""
+    names: list[str] | None = None
+    for value in values:
+        pairs = unit_pairs(value)
+        if pairs is None or (names is not None and [u for u, _ in pairs] != names):
+            return None
+        names = [u for u, _ in pairs]
+    return names
 
 
 def split_units(marginal: Mapping[Any, Any]) -> dict[str, dict[str, Any]] | None:
     """A text field whose every value lists the same units (``squad1=ok,hs1=broken``),
     as each unit's total weight per state (in the order states first appear); None for
-    any other field. Weights may be ints, Fractions or counts."""
-    units: dict[str, dict[str, Any]] | None = None
+    any other field, or one with a single value. Weights may be ints, Fractions or
+    counts."""
+    names = unit_names(marginal) if len(marginal) > 1 else None
+    if not names:
+        return None
+    units: dict[str, dict[str, Any]] = {unit: {} for unit in names}
     for value, w in marginal.items():
-        if not isinstance(value, str) or "=" not in value:
-            return None
-        pairs = [item.partition("=") for item in value.split(",")]
-        if units is None:
-            units = {unit: {} for unit, _, _ in pairs}
-        if [unit for unit, _, _ in pairs] != list(units) or any(not s for _, _, s in pairs):
-            return None
-        for unit, _, state in pairs:
+        for unit, state in unit_pairs(value) or ():
             units[unit][state] = units[unit].get(state, 0) + w
-    return units if units and len(marginal) > 1 else None
+    return units
+
+
+Column = tuple[str, str]
+"""A column of a table of whole outcomes: (field, unit), the unit "" but for a field
+listing units, shown one column per unit."""
+
+
+def columns(dist: Distribution, fields: Sequence[str]) -> list[Column]:
+    """The columns of a table of ``dist``'s whole outcomes showing ``fields``: a field
+    listing units (``squad1=ok,hs1=broken``) as one column per unit (squad1, hs1)."""
+    units: dict[str, list[str]] = {}  # read from the fields' chances, never a pass
+    for part, _chances in dist.parts():  # over thousands of whole outcomes
+        name, _, unit = part.partition(": ")
+        if unit:
+            units.setdefault(name, []).append(unit)
+    return [(name, unit) for name in fields for unit in units.get(name, [""])]
+
+
+def cell(outcome: Mapping[str, Any], column: Column) -> Any:
+    """A whole outcome's value in ``column`` (one unit's state in a unit's column)."""
+    name, unit = column
+    value = outcome[name]
+    if not unit:
+        return value
+    return dict(unit_pairs(value) or ()).get(unit, value)
 
 
 @dataclass(frozen=True)
@@ -248,6 +296,8 @@ class Estimate:
     extra: Mapping[str, Any] = field(default_factory=dict)
     orders: Orders = ()
     parts: Parts | None = field(default=None, repr=False, compare=False)
+    leave_out: frozenset[str] = frozenset()
+    """Fields per-field summaries leave out (see :attr:`Distribution.leave_out`)."""
     """Each field's (and unit's) chances over the samples, when already worked out (a
     worker process hands them over with the counts); else worked out on first use."""
 
@@ -283,7 +333,7 @@ class Estimate:
         found = self.__dict__.get("_dist")
         if found is None:
             found = Distribution(self.procedure, self.params, self.fields, self.counts,
-                                 self.samples, self.orders, self.parts)
+                                 self.samples, self.orders, self.parts, self.leave_out)
             object.__setattr__(self, "_dist", found)
         return found
 

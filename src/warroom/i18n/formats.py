@@ -48,9 +48,19 @@ def fmt_value(v: Any, tr: Tr | None = None) -> str:
             return v
         if "=" in v and tr(v) == v:
             # a state per unit ("squad1=broken,leader1=wounded+broken"): its words
-            return ", ".join(f"{unit}={'+'.join(tr(w) for w in state.split('+'))}"
+            return ", ".join(f"{fmt_unit(unit, tr)}={'+'.join(tr(w) for w in state.split('+'))}"
                              for unit, _, state in (p.partition("=") for p in v.split(",")))
         return tr(v)
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
+
+
+def fmt_unit(name: str, tr: Tr | None = None) -> str:
+    """A unit named by kind and order (``squad1``, ``hs2``) in ``tr``'s language: the
+    kind's catalogued template (``squad{n}``; 班1 in Chinese), else as it is."""
+    kind = name.rstrip("0123456789")
+    if tr is None or not kind or kind == name:
+        return name
+    template = tr(kind + "{n}")
+    return name if template == kind + "{n}" else template.format(n=name[len(kind):])

@@ -26,6 +26,11 @@ class OutcomeInfo(_Model):
     type: str
     doc: str
     values: list[Any] | None = None
+    shown_if: str | None = Field(None, description="a parameter: while it is 0 or false "
+                                 "this field is certainly 0 or false (summaries leave it out)")
+    repeats: str | None = Field(None, description="another field this one repeats part of "
+                                "(ASL's unit1 ... unit10 repeat units): summaries leave it "
+                                "out, every whole outcome keeps it")
 
 
 class ProcedureInfo(_Model):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -16,6 +17,8 @@ from warroom.i18n.formats import fmt_pct, fmt_value
 __all__ = ["bar_chart", "fmt_pct", "fmt_value", "joint_rows", "views"]
 
 MAX_BARS = 60
+CHAR = 5.6
+"""About how wide a character of a chart's 10-unit labels is, in its units."""
 JOINT_ROWS = 40
 """Whole outcomes a page lists (the most likely) unless all are asked for."""
 
@@ -152,6 +155,11 @@ def trim(rows: Sequence[Row], limit: int = MAX_BARS) -> tuple[Row, ...]:
     return tuple(rows[lo:hi])
 
 
+def _cells(text: str) -> int:
+    """How many narrow characters ``text`` is as wide as (a Chinese character: two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def bar_chart(rows: Sequence[Row], label: str = "", tr: Callable[[str], str] | None = None,
               height: int = 140, exact: bool = True) -> Markup:
     """A vertical bar chart in SVG; hovering a bar shows its chance, and its exact
@@ -162,8 +170,14 @@ def bar_chart(rows: Sequence[Row], label: str = "", tr: Callable[[str], str] | N
     labels = slot >= 28  # room for a chance above each bar (up to 12 bars)
     top = max((float(r.p) for r in rows), default=0.0) or 1.0
     plot = height - 30
+    # names longer than a bar is wide (an ASL unit's "eliminated", "reduced+broken")
+    # are tilted under their bars instead of running into each other
+    longest = max((_cells(fmt_value(r.value, tr)[:10]) for r in rows), default=0)
+    tilt = longest * CHAR > slot - 2
+    drop = round(longest * CHAR * 0.6) if tilt else 0  # sin 35 degrees, about
+    pad = round(longest * CHAR * 0.82) if tilt else 0  # cos 35 degrees, about
     parts = [
-        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
+        f'<svg class="chart" viewBox="{-pad} 0 {width + pad} {height + drop}" role="img" '
         f'preserveAspectRatio="xMidYMid meet" aria-label="{escape(label)}">'
     ]
     step = max(1, n // 15)
@@ -181,7 +195,11 @@ def bar_chart(rows: Sequence[Row], label: str = "", tr: Callable[[str], str] | N
         if labels:
             parts.append(f'<text class="pct" x="{x + slot / 2:.1f}" y="{plot - h + 11:.2f}" '
                          f'text-anchor="middle">{short_pct(row.p)}</text>')
-        if i % step == 0:
+        if i % step == 0 and tilt:
+            cx, cy = x + slot / 2 + 4, height - 10
+            parts.append(f'<text x="{cx:.1f}" y="{cy}" text-anchor="end" '
+                         f'transform="rotate(-35 {cx:.1f} {cy})">{value[:10]}</text>')
+        elif i % step == 0:
             parts.append(f'<text x="{x + slot / 2:.1f}" y="{height - 3}" '
                          f'text-anchor="middle">{value[:10]}</text>')
         parts.append("</g>")

@@ -20,7 +20,7 @@ from starlette.datastructures import FormData, ImmutableMultiDict, QueryParams
 from warroom import api, i18n
 from warroom.engine.params import ParamSpec, normalized
 from warroom.engine.procedure import Procedure, shown_fields
-from warroom.engine.results import Distribution, Resolution
+from warroom.engine.results import Column, Distribution, Resolution, columns
 from warroom.errors import UsageError
 from warroom.serving import Answer, Serving, unless_gone
 from warroom.web.app import error_message
@@ -145,8 +145,8 @@ class OddsView:
     refresh: str = ""
     joint_total: int = 0
     all_url: str = ""
-    joint_fields: list[str] = field(default_factory=list)
-    """The whole-outcome table's columns (:func:`varying_fields`), worked out once with
+    joint_fields: list[Column] = field(default_factory=list)
+    """The whole-outcome table's columns (:func:`joint_columns`), worked out once with
     the view: the template reads them for every row."""
 
     @property
@@ -170,15 +170,24 @@ POLL_WAIT = 3.0
 
 def varying_fields(dist: Distribution) -> list[str]:
     """The fields whose value varies across the whole outcomes (a stack's empty unit
-    slots, always "-", say nothing and would only widen the page); all when none does.
-    Read from each field's chances (:meth:`Distribution.parts`, which a worker hands
-    over worked out): a field varies when it has more than one value, a field listing
-    units when one of its units does. Never a pass over thousands of whole outcomes."""
+    slots, always "-", say nothing and would only widen the page), less those repeating
+    part of another (an ASL stack's unit1 ... unit10: :attr:`Distribution.leave_out`);
+    all of its own when none varies. Read from each field's chances
+    (:meth:`Distribution.parts`, which a worker hands over worked out): a field varies
+    when it has more than one value, a field listing units when one of its units does.
+    Never a pass over thousands of whole outcomes."""
     count: dict[str, int] = {}
     for name, chances in dist.parts():
         field_name = name.partition(": ")[0]
         count[field_name] = max(count.get(field_name, 0), len(chances))
-    return [name for name in dist.fields if count.get(name, 0) > 1] or list(dist.fields)
+    mine = [name for name in dist.fields if name not in dist.leave_out]
+    return [name for name in mine if count.get(name, 0) > 1] or mine
+
+
+def joint_columns(dist: Distribution) -> list[Column]:
+    """The whole-outcome table's columns: the fields that vary (:func:`varying_fields`),
+    a field listing units one column per unit (squad1, hs1: see :func:`columns`)."""
+    return columns(dist, varying_fields(dist))
 
 
 def odds_view(answer: Answer, everything: bool = False) -> OddsView:
@@ -186,9 +195,9 @@ def odds_view(answer: Answer, everything: bool = False) -> OddsView:
     dist = answer.dist
     est = answer.estimate
     joint: list[tuple[dict[str, Any], Any]] = []
-    columns = varying_fields(dist) if len(dist.fields) > 1 else []
-    if columns:
-        joint = joint_rows(dist, min(PAGE_JOINT_ROWS, PAGE_JOINT_CELLS // len(columns))
+    table = joint_columns(dist) if len(dist.fields) > 1 else []
+    if table:
+        joint = joint_rows(dist, min(PAGE_JOINT_ROWS, PAGE_JOINT_CELLS // len(table))
                            if everything else JOINT_ROWS)
     # fields certainly 0 for these parameters (shown_if) say nothing: left out
     keep = set(shown_fields(_procedure(dist.procedure).outcome, dist.params))
@@ -196,7 +205,7 @@ def odds_view(answer: Answer, everything: bool = False) -> OddsView:
     return OddsView(dist, "", shown, joint, est.samples if est else 0,
                     est.margin if est else 0.0, answer.pending,
                     joint_total=len(dist.weights) if len(dist.fields) > 1 else 0,
-                    joint_fields=columns if joint else [])
+                    joint_fields=table if joint else [])
 
 
 async def shared_view(srv: Serving, answer: Answer, everything: bool = False) -> OddsView:

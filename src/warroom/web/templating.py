@@ -28,7 +28,9 @@ def templates() -> Jinja2Templates:
     tpl = Jinja2Templates(directory=str(TEMPLATES))
     tpl.env.add_extension("jinja2.ext.i18n")
     tpl.env.globals["LANGUAGES"] = langs.LANGUAGE_NAMES
+    from warroom.engine.results import cell
     from warroom.engine.steps import says_target, target_label
+    from warroom.i18n.formats import fmt_unit
     from warroom.web.charts import bar_chart, fmt_pct, fmt_value
 
     tpl.env.globals["bar_chart"] = bar_chart
@@ -37,6 +39,8 @@ def templates() -> Jinja2Templates:
     # in the page's language: the filters take the request's translator from the context
     tpl.env.filters["pct"] = pass_context(lambda ctx, p: fmt_pct(p, ctx.get("_")))
     tpl.env.filters["value"] = fmt_value
+    tpl.env.filters["unit"] = pass_context(lambda ctx, name: fmt_unit(name, ctx.get("_")))
+    tpl.env.globals["cell"] = cell
     return tpl
 
 

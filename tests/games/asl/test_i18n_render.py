@@ -69,5 +69,6 @@ def test_chinese_uses_the_card_words_for_replaced_and_assault_fire() -> None:
     tr = i18n.translator("zh")
     assert "降格" in tr("replaced+broken")
     assert i18n.label(tr, "assault_fire", "asl.ift") == "突击射击"
-    assert "突击射击" in tr("{unit}: {fp} FP (assault fire: rounded up, +1)")
+    assert "突击射击" in tr("assault fire: rounded up, +1")
+    assert i18n.label(tr, "final_dr", "asl.ift") == "最后骰数"  # one word for final DR
     assert "最后骰数" in tr("final DR {final} against morale {morale}")

@@ -141,7 +141,7 @@ def test_drm_parts_add_up() -> None:
                                  "drm": 1}, dice=[2, 3])
     assert r.outcome == {"result": "1MC", "column": 8, "final_dr": 6}
     text = " ".join(s.text.render() for s in r.steps)
-    assert "FFMO does not apply" in text and "+1 TEM (woods)" in text
+    assert "(no FFMO: hindrance or positive TEM)" in text and "+1 TEM (woods)" in text
     # FFMO in the open counts -1: DR 5 -> 4 on the 8 column is 2MC
     r = warroom.roll("asl.ift", {"fp": 8, "terrain": "open", "ffmo": True,
                                  "leader_directed": True}, dice=[2, 3])
@@ -151,6 +151,18 @@ def test_drm_parts_add_up() -> None:
     b = warroom.odds("asl.ift", fp=8, tem=3, terrain="stone_building")
     c = warroom.odds("asl.ift", fp=8, tem=3)
     assert a.weights == b.weights == c.weights
+
+
+def test_grain_in_the_target_hex_and_no_ffmo() -> None:
+    # ASLRB B5/B14: grain is TEM 0 but a +1 hindrance in the target's own hex, so FFMO
+    # does not apply (A4.6): final DR = DR + 1 on the 8 column, leader directed (no
+    # cowering). DR 2 -> 3 K/2 (1 way); 3, 4 -> 2MC (2+3); 5, 6 -> 1MC (4+5);
+    # 7 -> 8 NMC (6); 8 -> 9 PTC (5); 9-12 -> 10+ "-" (4+3+2+1)
+    dist = warroom.odds("asl.ift", fp=8, terrain="grain", ffmo=True, leader_directed=True)
+    assert dist.marginal("result") == n36(K_2=1, MC_2=5, MC_1=9, NMC=6, PTC=5, none=10)
+    # a positive TEM (woods +1) also cancels FFMO: the same odds
+    assert warroom.odds("asl.ift", fp=8, terrain="woods", ffmo=True,
+                        leader_directed=True).weights == dist.weights
 
 
 def test_doubles_cower_at_the_table() -> None:

@@ -122,8 +122,9 @@ def test_rules_show_the_tables_and_sequence_of_play(capsys: pytest.CaptureFixtur
 
 
 @pytest.mark.parametrize(("lang", "words"), [
-    ("zh", ("回合流程", "3.5 AFPh：前进射击阶段", "最后骰数 < 击杀数",
-            "突击射击（前进射击阶段，非远射程）", "步兵射击表（IFT）",
+    ("zh", ("回合流程", "3.5 AFPh：前进射击阶段", "最后骰数 < 消灭骰数",
+            "突击射击（前进射击阶段，远程射击除外）", "步兵射击表（IFT）",
+            "地域射击（每项", "退缩（对子", "FFMO（在空地上移动）",
             "火炮毫米", "长官负伤", "已负伤则 +1")),
     ("pl", ("kolejność faz", "3.8 CCPh: faza walki wręcz", "końcowy DR < liczba zabicia",
             "ogień szturmowy (AFPh, nie na dużym zasięgu)", "budynek kamienny")),
@@ -139,6 +140,11 @@ def test_rules_tables_in_the_readers_language(lang: str, words: tuple[str, ...],
     tables = out[out.rindex(heading):]
     for word in words:
         assert " ".join(word.split()) in tables, word
+    if lang == "zh":
+        # the card's own words: one word for the final DR (最后骰数, never 最终骰数: that
+        # is only Final Fire, 最终射击), 退缩 for cowering, 地域射击 for area fire
+        for other in ("最终骰数", "击杀数", "畏缩", "区域射击", "缺乏经验"):
+            assert other not in out, other
     for english in ("sequence_of_play", "Rally Phase", "final DR < kill number",
                     "assault fire (AFPh", "if already wounded", "wooden_building"):
         assert english not in tables, english

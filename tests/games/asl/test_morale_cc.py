@@ -146,6 +146,30 @@ def test_cct_odds_round_down_and_pinned_halves() -> None:
                         pinned="defender").marginal("odds") == {"1-1": F(1)}
 
 
+def test_cct_numbers_of_issue_19() -> None:
+    # A11.11, 4 against 4 is 1-1, kill number 5: a DR below 5 (totals 2-4, 6 of 36)
+    # eliminates, 1/6; exactly 5 (4 of 36) is a Partial Kill, 1/9
+    dist = warroom.odds("asl.cct", attack_fp=4, defense_fp=4)
+    assert dist.probability(eliminated=True) == F(1, 6)
+    assert dist.probability(partial_kill=True) == F(1, 9)
+    # A11.1, 21 against 2 is 10.5-1: rounded down, 10-1 (not >10-1), kill number 12:
+    # totals 2-11 eliminate (35 of 36), 12 is a Partial Kill (1 of 36)
+    dist = warroom.odds("asl.cct", attack_fp=21, defense_fp=2)
+    assert dist.marginal("odds") == {"10-1": F(1)}
+    assert dist.marginal("kill_number") == {12: F(1)}
+    assert dist.probability(eliminated=True) == F(35, 36)
+    assert dist.probability(partial_kill=True) == F(1, 36)
+    # an attack of 0 FP cannot kill, not even in part
+    dist = warroom.odds("asl.cct", attack_fp=0, defense_fp=2)
+    assert dist.probability(eliminated=False, partial_kill=False) == F(1)
+    # counters: 4-6-7 + 4-6-7 = 8 FP against a 4-4-7 (4): 2-1, kill 7; the 8-1's -1
+    # makes totals 2-7 (21 of 36) a kill and 8 (5 of 36) a Partial Kill
+    dist = warroom.odds("asl.cct", attackers="4-6-7,4-6-7,8-1", defenders="4-4-7")
+    assert dist.marginal("odds") == {"2-1": F(1)}
+    assert dist.probability(eliminated=True) == F(21, 36)
+    assert dist.probability(partial_kill=True) == F(5, 36)
+
+
 def test_cct_drm() -> None:
     # 1-1 (kill 5). Ambusher -1, attacking broken -2, CX attacker +1, leader -1,
     # inexperienced +1 (the card variant): total -2, so totals up to 6 (final < 5) kill:
@@ -193,3 +217,18 @@ def test_cct_yes_means_the_attacker() -> None:
     assert warroom.odds("asl.cct", cx="yes").probability(eliminated=True) == F(3, 36)
     # ambush=no: no modifier, totals up to 4: 6 of 36
     assert warroom.odds("asl.cct", ambush="no").probability(eliminated=True) == F(6, 36)
+
+
+@pytest.mark.parametrize(("params", "where"), [
+    ({"attackers": "4-6-7,9-9", "defenders": "4-4-7"}, "attackers"),
+    ({"attackers": "4-6-7", "defenders": "4-4-x"}, "defenders"),
+])
+def test_bad_counters_in_cc_name_their_parameter(params: dict[str, Any], where: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # one line, exit 2, the parameter named, no "(allowed: text)" that says nothing
+    from warroom.cli import main
+
+    assert main(["odds", "asl.cct", *(f"{k}={v}" for k, v in params.items())]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: parameter '{where}'") and "\n" not in err
+    assert "allowed" not in err

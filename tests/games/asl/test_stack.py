@@ -3,6 +3,7 @@ by hand (the calculation in a comment) and a brute-force oracle for Random Selec
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from fractions import Fraction as F
 from itertools import product
 from typing import Any
@@ -84,6 +85,12 @@ def test_wounded_leader_morale_and_leadership_one_worse() -> None:
     assert dist.probability(unit1="ok") == F(861, 1296)
     # and he is pinned on a total of 8 (5 of 36), not 9
     assert dist.probability(unit2="wounded+pinned") == F(5, 36)
+    # a wounded 8-0 is a 7+1: PTC on a 4-6-7 and him. He checks first at morale 7 and
+    # passes on 2-7 (21 of 36), then his +1 hurts the squad, which passes on 2-6 (15);
+    # pinned (15 of 36), he gives nothing and the squad passes on 2-7 (21):
+    # 21/36 * 15/36 + 15/36 * 21/36 = 630/1296 = 35/72 (a PTC has no Leader Loss)
+    dist = warroom.odds("asl.ift_on_stack", result="PTC", units="4-6-7,8-0:wounded")
+    assert dist.probability(unit1="ok") == F(35, 72)
 
 
 def test_leader_loss_mc_after_the_attack_for_broken_units_of_lower_morale() -> None:
@@ -181,6 +188,19 @@ def test_bad_units(units: str) -> None:
 
 
 # ------------------------------------------------------------------ brute-force oracle
+def _selections(result: str, m: int) -> Iterator[set[int]]:
+    """Random Selection as the rulebook has it (A.9), written again for the oracles: for
+    each of the 6**m rolls of a die per unit, the units selected (every one tied for the
+    highest; for #KIA the # highest and all tied with them; all of them if # >= m)."""
+    n = int(result[0]) if result.endswith("KIA") else 1
+    for dice in product(range(1, 7), repeat=m):
+        if result.endswith("KIA") and n >= m:
+            yield set(range(m))
+            continue
+        threshold = sorted(dice, reverse=True)[n - 1]
+        yield {i for i in range(m) if dice[i] >= threshold}
+
+
 def _oracle(result: str, units: list[tuple[str, int, bool]]) -> dict[str, F]:
     """Every Random Selection die and every MC total of squads and half-squads without
     leaders, written independently of the product: (kind, morale, broken) per unit."""
@@ -220,14 +240,8 @@ def _oracle(result: str, units: list[tuple[str, int, bool]]) -> dict[str, F]:
 
     total: dict[str, F] = {}
     kia = result.endswith("KIA")
-    n = int(result[0]) if kia else 1
     drm = 0 if kia else int(result[2])
-    for dice in product(range(1, 7), repeat=m):
-        if kia and n >= m:
-            chosen = set(range(m))
-        else:
-            threshold = sorted(dice, reverse=True)[n - 1]
-            chosen = {i for i in range(m) if dice[i] >= threshold}
+    for chosen in _selections(result, m):
         per_unit: list[dict[str, F]] = []
         for i, (kind, morale, broken) in enumerate(units):
             if kia:
@@ -278,6 +292,15 @@ def test_fire_group_assault_fire_per_unit() -> None:
     # asl.ift with the group's total: 12 halved to 6, rounded up, +1 per unit (2) = 8
     assert warroom.odds("asl.ift", fp=12, area_fire=1, assault_fire=2).marginal(
         "column") == {6: F(1, 6), 8: F(5, 6)}
+    # per unit (A7.5): a pinned 6-6-6 firing PBF in the AFPh is 6 / 2 / 2 x 2 = 3,
+    # assault fire 3 + 1 = 4; the other 6 / 2 x 2 = 6, + 1 = 7: 11 FP, the 8 column
+    r = warroom.roll("asl.fire_group", {"firers": "6-6-6:af,6-6-6:af:pinned", "pbf": True,
+                                        "target": "4-4-7", "phase": "afph"}, dice=[6, 5])
+    text = [s.text.render() for s in r.steps]
+    assert "squad1: 6 FP x1/2 AFPh x2 PBF assault fire: rounded up, +1 = 7 FP" in text
+    assert ("squad2: 6 FP x1/2 AFPh x1/2 pinned x2 PBF assault fire: rounded up, +1 = "
+            "4 FP") in text
+    assert r.outcome["column"] == 8
 
 
 def test_fire_group_in_one_answer() -> None:
@@ -306,6 +329,16 @@ def test_rally() -> None:
     assert dist.probability(eliminated=True) == F(1, 36)
     with pytest.raises(UsageError):
         warroom.odds("asl.rally", unit="4-6-7", leader="4-6-7")
+    # a broken leader rallies no one but himself (A10.6)
+    with pytest.raises(UsageError, match="broken leader"):
+        warroom.odds("asl.rally", unit="4-6-7", leader="8-1:broken")
+    # a wounded 9-2 rallies at -1 (A17.3): totals 2-8 (26 of 36)
+    assert warroom.odds("asl.rally", unit="4-6-7", leader="9-2:wounded").probability(
+        rallied=True) == F(26, 36)
+    # no DRM: the story says no "final DR = original DR" sum with nothing in it
+    r = warroom.roll("asl.rally", {"unit": "4-6-7"}, dice=[3, 4])
+    assert r.outcome["rallied"] is True
+    assert not any("original DR" in s.text.render() for s in r.steps)
 
 
 def test_ten_units_roll_and_refuse_exact_odds_at_once() -> None:
@@ -358,3 +391,140 @@ def test_two_leaders_every_typed_roll_counted() -> None:
     d = warroom.odds("asl.ift_on_stack", **params)
     assert replay_oracle("asl.ift_on_stack", params, limit=10) == {
         k: F(w, d.denominator) for k, w in d.weights.items()}
+
+
+# ------------------------------------------------- brute-force oracle with a leader
+def _casualty(kind: str, flags: frozenset[str]) -> list[tuple[F, frozenset[str] | None]]:
+    """Casualty reduction, written again for the oracle: a HS (or a squad already
+    reduced) is eliminated, a squad reduced; a leader rolls his wound dr (1-4 wounded,
+    5-6 killed, +1 if already wounded). None: eliminated."""
+    if kind == "hs" or (kind == "squad" and "reduced" in flags):
+        return [(F(1), None)]
+    if kind == "squad":
+        return [(F(1), flags | {"reduced"})]
+    return [(F(1, 6), None if dr + ("wounded" in flags) >= 5 else flags | {"wounded"})
+            for dr in range(1, 7)]
+
+
+def _check(kind: str, morale: int, flags: frozenset[str], drm: int, ptc: bool = False
+           ) -> list[tuple[F, frozenset[str] | None]]:
+    """Every 2d6 total of one MC (or, ``ptc``, a task check whose failure pins)."""
+    out: list[tuple[F, frozenset[str] | None]] = []
+    for t, w in WAYS.items():
+        p, final = F(w, 36), t + drm
+        if ptc:
+            failed = final > morale and "broken" not in flags
+            out.append((p, flags | {"pinned"} if failed else flags))
+        elif "broken" in flags:
+            out += ([(p, None)] if t == 12 else
+                    [(p * q, f) for q, f in _casualty(kind, flags)] if final > morale
+                    else [(p, flags)])
+        elif t == 12 or final > morale:
+            broke = (flags - {"pinned"}) | {"broken"}
+            out += ([(p * q, f) for q, f in _casualty(kind, broke)] if t == 12
+                    else [(p, broke)])
+        else:
+            out.append((p, flags | {"pinned"} if final == morale else flags))
+    return out
+
+
+def s_broken(s: frozenset[str] | None) -> bool:
+    return s is not None and "broken" in s
+
+
+def _name(flags: frozenset[str] | None) -> str:
+    if flags is None:
+        return "eliminated"
+    return "+".join(f for f in ("reduced", "wounded", "broken", "pinned") if f in flags) or "ok"
+
+
+def _oracle_with_leader(result: str, units: list[tuple[str, int, bool]],
+                        leader: tuple[int, int]) -> dict[str, F]:
+    """Every Random Selection die, wound dr and 2d6 of an attack on squads and
+    half-squads (kind, morale, broken) with one good-order leader (morale, DRM) listed
+    last, by the rulebook as the issue reads it and independently of the product: the
+    K/ casualties first; the leader checks first and, in good order and not pinned,
+    gives his DRM (one worse if wounded; a wounded K/ casualty takes no MC but still
+    leads); after the attack, if he was killed the units of lower morale (broken ones
+    too) take an LLMC at his DRM reversed, if he broke an LLTC (failing pins)."""
+    kinds = [k for k, _, _ in units] + ["leader"]
+    morales = [m for _, m, _ in units] + [leader[0]]
+    lead_drm = leader[1]
+    m, li = len(kinds), len(kinds) - 1
+    counts: dict[str, int] = {}
+    names = []
+    for k in kinds:
+        counts[k] = counts.get(k, 0) + 1
+        names.append(f"{k}{counts[k]}")
+    start: list[frozenset[str] | None] = [
+        frozenset({"broken"} if b else ()) for _, _, b in units] + [frozenset()]
+    kia = result.endswith("KIA")
+    drm = 0 if kia else int(result[2])
+    Branch = tuple[F, tuple[frozenset[str] | None, ...], bool]
+
+    def each(branches: list[Branch], i: int, step: Any) -> list[Branch]:
+        """Apply ``step(state of unit i, states, hit)`` -> [(p, new state)] to unit i."""
+        out: list[Branch] = []
+        for p, ss, hit in branches:
+            for q, new in step(ss[i], ss, hit):
+                out.append((p * q, (*ss[:i], new, *ss[i + 1:]), hit))
+        return out
+
+    total: dict[str, F] = {}
+    for chosen in _selections(result, m):
+        branches: list[Branch] = [(F(1, 6 ** m), tuple(start), False)]
+        for i in range(m):
+            if kia and i in chosen:
+                branches = each(branches, i, lambda s, ss, h: [(F(1), None)])
+            elif kia and s_broken(start[i]):
+                branches = each(branches, i, lambda s, ss, h, k=kinds[i]: _casualty(k, s))
+            elif kia:
+                branches = each(branches, i, lambda s, ss, h: [
+                    (F(1), (s - {"pinned"}) | {"broken"})])
+            elif i in chosen:
+                branches = each(branches, i, lambda s, ss, h, k=kinds[i]: _casualty(k, s))
+        if not kia:
+            # a surviving K/ casualty leader is hit: no MC of his own
+            branches = [(p, ss, li in chosen and ss[li] is not None) for p, ss, _ in branches]
+            branches = each(branches, li, lambda s, ss, hit: [(F(1), s)] if s is None or hit
+                            else _check("leader", morales[li] - ("wounded" in s), s, drm))
+            for i in range(li):
+                def own(s: Any, ss: Any, hit: bool, i: int = i) -> Any:
+                    if s is None:
+                        return [(F(1), None)]
+                    lead = ss[li]
+                    helps = lead is not None and not lead & {"broken", "pinned"}
+                    extra = lead_drm + ("wounded" in lead) if helps else 0
+                    return _check(kinds[i], morales[i], s, drm + extra)
+                branches = each(branches, i, own)
+        for i in range(li):  # Leader Loss, after the attack
+            def loss(s: Any, ss: Any, hit: bool, i: int = i) -> Any:
+                if s is None or morales[i] >= morales[li]:
+                    return [(F(1), s)]
+                if ss[li] is None:
+                    return _check(kinds[i], morales[i], s, -lead_drm)
+                if "broken" in ss[li]:
+                    return _check(kinds[i], morales[i], s, -lead_drm, ptc=True)
+                return [(F(1), s)]
+            branches = each(branches, i, loss)
+        for p, ss, _ in branches:
+            key = ",".join(f"{names[i]}={_name(s)}" for i, s in enumerate(ss))
+            total[key] = total.get(key, F(0)) + p
+    return total
+
+
+@pytest.mark.parametrize(("result", "units", "leader"), [
+    ("K/1", [("squad", 7, False)], (8, -1)),
+    ("K/1", [("hs", 6, False), ("squad", 7, True)], (9, -2)),
+    ("K/2", [("squad", 8, False)], (8, 0)),
+    ("1KIA", [("squad", 7, False), ("hs", 6, False)], (8, -1)),
+    ("1KIA", [("squad", 7, True)], (9, -1)),
+    ("2KIA", [("squad", 7, False), ("squad", 7, False)], (8, -1)),
+])
+def test_random_selection_with_a_leader_against_every_die(
+        result: str, units: list[tuple[str, int, bool]], leader: tuple[int, int]) -> None:
+    text = ",".join([f"{k}:{m}" + (":broken" if b else "") for k, m, b in units]
+                    + [f"leader:{leader[0]}:{leader[1]}"])
+    expected = _oracle_with_leader(result, units, leader)
+    assert sum(expected.values()) == 1 and len(expected) > 1
+    assert states(result, text) == expected

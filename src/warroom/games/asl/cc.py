@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
@@ -50,12 +50,13 @@ class CctParams(Params):
         "defender keeps its FP); instead of defense_fp",
         examples=["4-4-7", "4-4-7,2-3-7", "4-4-7:broken", None])
 
-    @model_validator(mode="after")
-    def _counters(self) -> CctParams:
-        for text in (self.attackers, self.defenders):
-            if text is not None:
-                parse_units(text)
-        return self
+    @field_validator("attackers", "defenders")
+    @classmethod
+    def _counters(cls, v: str | None) -> str | None:
+        # a bad counter is named with its parameter (attackers or defenders)
+        if v is not None:
+            parse_units(v)
+        return v
 
     @field_validator("ambush", "cx", "pinned", mode="before")
     @classmethod

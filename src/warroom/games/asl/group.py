@@ -94,6 +94,15 @@ def _group(text: str) -> tuple[tuple[Unit, bool], ...]:
     return tuple(zip(units, flags, strict=True))
 
 
+def _halvings(p: FireGroupParams, u: Unit) -> tuple[tuple[Msg, bool], ...]:
+    """Each area-fire halving of one firer's FP (A7.5) and whether it applies."""
+    return ((Msg("x1/2 AFPh"), p.phase == "afph"),
+            (Msg("x1/2 First/Final Fire"), p.phase in ("first_fire", "final_fire")),
+            (Msg("x1/2 long range"), p.long_range),
+            (Msg("x1/2 pinned"), u.pinned),
+            *((Msg("x1/2 area fire"), True) for _ in range(p.area_fire)))
+
+
 @lru_cache(maxsize=256)
 def plan(p: FireGroupParams) -> tuple[IftParams, tuple[Msg, ...]]:
     """The group's total FP (each unit's FP modified on its own, as A7.5 has it) and the
@@ -114,11 +123,16 @@ def plan(p: FireGroupParams) -> tuple[IftParams, tuple[Msg, ...]]:
         fp /= 2 ** halvings
         if p.pbf:
             fp *= 2
+        mods = [why for why, on in _halvings(p, u) if on]
+        if p.pbf:
+            mods.append(Msg("x2 PBF"))
         if af and afph and not p.long_range:
             fp = Fraction(ceil(fp) + 1)
             af_units += 1
-            notes.append(msg("{unit}: {fp} FP (assault fire: rounded up, +1)",
-                             unit=unit_msg(u.name), fp=fmt_fp(fp)))
+            mods.append(Msg("assault fire: rounded up, +1"))
+        if mods:
+            notes.append(msg("{unit}: {base} FP {mods} = {fp} FP", unit=unit_msg(u.name),
+                             base=u.fp, mods=mods, fp=fmt_fp(fp)))
         else:
             notes.append(msg("{unit}: {fp} FP", unit=unit_msg(u.name), fp=fmt_fp(fp)))
         total += fp
@@ -195,6 +209,9 @@ class RallyParams(Params):
                              "or self_rally, not both")
         if self.leader is not None and parse_units(self.leader)[0].kind != "leader":
             raise UsageError("{who!r} is not a leader", who=self.leader)
+        if self.leader is not None and parse_units(self.leader)[0].broken:
+            raise UsageError("{who!r}: a broken leader rallies no one but himself (A10.6)",
+                             who=self.leader)
         return self
 
 
@@ -241,8 +258,9 @@ def rally(p: RallyParams, d: Dice) -> dict[str, Any]:
     original = d.dice(2, view="sum", rule="asl.rally", what="rally DR")
     final = original + total
     rallied = final <= morale and original != 12
-    d.note("asl.rally", "final DR {final} = original DR {orig} {mods}", final=final,
-           orig=original, mods=mods)
+    if mods:
+        d.note("asl.rally", "final DR {final} = original DR {orig} {mods}", final=final,
+               orig=original, mods=mods)
     d.note("asl.rally", "final DR {final} against morale {morale}",
            Msg("rallied") if rallied else Msg("an original 12: casualty reduction")
            if original == 12 else Msg("still broken"), final=final, morale=morale)

@@ -158,7 +158,7 @@ def drm_parts(p: IftParams) -> tuple[int, list[Msg]]:
     add(p.hindrance, msg("hindrance ({n} hexes)", n=p.hindrance))
     if p.ffmo:
         if p.hindrance or own or tem > 0:
-            mods.append(Msg("FFMO does not apply (hindrance or positive TEM)"))
+            mods.append(Msg("(no FFMO: hindrance or positive TEM)"))
         else:
             add(-1, Msg("FFMO"))
     if p.ffnam:

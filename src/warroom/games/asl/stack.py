@@ -540,7 +540,7 @@ STACK_OUTCOME = outcome(
     OutcomeField("units", "str", "each unit's final state: name=state, where state is "
                  "ok, eliminated, or reduced/replaced/wounded/broken/pinned joined by +"),
     *(OutcomeField(f, "str", f"the state of unit {n} as listed ('-': no such unit)",
-                   UNIT_STATES) for n, f in enumerate(UNIT_FIELDS, 1)),
+                   UNIT_STATES, repeats="units") for n, f in enumerate(UNIT_FIELDS, 1)),
     ("eliminated", "int", "units eliminated"),
     ("broken", "int", "surviving units that are broken"),
     ("pinned", "int", "units pinned"),
