@@ -68,7 +68,7 @@ class WarroomError(Exception):
             cls.code = re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-SHOWN = 80
+SHOWN = 40
 """At most this many characters of a value someone sent are echoed in an error."""
 
 
@@ -83,10 +83,15 @@ def clip(value: Any, most: int = SHOWN) -> Any:
     return value
 
 
+KEPT = frozenset({"valid", "url"})
+"""Values an error shows whole: the list of valid names, and a database's address (the
+server's own setting, its password masked; cut short it names no database)."""
+
+
 def clipped(text: ErrorText) -> ErrorText:
-    """``text`` with every long value it echoes cut short (nested messages too; the
-    list of valid names is kept)."""
-    args = {k: (clipped(v) if isinstance(v, ErrorText) else v if k == "valid" else clip(v))
+    """``text`` with every long value it echoes cut short (nested messages too; those
+    named in :data:`KEPT` are kept whole)."""
+    args = {k: (clipped(v) if isinstance(v, ErrorText) else v if k in KEPT else clip(v))
             for k, v in text.args.items()}
     return ErrorText(text.template, **args)
 
