@@ -227,7 +227,9 @@ def _steps(units: tuple[Unit, ...], result: str) -> tuple[Step, ...]:
     dice, the KIA or K/ casualties, every leader's check (highest morale first, A10.7),
     then each other unit's check followed by its Leader Loss check (A10.2: no later
     event depends on the order, and every leader lost by this attack is known by then),
-    then the leaders' own Leader Loss checks."""
+    then the leaders' own Leader Loss checks. Between the leaders' checks and the
+    others', a step without dice (``ctx``) notes what the others' checks need of the
+    leaders: the leader who helps them and the leaders lost."""
     m = len(units)
     if result == "-":
         return ()
@@ -242,7 +244,11 @@ def _steps(units: tuple[Unit, ...], result: str) -> tuple[Step, ...]:
                                     leadership_of(units[i], initial(units[i])), i))
     if not kia:
         steps += [("check", i) for i in leaders]
-    steps += [("unit", i) for i, u in enumerate(units) if u.kind != "leader"]
+    others = [("unit", i) for i, u in enumerate(units) if u.kind != "leader"]
+    if leaders and others:
+        # what every other unit's check needs of the leaders, known once they are done
+        steps.append(("ctx", 0))
+    steps += others
     if result != "PTC" and len(leaders) > 1:
         steps += [("ll", i) for i in leaders]
     return tuple(steps)
@@ -335,15 +341,19 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
                 _k(d, units, ss, chosen)
             aux = ()
         elif what == "check":
-            _check_unit(d, units, ss, i, kind, mc_drm, order, k)
+            _check_unit(d, units, ss, i, kind, mc_drm, _lead(units, ss, i, order, k))
+        elif what == "ctx":
+            aux = _context(units, ss, start, result, order, k)
         elif what == "unit":
             first = k == 0 or steps[k - 1][0] != "unit"
-            lost = _lost(units, start, ss) if result != "PTC" else ()
+            helper, lost = aux or ((-1, 0), ())
             if first and lost:
                 announce(d, lost)
             if not kia:
-                _check_unit(d, units, ss, i, kind, mc_drm, order, k)
+                _check_unit(d, units, ss, i, kind, mc_drm, helper)
             leader_loss(d, i, ss, lost)
+            if k + 1 >= end:
+                aux = ()
         else:  # "ll": a leader's own Leader Loss check, against the leaders lost
             first = k == 0 or steps[k - 1][0] != "ll"
             lost = aux if aux and not first else _lost(units, start, ss)
@@ -365,8 +375,10 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
         used: set[int] = set()
         for k in ks:
             what, i = steps[k]
-            used.update(range(m + 1) if what == "apply" else (0, *leaders) if what == "ll"
-                        else (*leaders, 1 + i) if what == "unit" else leaders)
+            used.update(range(m + 1) if what == "apply"
+                        else (0, *leaders) if what in ("ll", "ctx")
+                        else ((0, 1 + i) if leaders else (1 + i,)) if what == "unit"
+                        else leaders)
         fields = tuple(sorted(used))
         at = {f - 1: n for n, f in enumerate(fields) if f}
         aux_read = fields[0] == 0
@@ -386,10 +398,11 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
         return part(fields, fixed(stage, ("asl.stack", units, result, drm, lltc_fail, ks)))
 
     # one stage per Random Selection die, per check; a unit's Leader Loss checks join
-    # the stage before them (they read what it read): fewer passes over many states
+    # the stage before them (they read what it read), and so does the leaders' context:
+    # fewer passes over many states
     groups: list[list[int]] = []
     for k, (what, _) in enumerate(steps):
-        if what == "ll" and groups and steps[groups[-1][-1]][0] != "rs":
+        if what in ("ll", "ctx") and groups and steps[groups[-1][-1]][0] != "rs":
             groups[-1].append(k)
         else:
             groups.append([k])
@@ -397,9 +410,34 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
                  for g in groups)
 
 
+def _lead(units: tuple[Unit, ...], ss: list[int], i: int, order: dict[int, int], k: int
+          ) -> tuple[int, int]:
+    """The leader helping unit ``i``'s check at step ``k`` and his DRM ((-1, 0): none
+    helps)."""
+    helper = _helper(units, ss, i, order, k)
+    lead = leadership_of(units[helper], ss[helper]) if helper >= 0 else 0
+    return (helper, lead) if lead else (-1, 0)
+
+
+def _context(units: tuple[Unit, ...], ss: list[int], start: tuple[int, ...], result: str,
+             order: dict[int, int], k: int) -> tuple[tuple[int, int], tuple[Any, ...]]:
+    """What the checks of the units other than leaders need of the leaders, once every
+    leader has checked (step ``k``): the leader helping them (the same for each: every
+    leader has checked by then) and the leaders lost by the attack. Clears the K/
+    casualty leader's mark: no later check reads it."""
+    other = next(i for i, u in enumerate(units) if u.kind != "leader")
+    helper = _lead(units, ss, other, order, k) if not result.endswith("KIA") else (-1, 0)
+    lost = _lost(units, start, ss) if result != "PTC" else ()
+    for j, u in enumerate(units):
+        if u.kind == "leader" and ss[j] is not None:
+            ss[j] &= ~HIT
+    return helper, lost
+
+
 def _check_unit(d: Dice, units: tuple[Unit, ...], ss: list[int], i: int, kind: Kind,
-                mc_drm: int, order: dict[int, int], k: int) -> None:
-    """Unit ``i``'s MC or PTC from the IFT result, with the leader helping it."""
+                mc_drm: int, helping: tuple[int, int]) -> None:
+    """Unit ``i``'s MC or PTC from the IFT result, with the leader helping it (his
+    index and DRM, :func:`_lead`)."""
     u, s = units[i], ss[i]
     if s & ELIM:
         return
@@ -409,8 +447,7 @@ def _check_unit(d: Dice, units: tuple[Unit, ...], ss: list[int], i: int, kind: K
     if kind == "ptc" and s & BROKEN:
         d.note("asl.ptc", "{who} is broken: no PTC (it may get DM)", who=unit_msg(u.name))
         return
-    helper = _helper(units, ss, i, order, k)
-    lead = leadership_of(units[helper], ss[helper]) if helper >= 0 else 0
+    helper, lead = helping
     if lead and d.explains:
         d.note("asl.leader", "{who} leads: his {v:+d} applies",
                who=unit_msg(units[helper].name), v=lead)
