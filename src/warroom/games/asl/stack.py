@@ -298,19 +298,33 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
                    "{who} broke: after the attack, units of lower morale take a "
                    "Leader Loss Task Check", who=unit_msg(units[j].name))
 
-    def leader_loss(d: Dice, i: int, ss: list[Any], lost: tuple[tuple[int, bool], ...]
-                    ) -> None:
-        u, s = units[i], ss[i]
-        if s & ELIM:
-            return
+    # unit, its state, the leaders lost -> its Leader Loss check (None: it takes none)
+    loss_plans: dict[tuple[int, int, tuple[tuple[int, bool], ...]],
+                     tuple[Kind, int, str] | None] = {}
+
+    def loss_plan(i: int, s: int, lost: tuple[tuple[int, bool], ...]
+                  ) -> tuple[Kind, int, str] | None:
+        u = units[i]
         mine = [(j, kd) for j, kd in lost
                 if j != i and morale_of(u, s) < morale_of(units[j], start[j])]
-        if not mine:
+        plan: tuple[Kind, int, str] | None = None
+        if mine:
+            killed = any(kd for _, kd in mine)
+            ll_drm = max(-leadership_of(units[j], start[j]) for j, kd in mine
+                         if kd == killed)
+            plan = ("mc", ll_drm, "asl.llmc") if killed else ("tc", ll_drm, "asl.lltc")
+        loss_plans[i, s, lost] = plan
+        return plan
+
+    def leader_loss(d: Dice, i: int, ss: list[Any], lost: tuple[tuple[int, bool], ...]
+                    ) -> None:
+        s = ss[i]
+        if s & ELIM or not lost:
             return
-        killed = any(kd for _, kd in mine)
-        ll_drm = max(-leadership_of(units[j], start[j]) for j, kd in mine if kd == killed)
-        ss[i] = check(d, u, s, "mc" if killed else "tc", ll_drm,
-                      "asl.llmc" if killed else "asl.lltc", lltc_fail)
+        key = (i, s, lost)
+        plan = loss_plans[key] if key in loss_plans else loss_plan(i, s, lost)
+        if plan is not None:
+            ss[i] = check(d, units[i], s, plan[0], plan[1], plan[2], lltc_fail)
 
     def rs_stage(k: int) -> Stage[State]:
         i = steps[k][1]
@@ -345,9 +359,8 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
         elif what == "ctx":
             aux = _context(units, ss, start, result, order, k)
         elif what == "unit":
-            first = k == 0 or steps[k - 1][0] != "unit"
             helper, lost = aux or ((-1, 0), ())
-            if first and lost:
+            if lost and first[k]:
                 announce(d, lost)
             if not kia:
                 _check_unit(d, units, ss, i, kind, mc_drm, helper)
@@ -355,18 +368,22 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
             if k + 1 >= end:
                 aux = ()
         else:  # "ll": a leader's own Leader Loss check, against the leaders lost
-            first = k == 0 or steps[k - 1][0] != "ll"
-            lost = aux if aux and not first else _lost(units, start, ss)
-            if first and lost and not any(w == "unit" for w, _ in steps[:k]):
+            lost = aux if aux and not first[k] else _lost(units, start, ss)
+            if lost and first[k] and not after_unit[k]:
                 announce(d, lost)
             leader_loss(d, i, ss, lost)
             aux = () if k + 1 >= end else lost
-        if k + 1 >= end or steps[k + 1][0] == "ll":
+        if clears[k]:
             # HIT (the K/ casualty leader) is cleared once the checks are over
             for j, s in enumerate(ss):
                 if s is not None:
                     ss[j] = s & ~HIT
         return aux
+
+    # per step: the first of its kind in a row, after some unit's step, clearing HIT
+    first = [k == 0 or steps[k - 1][0] != what for k, (what, _) in enumerate(steps)]
+    after_unit = [any(w == "unit" for w, _ in steps[:k]) for k in range(end)]
+    clears = [k + 1 >= end or steps[k + 1][0] == "ll" for k in range(end)]
 
     def make(ks: tuple[int, ...]) -> Stage[State]:
         """Steps ``ks`` as one stage on the values they read and change: the casualties
@@ -525,15 +542,10 @@ def finish_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
         return {**extra, **stack_outcome(units, apply_result(d, result, units, drm,
                                                              lltc_fail))}
 
-    row_of = _row_of(units)
-    tail = tuple(extra.values())
-
-    def row(state: State, _: int) -> tuple[Any, ...]:
-        return row_of(state[1:]) + tail
-
     start = tuple(initial(u) for u in units)
     return d.finish(((), *start), (), rounds=0, opening=stages,
-                    outcome=rows((*STACK_FIELDS, *extra), row))
+                    outcome=rows((*STACK_FIELDS, *extra),
+                                 _last_row(units, tuple(extra.values()))))
 
 
 _ENDS = {  # states a unit may end in: (good order, broken) per kind, by result
@@ -604,6 +616,44 @@ class _UnitViews(dict[int, tuple[str, str, int]]):
             bool(s & PINNED) and not gone) << 16
         self[s] = view = (n, f"{self.name}={n}", packed)
         return view
+
+
+def _last_row(units: tuple[Unit, ...], tail: tuple[Any, ...]
+              ) -> Callable[[State, int], tuple[Any, ...]]:
+    """The row of a last state of the attack (``(aux, *units' state bits)``): the values
+    of STACK_FIELDS, then ``tail``. Exact odds map thousands of last states, so each
+    half of the stack's units is worked out once per distinct state of that half (a few
+    dozen) and the row put together from the two (one query's tables: no memory kept)."""
+    views = [_UnitViews(u.name) for u in units]
+    h = 1 + (len(units) + 1) // 2  # the first half: state[1:h], the second: state[h:]
+    sep = "," if len(units) > 1 else ""
+    pad = ("-",) * (len(UNIT_FIELDS) - len(units))
+    halves: tuple[dict[State, tuple[str, tuple[str, ...], int]], ...] = ({}, {})
+    ends: dict[int, tuple[Any, ...]] = {}
+
+    def half(n: int, key: State) -> tuple[str, tuple[str, ...], int]:
+        if not key:
+            return "", (), 0
+        names, pieces, counts = zip(*[view[s] for view, s in
+                                      zip(views[:h - 1] if n == 0 else views[h - 1:], key,
+                                          strict=True)], strict=True)
+        halves[n][key] = found = (",".join(pieces) + (sep if n == 0 else ""), names,
+                                  sum(counts))
+        return found
+
+    def end(packed: int) -> tuple[Any, ...]:
+        ends[packed] = found = (*pad, packed & 255, packed >> 8 & 255, packed >> 16, *tail)
+        return found
+
+    first, second = halves
+
+    def row(state: State, _: int) -> tuple[Any, ...]:
+        a = first.get(state[1:h]) or half(0, state[1:h])
+        b = second.get(state[h:]) or half(1, state[h:])
+        packed = a[2] + b[2]
+        return (a[0] + b[0], *a[1], *b[1], *(ends.get(packed) or end(packed)))
+
+    return row
 
 
 STACK_FIELDS = ("units", *UNIT_FIELDS, "eliminated", "broken", "pinned")
