@@ -301,7 +301,9 @@ class ExactDice(Dice):
         row = getattr(outcome, "_warroom_row", None)
         if row is not None:  # context.rows: the outcome tuples as they are
             names, fn = row
-            return _Outcomes([(fn(s, r), w) for (s, r), w in options], den, names)  # type: ignore[return-value]
+            with _acyclic():
+                rows = [(fn(s, r), w) for (s, r), w in options]
+            return _Outcomes(rows, den, names)  # type: ignore[return-value]
         return _Outcomes([(outcome(*s), w) for s, w in options], den)  # type: ignore[return-value]
 
     def _staged(self, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
@@ -452,10 +454,13 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
                 break
         if g > 1:
             den //= g
-            dist = {r: {s2: w // g for s2, w in states.items()} for r, states in dist.items()}
-    if count:
-        return [((s, r), w) for r, states in dist.items() for s, w in states.items()], den
-    return [(s, w) for states in dist.values() for s, w in states.items()], den
+            with _acyclic():
+                dist = {r: {s2: w // g for s2, w in states.items()}
+                        for r, states in dist.items()}
+    with _acyclic():
+        if count:
+            return [((s, r), w) for r, states in dist.items() for s, w in states.items()], den
+        return [(s, w) for states in dist.values() for s, w in states.items()], den
 
 
 def _merged_buckets(buckets: dict[int, dict[int, dict[Outcome, int]]]
@@ -522,6 +527,17 @@ def _part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]], 
         rounds.append((r, groups, stopped))
     common = lcm(*{sden for _, sden in seen.values()}) if seen else 1
     into = buckets.setdefault(common, {})
+    with _acyclic():
+        _splice(rounds, seen, common, into, bump)
+    return moved
+
+
+def _splice(rounds: list[tuple[int, dict[Any, list[tuple[Outcome, int]]],
+                               list[tuple[Outcome, int]]]],
+            seen: dict[Any, tuple[list[tuple[tuple[tuple[int, Any], ...], int]], int]],
+            common: int, into: dict[int, dict[Outcome, int]], bump: int) -> None:
+    """Each part's changes spliced into the states holding it (:func:`_part_stage`),
+    their weights over ``common``, into ``into`` by round."""
     for r, groups, stopped in rounds:
         if stopped:
             bucket = into.setdefault(r, {})
@@ -530,7 +546,6 @@ def _part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]], 
         if not groups:
             continue
         bucket = into.setdefault(r + bump, {})
-        get_w = bucket.get
         for sub, group in groups.items():
             changes, sden = seen[sub]
             scale = common // sden
@@ -538,21 +553,30 @@ def _part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]], 
                 w2 *= scale
                 if not ch:
                     for s, w in group:
-                        bucket[s] = get_w(s, 0) + w * w2
+                        if s in bucket:
+                            bucket[s] += w * w2
+                        else:
+                            bucket[s] = w * w2
                 elif len(ch) == 1:
                     ((f, v),) = ch
                     g = f + 1
+                    one = (v,)
                     for s, w in group:
-                        s2 = (*s[:f], v, *s[g:])
-                        bucket[s2] = get_w(s2, 0) + w * w2
+                        s2 = s[:f] + one + s[g:]
+                        if s2 in bucket:
+                            bucket[s2] += w * w2
+                        else:
+                            bucket[s2] = w * w2
                 else:
                     for s, w in group:
                         out = list(s)
                         for f, v in ch:
                             out[f] = v
                         s2 = tuple(out)
-                        bucket[s2] = get_w(s2, 0) + w * w2
-    return moved
+                        if s2 in bucket:
+                            bucket[s2] += w * w2
+                        else:
+                            bucket[s2] = w * w2
 
 
 def _part_transition(inner: Stage[Any], sub: Any, at: tuple[int, ...], token: Any,
@@ -563,7 +587,11 @@ def _part_transition(inner: Stage[Any], sub: Any, at: tuple[int, ...], token: An
     makes to the state (position, value) with their weights, memoised under ``token``."""
     found = memo.get((token, sub))
     if found is None:
-        after, sden = _transition(inner, sub, width, fields, shared)
+        pieces = getattr(inner, "_warroom_parts", None)
+        if pieces is not None:  # context.parts: composed from its pieces' transitions
+            after, sden = _composed_transition(pieces, sub, memo, shared)
+        else:
+            after, sden = _transition(inner, sub, width, fields, shared)
         if len(after) == 1:  # certain: weight 1 over 1
             after, sden = [(after[0][0], 1)], 1
         found = memo[token, sub] = (
@@ -571,6 +599,50 @@ def _part_transition(inner: Stage[Any], sub: Any, at: tuple[int, ...], token: An
                      if v is not old and v != old]), w2) for s2, w2 in after],
             sden)
     return found
+
+
+def _composed_transition(pieces: tuple[tuple[tuple[int, ...], Stage[Any]], ...], sub: Any,
+                         memo: dict[Any, Any], shared: dict[Any, Any]
+                         ) -> tuple[list[tuple[Outcome, int]], int]:
+    """The transition of stages on parts one after another (:func:`~warroom.engine.
+    context.parts`) from the values ``sub`` of all their positions: a small dynamic
+    programme over those values, each piece worked out once per distinct value of its
+    own part (memoised for the query like any stage on a part)."""
+    tokens = shared.get(("parts tokens", pieces))
+    if tokens is None:
+        tokens = []
+        for positions, fn in pieces:
+            key = _chain_key(fn)
+            tokens.append(object() if key is None else shared.setdefault(
+                ("stage token", ("part", positions, key)), object()))
+        shared["parts tokens", pieces] = tokens
+    dist: dict[Outcome, int] = {sub: 1}
+    den = 1
+    for (positions, fn), token in zip(pieces, tokens, strict=True):
+        get = operator.itemgetter(*positions) if len(positions) > 1 else _single(positions[0])
+        fields = tuple(map(str, range(len(positions))))
+        buckets: dict[int, dict[Outcome, int]] = {}
+        for s, w in dist.items():
+            changes, sden = _part_transition(fn, get(s), positions, token, memo,
+                                             len(positions), fields, shared)
+            bucket = buckets.setdefault(sden, {})
+            for ch, w2 in changes:
+                if ch:
+                    out = list(s)
+                    for f, v in ch:
+                        out[f] = v
+                    s2 = tuple(out)
+                else:
+                    s2 = s
+                bucket[s2] = bucket.get(s2, 0) + w * w2
+        common = lcm(*buckets)
+        den *= common
+        dist = {}
+        for d, bucket in buckets.items():
+            scale = common // d
+            for s2, w in bucket.items():
+                dist[s2] = dist.get(s2, 0) + w * scale
+    return list(dist.items()), den
 
 
 def _stage_key(stage: Callable[..., Any]) -> Any:
@@ -686,6 +758,22 @@ def exact_run(run: Callable[[Dice], Any], fields: Sequence[str], all_concrete: b
             if not new:  # pragma: no cover - would loop forever
                 raise RuleError("exact driver could not make a lazy count concrete") from None
             concrete |= new
+
+
+@contextlib.contextmanager
+def _acyclic() -> Iterator[None]:
+    """No collection while a loop makes many objects that hold no cycles (states
+    spliced, outcome rows): the collector's passes would only walk them. Automatic
+    collection is paused around such a loop only, and resumed after it if it was on
+    when the loop began (with threads, one's pause may end during another's loop, which
+    then only runs with collections, as without this)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 _GC_LOCK = threading.Lock()

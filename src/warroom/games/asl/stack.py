@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.context import Dice, Stage, fixed, part, rows
+from warroom.engine.context import Dice, Stage, fixed, part, parts, rows
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 from warroom.games.asl import tables as T
@@ -244,11 +244,12 @@ def _steps(units: tuple[Unit, ...], result: str) -> tuple[Step, ...]:
                                     leadership_of(units[i], initial(units[i])), i))
     if not kia:
         steps += [("check", i) for i in leaders]
-    others = [("unit", i) for i, u in enumerate(units) if u.kind != "leader"]
+    others = [i for i, u in enumerate(units) if u.kind != "leader"]
     if leaders and others:
         # what every other unit's check needs of the leaders, known once they are done
         steps.append(("ctx", 0))
-    steps += others
+    for i in others:  # each unit's check, then its Leader Loss check if leaders are lost
+        steps += [("unit", i), ("loss", i)] if leaders and result != "PTC" else [("unit", i)]
     if result != "PTC" and len(leaders) > 1:
         steps += [("ll", i) for i in leaders]
     return tuple(steps)
@@ -364,7 +365,10 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
                 announce(d, lost)
             if not kia:
                 _check_unit(d, units, ss, i, kind, mc_drm, helper)
-            leader_loss(d, i, ss, lost)
+            if k + 1 >= end:
+                aux = ()
+        elif what == "loss":  # the unit's Leader Loss check, after its own check
+            leader_loss(d, i, ss, aux[1])
             if k + 1 >= end:
                 aux = ()
         else:  # "ll": a leader's own Leader Loss check, against the leaders lost
@@ -380,8 +384,11 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
                     ss[j] = s & ~HIT
         return aux
 
-    # per step: the first of its kind in a row, after some unit's step, clearing HIT
-    first = [k == 0 or steps[k - 1][0] != what for k, (what, _) in enumerate(steps)]
+    # per step: the first of its kind in a row (a unit's: the first unit's), after some
+    # unit's step, clearing HIT
+    first = [k == 0 or (steps[k - 1][0] != what
+                        and not (what == "unit" and steps[k - 1][0] == "loss"))
+             for k, (what, _) in enumerate(steps)]
     after_unit = [any(w == "unit" for w, _ in steps[:k]) for k in range(end)]
     clears = [k + 1 >= end or steps[k + 1][0] == "ll" for k in range(end)]
 
@@ -394,7 +401,7 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
             what, i = steps[k]
             used.update(range(m + 1) if what == "apply"
                         else (0, *leaders) if what in ("ll", "ctx")
-                        else ((0, 1 + i) if leaders else (1 + i,)) if what == "unit"
+                        else ((0, 1 + i) if leaders else (1 + i,)) if what in ("unit", "loss")
                         else leaders)
         fields = tuple(sorted(used))
         at = {f - 1: n for n, f in enumerate(fields) if f}
@@ -419,12 +426,12 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
     # fewer passes over many states
     groups: list[list[int]] = []
     for k, (what, _) in enumerate(steps):
-        if what in ("ll", "ctx") and groups and steps[groups[-1][-1]][0] != "rs":
+        if what in ("ll", "ctx", "loss") and groups and steps[groups[-1][-1]][0] != "rs":
             groups[-1].append(k)
         else:
             groups.append([k])
-    return tuple(rs_stage(g[0]) if steps[g[0]][0] == "rs" else make(tuple(g))
-                 for g in groups)
+    return tuple(rs_stage(g[0]) if steps[g[0]][0] == "rs" else make((g[0],)) if len(g) == 1
+                 else parts(*[make((k,)) for k in g]) for g in groups)
 
 
 def _lead(units: tuple[Unit, ...], ss: list[int], i: int, order: dict[int, int], k: int
@@ -624,7 +631,7 @@ def _last_row(units: tuple[Unit, ...], tail: tuple[Any, ...]
     of STACK_FIELDS, then ``tail``. Exact odds map thousands of last states, so each
     half of the stack's units is worked out once per distinct state of that half (a few
     dozen) and the row put together from the two (one query's tables: no memory kept)."""
-    views = [_UnitViews(u.name) for u in units]
+    views = _views(units)
     h = 1 + (len(units) + 1) // 2  # the first half: state[1:h], the second: state[h:]
     sep = "," if len(units) > 1 else ""
     pad = ("-",) * (len(UNIT_FIELDS) - len(units))
@@ -673,9 +680,15 @@ def _outcome_of(units: tuple[Unit, ...]) -> Callable[[tuple[int, ...]], dict[str
 
 
 @lru_cache(maxsize=256)
+def _views(units: tuple[Unit, ...]) -> list[_UnitViews]:
+    """Each unit's part of the outcome by its state bits (filled as states appear)."""
+    return [_UnitViews(u.name) for u in units]
+
+
+@lru_cache(maxsize=256)
 def _row_of(units: tuple[Unit, ...]) -> Callable[[tuple[int, ...]], tuple[Any, ...]]:
     """The values of STACK_FIELDS, in order, of a stack's final state bits."""
-    views = [_UnitViews(u.name) for u in units]
+    views = _views(units)
     pad = ("-",) * (len(UNIT_FIELDS) - len(units))
 
     def row(st: tuple[int, ...]) -> tuple[Any, ...]:
