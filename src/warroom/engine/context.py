@@ -116,7 +116,15 @@ def parts(*stages: Stage[Any]) -> Stage[Any]:
         return tuple(values)
 
     composed._warroom_parts = local  # type: ignore[attr-defined]
-    return part(at, fixed(composed))
+    joined = tuple(stages)
+
+    def whole(state: tuple[Any, ...], d: Dice) -> tuple[Any, ...]:
+        for stage in joined:  # rolling: each stage on its part, in order
+            state = stage(state, d)
+        return state
+
+    whole._warroom_part = (at, fixed(composed))  # type: ignore[attr-defined]
+    return whole
 
 
 def as_target(at: int | Target) -> Target:
