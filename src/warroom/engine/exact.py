@@ -59,6 +59,9 @@ def check_classes(classes: Mapping[str, Sequence[int]], sides: int = 6) -> None:
 
 
 _FACES = {6: [1, 2, 3, 4, 5, 6]}
+_FACE_OPTIONS: dict[int, list[tuple[int, int]]] = {}
+"""Each face of a die with weight 1, by sides (built once, read only: every die a stage
+asks for, a Random Selection dr say, branches over it)."""
 """Every face of a d6 in order, built once (splits are checked at every replay)."""
 
 
@@ -254,7 +257,10 @@ class ExactDice(Dice):
 
     def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
         self._next()
-        return self._answer([(f, 1) for f in range(1, sides + 1)], sides)  # type: ignore[no-any-return]
+        faces = _FACE_OPTIONS.get(sides)
+        if faces is None:
+            faces = _FACE_OPTIONS[sides] = [(f, 1) for f in range(1, sides + 1)]
+        return self._answer(faces, sides)  # type: ignore[no-any-return]
 
     def dice(self, k: int, *, rule: str, what: Text, sides: int = 6, view: View = "ordered",
              target: Target | None = None) -> Any:
@@ -891,6 +897,7 @@ def _finished(out: _Outcomes, pick: Callable[[Any], Outcome], fields: tuple[str,
 
 
 _LAZY_TYPES = frozenset((Sym, Cond))
+_first = operator.itemgetter(0)
 
 
 def _finished_rows(options: list[tuple[Outcome, int]], num: int, den: int,
@@ -902,7 +909,7 @@ def _finished_rows(options: list[tuple[Outcome, int]], num: int, den: int,
     one by one only if two rows are equal."""
     lazy_types = _LAZY_TYPES
     if not bucket and num == 1 and lazy_types.isdisjoint(
-            set(map(type, itertools.chain.from_iterable([key for key, _ in options])))):
+            set(map(type, itertools.chain.from_iterable(map(_first, options))))):
         bucket.update(options)
         if len(bucket) == len(options):
             return
