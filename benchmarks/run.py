@@ -161,6 +161,8 @@ LARGEST: list[tuple[str, str, dict[str, Any]]] = [
     ("asl.ift_on_stack", "six units with two leaders, NMC", {"units": STACK, "result": "NMC"}),
     ("asl.ift_on_stack", "six units with two leaders, K/1 (the slowest)",
      {"units": STACK, "result": "K/1"}),
+    ("asl.ift_on_stack", "ten broken squads, K/2 (ten units, exact where the joint "
+     "states are few)", {"units": ",".join(["4-6-7:broken"] * 10), "result": "K/2"}),
     ("fow.shoot_mixed", "3 weapons of 12 dice at 8 mixed teams", {
         "weapons": "12:10:3,12:2:6,12:7:4",
         "teams": "tank:6,tank:5/3,soft,infantry,infantry:gtg,gun:dug,tank:2/1:far,soft:out"}),

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from warroom.dice.sources import EnteredSource
 from warroom.engine import drivers
-from warroom.engine.context import Dice, fixed, part, rows
+from warroom.engine.context import Dice, fixed, part, parts, rows
 from warroom.engine.exact import _chain_key, exact_run
 from warroom.engine.params import validate
 from warroom.engine.procedure import Params, outcome, procedure
@@ -195,3 +195,81 @@ def test_equal_code_in_two_modules_does_not_share_a_memo_key() -> None:
 
     w = exact_run(both, ("first", "second"))
     assert w.weights == {("a", "b"): 1}
+
+
+# ------------------------------------------------------------------ context.parts
+PIECES: dict[str, int] = {}
+
+
+def _hit(s: tuple[int, int], d: Dice) -> tuple[int, int]:
+    # (a target's strength, one unit's state): the unit is hit on 5+ less the strength
+    PIECES["hit"] = PIECES.get("hit", 0) + 1
+    return (s[0], s[1] + int(d.die(rule="t.parts.hit", what="hit") >= 5 - s[0]))
+
+
+def _rally(s: tuple[int], d: Dice) -> tuple[int]:
+    # the target itself: loses a point of strength on a 1
+    PIECES["rally"] = PIECES.get("rally", 0) + 1
+    return (s[0] - int(d.die(rule="t.parts.rally", what="rally") == 1),)
+
+
+def _pieces() -> list[Any]:
+    # fields: 0 the strength, 1 and 2 two units
+    return [part((0, 1), fixed(_hit, ("t.hit", 1))), part((0, 2), fixed(_hit, ("t.hit", 2))),
+            part((0,), fixed(_rally, ("t.rally",)))]
+
+
+def _run(stages: list[Any]) -> Any:
+    return exact_run(lambda d: {"s": d.stages((1, 0, 0), stages, rounds=2)[0]}, ("s",))
+
+
+def _brute_parts() -> dict[tuple[Any, ...], F]:
+    """Every die written out: per round unit 1's die, unit 2's, the rally die."""
+    out: dict[tuple[Any, ...], F] = {}
+    for dice in product(range(1, 7), repeat=6):
+        a, u1, u2 = 1, 0, 0
+        for r in range(2):
+            x, y, z = dice[3 * r:3 * r + 3]
+            u1 += int(x >= 5 - a)
+            u2 += int(y >= 5 - a)
+            a -= int(z == 1)
+        key = ((a, u1, u2),)
+        out[key] = out.get(key, F(0)) + F(1, 6**6)
+    return out
+
+
+def test_parts_equal_every_die_and_the_pieces_one_by_one() -> None:
+    joined = _run([parts(*_pieces())])
+    apart = _run(_pieces())
+    as_f = [{k: F(v, w.denominator) for k, v in w.weights.items()} for w in (joined, apart)]
+    assert as_f[0] == as_f[1] == _brute_parts()
+
+
+def test_parts_work_each_piece_out_once_per_value_of_its_own_part() -> None:
+    PIECES.clear()
+    _run([parts(*_pieces())])
+    # unit 1's piece starts from (strength, hits) (1, 0) in the first round and from
+    # (1, 0), (1, 1), (0, 0), (0, 1) in the second: 4 distinct parts; unit 2's the same
+    # 4; the rally from strength 1 and 0: 2. Each enumerated once, a first replay and
+    # one per face (7 runs), however many whole states hold it
+    assert PIECES == {"hit": 7 * 8, "rally": 7 * 2}
+    # one piece after another in one replayed stage would follow every path instead:
+    # unit 2's die and the rally die replayed for each of unit 1's faces
+    PIECES.clear()
+    whole = fixed(lambda s, d: parts(*_pieces())(s, d), ("t.parts.whole",))
+    _run([whole])
+    assert PIECES["rally"] > 7 * 2
+
+
+def test_parts_roll_in_order_with_entered_dice() -> None:
+    dice = RollDice(EnteredSource([6, 2, 1]))
+    # strength 1: unit 1 hit on 4+ (6: hit), unit 2 not (2), then the rally die 1: 0
+    assert parts(*_pieces())((1, 0, 0), dice) == (0, 1, 0)
+    assert [s.rule for s in dice.steps] == ["t.parts.hit", "t.parts.hit", "t.parts.rally"]
+
+
+def test_parts_join_only_stages_on_parts() -> None:
+    with pytest.raises(ValueError):
+        parts(_first)
+    with pytest.raises(ValueError):
+        parts()

@@ -688,7 +688,7 @@ def test_a_page_of_every_outcome_lists_fewer_rows_where_there_are_many_columns(
     table = r.text.split('class="odds-table joint"')[1].split("</table>")[0]
     columns = table.split("</thead>")[0].count("<th>") - 1  # and the chance
     rows = table.count("<tr>") - 1
-    # a column per unit and the counts; at most the cell cap; fewer still where the page would pass 300 KB (pages.fitted),
-    # and the page says how many of how many it lists
+    # a column per unit and the counts; at most the cell cap; fewer still where the page
+    # would pass 300 KB (pages.fitted), and the page says how many of how many it lists
     assert columns >= 6 and rows <= min(PAGE_JOINT_ROWS, PAGE_JOINT_CELLS // columns)
     assert f"The {rows} likeliest of " in r.text

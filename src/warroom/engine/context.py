@@ -90,6 +90,43 @@ def part(fields: Sequence[int], stage: Callable[[tuple[Any, ...], Dice], tuple[A
     return whole
 
 
+def parts(*stages: Stage[Any]) -> Stage[Any]:
+    """Stages on parts of the state (each made by :func:`part`) one after another, as
+    one stage on all their positions. Rolling, they run in order. The exact driver works
+    each of them out once per distinct value of its own part, composes them over the
+    values of the whole part (merging equal values between them, instead of following
+    every path through all of them), and splices the result into the states once: a
+    unit's check then the leaders' own checks cost the sum of their transitions, not
+    their product, and one pass over the states."""
+    pieces = [getattr(f, "_warroom_part", None) for f in stages]
+    if not pieces or any(p is None for p in pieces):
+        raise ValueError("parts() joins stages made by part()")
+    at = tuple(sorted({f for p in pieces if p is not None for f in p[0]}))
+    local = tuple((tuple(at.index(f) for f in p[0]), p[1]) for p in pieces if p is not None)
+
+    def composed(sub: tuple[Any, ...], d: Dice) -> tuple[Any, ...]:
+        values = list(sub)
+        for positions, fn in local:
+            after = fn(tuple([values[j] for j in positions]), d)
+            if not isinstance(after, tuple) or len(after) != len(positions):
+                raise RuleError(f"a stage on {len(positions)} values must return "
+                                f"{len(positions)}, got {after!r}")
+            for j, v in zip(positions, after, strict=True):
+                values[j] = v
+        return tuple(values)
+
+    composed._warroom_parts = local  # type: ignore[attr-defined]
+    joined = tuple(stages)
+
+    def whole(state: tuple[Any, ...], d: Dice) -> tuple[Any, ...]:
+        for stage in joined:  # rolling: each stage on its part, in order
+            state = stage(state, d)
+        return state
+
+    whole._warroom_part = (at, fixed(composed))  # type: ignore[attr-defined]
+    return whole
+
+
 def as_target(at: int | Target) -> Target:
     return at if isinstance(at, Target) else Target.of(at, "target number")
 

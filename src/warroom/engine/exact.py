@@ -60,6 +60,9 @@ def check_classes(classes: Mapping[str, Sequence[int]], sides: int = 6) -> None:
 
 
 _FACES = {6: [1, 2, 3, 4, 5, 6]}
+_FACE_OPTIONS: dict[int, list[tuple[int, int]]] = {}
+"""Each face of a die with weight 1, by sides (built once, read only: every die a stage
+asks for, a Random Selection dr say, branches over it)."""
 """Every face of a d6 in order, built once (splits are checked at every replay)."""
 
 
@@ -282,7 +285,10 @@ class ExactDice(Dice):
 
     def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
         self._next()
-        return self._answer([(f, 1) for f in range(1, sides + 1)], sides)  # type: ignore[no-any-return]
+        faces = _FACE_OPTIONS.get(sides)
+        if faces is None:
+            faces = _FACE_OPTIONS[sides] = [(f, 1) for f in range(1, sides + 1)]
+        return self._answer(faces, sides)  # type: ignore[no-any-return]
 
     def dice(self, k: int, *, rule: str, what: Text, sides: int = 6, view: View = "ordered",
              target: Target | None = None) -> Any:
@@ -329,7 +335,9 @@ class ExactDice(Dice):
         row = getattr(outcome, "_warroom_row", None)
         if row is not None:  # context.rows: the outcome tuples as they are
             names, fn = row
-            return _Outcomes([(fn(*s), w) for s, w in options], den, names)  # type: ignore[return-value]
+            with _acyclic():
+                rows = [(fn(s, r), w) for (s, r), w in options]
+            return _Outcomes(rows, den, names)  # type: ignore[return-value]
         return _Outcomes([(outcome(*s), w) for s, w in options], den)  # type: ignore[return-value]
 
     def _staged(self, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
@@ -476,18 +484,12 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
             same = {}
         if not moved:
             break
-        common = lcm(*buckets)
-        den *= common
-        dist = {}
-        for d, by_round in buckets.items():
-            scale = common // d
-            for r, bucket in by_round.items():
-                into = dist.setdefault(r, {})
-                if not into and scale == 1:
-                    into.update(bucket)
-                    continue
-                for s2, w in bucket.items():
-                    into[s2] = into.get(s2, 0) + w * scale
+        if len(buckets) == 1:  # one denominator (a stage on a part): nothing to scale
+            ((common, dist),) = buckets.items()
+            den *= common
+        else:
+            dist = _merged_buckets(buckets)
+            den *= lcm(*buckets)
         g = den
         for states in dist.values():  # mostly 1 after a few weights: stop there
             for w in states.values():
@@ -498,10 +500,31 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
                 break
         if g > 1:
             den //= g
-            dist = {r: {s2: w // g for s2, w in states.items()} for r, states in dist.items()}
-    if count:
-        return [((s, r), w) for r, states in dist.items() for s, w in states.items()], den
-    return [(s, w) for states in dist.values() for s, w in states.items()], den
+            with _acyclic():
+                dist = {r: {s2: w // g for s2, w in states.items()}
+                        for r, states in dist.items()}
+    with _acyclic():
+        if count:
+            return [((s, r), w) for r, states in dist.items() for s, w in states.items()], den
+        return [(s, w) for states in dist.values() for s, w in states.items()], den
+
+
+def _merged_buckets(buckets: dict[int, dict[int, dict[Outcome, int]]]
+                    ) -> dict[int, dict[Outcome, int]]:
+    """States with weights over several denominators (per round), put over their least
+    common multiple and merged."""
+    common = lcm(*buckets)
+    dist: dict[int, dict[Outcome, int]] = {}
+    for d, by_round in buckets.items():
+        scale = common // d
+        for r, bucket in by_round.items():
+            into = dist.setdefault(r, {})
+            if not into and scale == 1:
+                into.update(bucket)
+                continue
+            for s2, w in bucket.items():
+                into[s2] = into.get(s2, 0) + w * scale
+    return dist
 
 
 def _add_shared(same: dict[Any, list[Any]],
@@ -527,61 +550,156 @@ def _part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]], 
     """One stage on part of the state (:func:`~warroom.engine.context.part`) applied to
     every state of ``dist``, into ``buckets``: worked out once per distinct value of its
     part (kept as the changes it makes to that part), then spliced into each state.
-    Whether any state moved."""
+    Whether any state moved.
+
+    The states are grouped by their part first, so the transitions are all known before
+    any state is spliced: their weights are put over one denominator for the stage (the
+    states go into one bucket, with nothing to merge and scale afterwards) and each
+    change is spliced into the states of its group in one tight loop."""
     at, inner, get = part
     width = len(at)
     fields = tuple(map(str, range(width)))
     moved = False
+    # round -> part -> [(state, weight)], and the states already done (not moved)
+    rounds: list[tuple[int, dict[Any, list[tuple[Outcome, int]]], list[tuple[Outcome, int]]]] = []
     # this call's transitions by part (no key tuple to build and hash per state)
     seen: dict[Any, tuple[list[tuple[tuple[tuple[int, Any], ...], int]], int]] = {}
     for r, states in dist.items():
-        # per denominator of a transition: the bucket of states in round r (+ bump)
-        into: dict[int, dict[Outcome, int]] = {}
-        if done is not None:
-            left = {}
-            for s, w in states.items():
-                if done(s):
-                    bucket = buckets.setdefault(1, {}).setdefault(r, {})
-                    bucket[s] = bucket.get(s, 0) + w
-                else:
-                    left[s] = w
-            states = left
-        if states:
-            moved = True
+        stopped: list[tuple[Outcome, int]] = []
+        groups: dict[Any, list[tuple[Outcome, int]]] = {}
         for s, w in states.items():
-            sub = get(s)
-            found = seen.get(sub)
-            if found is None:
-                found = memo.get((token, sub))
-                if found is None:
-                    after, sden = _transition(inner, sub, width, fields, shared)
-                    if len(after) == 1:  # certain: weight 1 over 1
-                        after, sden = [(after[0][0], 1)], 1
-                    found = memo[token, sub] = (
-                        [(tuple([(f, v) for f, v, old in zip(at, s2, sub, strict=True)
-                                 if v is not old and v != old]), w2) for s2, w2 in after],
-                        sden)
-                seen[sub] = found
-            changes, sden = found
-            bucket = into.get(sden)  # type: ignore[assignment]
-            if bucket is None:
-                bucket = into[sden] = buckets.setdefault(sden, {}).setdefault(r + bump, {})
-            if sden == 1 and not changes[0][0]:  # certain, and nothing changes
-                bucket[s] = bucket.get(s, 0) + w
+            if done is not None and done(s):
+                stopped.append((s, w))
                 continue
+            sub = get(s)
+            group = groups.get(sub)
+            if group is None:
+                group = groups[sub] = []
+            group.append((s, w))
+        if groups:
+            moved = True
+        for sub in groups:
+            if sub not in seen:
+                seen[sub] = _part_transition(inner, sub, at, token, memo, width, fields, shared)
+        rounds.append((r, groups, stopped))
+    common = lcm(*{sden for _, sden in seen.values()}) if seen else 1
+    into = buckets.setdefault(common, {})
+    with _acyclic():
+        _splice(rounds, seen, common, into, bump)
+    return moved
+
+
+def _splice(rounds: list[tuple[int, dict[Any, list[tuple[Outcome, int]]],
+                               list[tuple[Outcome, int]]]],
+            seen: dict[Any, tuple[list[tuple[tuple[tuple[int, Any], ...], int]], int]],
+            common: int, into: dict[int, dict[Outcome, int]], bump: int) -> None:
+    """Each part's changes spliced into the states holding it (:func:`_part_stage`),
+    their weights over ``common``, into ``into`` by round."""
+    for r, groups, stopped in rounds:
+        if stopped:
+            bucket = into.setdefault(r, {})
+            for s, w in stopped:
+                bucket[s] = bucket.get(s, 0) + w * common
+        if not groups:
+            continue
+        bucket = into.setdefault(r + bump, {})
+        for sub, group in groups.items():
+            changes, sden = seen[sub]
+            scale = common // sden
             for ch, w2 in changes:
+                w2 *= scale
                 if not ch:
-                    s2 = s
+                    for s, w in group:
+                        if s in bucket:
+                            bucket[s] += w * w2
+                        else:
+                            bucket[s] = w * w2
                 elif len(ch) == 1:
                     ((f, v),) = ch
-                    s2 = (*s[:f], v, *s[f + 1:])
+                    g = f + 1
+                    one = (v,)
+                    for s, w in group:
+                        s2 = s[:f] + one + s[g:]
+                        if s2 in bucket:
+                            bucket[s2] += w * w2
+                        else:
+                            bucket[s2] = w * w2
                 else:
+                    for s, w in group:
+                        out = list(s)
+                        for f, v in ch:
+                            out[f] = v
+                        s2 = tuple(out)
+                        if s2 in bucket:
+                            bucket[s2] += w * w2
+                        else:
+                            bucket[s2] = w * w2
+
+
+def _part_transition(inner: Stage[Any], sub: Any, at: tuple[int, ...], token: Any,
+                     memo: dict[Any, Any], width: int, fields: tuple[str, ...],
+                     shared: dict[Any, Any]
+                     ) -> tuple[list[tuple[tuple[tuple[int, Any], ...], int]], int]:
+    """A part stage's transition from the values ``sub`` of its part, as the changes it
+    makes to the state (position, value) with their weights, memoised under ``token``."""
+    found = memo.get((token, sub))
+    if found is None:
+        pieces = getattr(inner, "_warroom_parts", None)
+        if pieces is not None:  # context.parts: composed from its pieces' transitions
+            after, sden = _composed_transition(pieces, sub, memo, shared)
+        else:
+            after, sden = _transition(inner, sub, width, fields, shared)
+        if len(after) == 1:  # certain: weight 1 over 1
+            after, sden = [(after[0][0], 1)], 1
+        found = memo[token, sub] = (
+            [(tuple([(f, v) for f, v, old in zip(at, s2, sub, strict=True)
+                     if v is not old and v != old]), w2) for s2, w2 in after],
+            sden)
+    return found
+
+
+def _composed_transition(pieces: tuple[tuple[tuple[int, ...], Stage[Any]], ...], sub: Any,
+                         memo: dict[Any, Any], shared: dict[Any, Any]
+                         ) -> tuple[list[tuple[Outcome, int]], int]:
+    """The transition of stages on parts one after another (:func:`~warroom.engine.
+    context.parts`) from the values ``sub`` of all their positions: a small dynamic
+    programme over those values, each piece worked out once per distinct value of its
+    own part (memoised for the query like any stage on a part)."""
+    tokens = shared.get(("parts tokens", pieces))
+    if tokens is None:
+        tokens = []
+        for positions, fn in pieces:
+            key = _chain_key(fn)
+            tokens.append(object() if key is None else shared.setdefault(
+                ("stage token", ("part", positions, key)), object()))
+        shared["parts tokens", pieces] = tokens
+    dist: dict[Outcome, int] = {sub: 1}
+    den = 1
+    for (positions, fn), token in zip(pieces, tokens, strict=True):
+        get = operator.itemgetter(*positions) if len(positions) > 1 else _single(positions[0])
+        fields = tuple(map(str, range(len(positions))))
+        buckets: dict[int, dict[Outcome, int]] = {}
+        for s, w in dist.items():
+            changes, sden = _part_transition(fn, get(s), positions, token, memo,
+                                             len(positions), fields, shared)
+            bucket = buckets.setdefault(sden, {})
+            for ch, w2 in changes:
+                if ch:
                     out = list(s)
                     for f, v in ch:
                         out[f] = v
                     s2 = tuple(out)
+                else:
+                    s2 = s
                 bucket[s2] = bucket.get(s2, 0) + w * w2
-    return moved
+        common = lcm(*buckets)
+        den *= common
+        dist = {}
+        for d, bucket in buckets.items():
+            scale = common // d
+            for s2, w in bucket.items():
+                dist[s2] = dist.get(s2, 0) + w * scale
+    return list(dist.items()), den
 
 
 def _stage_key(stage: Callable[..., Any]) -> Any:
@@ -701,6 +819,22 @@ def exact_run(run: Callable[[Dice], Any], fields: Sequence[str], all_concrete: b
             concrete |= new
 
 
+@contextlib.contextmanager
+def _acyclic() -> Iterator[None]:
+    """No collection while a loop makes many objects that hold no cycles (states
+    spliced, outcome rows): the collector's passes would only walk them. Automatic
+    collection is paused around such a loop only, and resumed after it if it was on
+    when the loop began (with threads, one's pause may end during another's loop, which
+    then only runs with collections, as without this)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 _GC_LOCK = threading.Lock()
 _GC_HOLDERS = [0]
 
@@ -796,6 +930,7 @@ def _finished(out: _Outcomes, pick: Callable[[Any], Outcome], fields: tuple[str,
     """Count every outcome of a :meth:`ExactDice.finish` reached with weight num/den."""
     bucket = plain.setdefault(den * out.den, {})
     options = out.options
+    lazy_types = _LAZY_TYPES
     if out.names is not None:  # rows (context.rows): in the query's order, or put in it
         if out.names != fields:
             missing = [f for f in fields if f not in out.names]
@@ -803,8 +938,8 @@ def _finished(out: _Outcomes, pick: Callable[[Any], Outcome], fields: tuple[str,
                 raise RuleError(f"procedure did not return outcome field {missing[0]!r}")
             at = [out.names.index(f) for f in fields]
             options = [(tuple([r[j] for j in at]), w) for r, w in options]
-        pick = _row
-    lazy_types = _LAZY_TYPES
+        _finished_rows(options, num, den * out.den, bucket, lazy)
+        return
     for mapping, w in options:
         key = _key(pick, mapping, fields)
         if not lazy_types.isdisjoint(map(type, key)):
@@ -815,10 +950,31 @@ def _finished(out: _Outcomes, pick: Callable[[Any], Outcome], fields: tuple[str,
 
 
 _LAZY_TYPES = frozenset((Sym, Cond, _tally.Count))
+_first = operator.itemgetter(0)
 
 
-def _row(row: Outcome) -> Outcome:
-    return row
+def _finished_rows(options: list[tuple[Outcome, int]], num: int, den: int,
+                   bucket: dict[Outcome, int], lazy: list[tuple[int, int, dict[Outcome, int]]]
+                   ) -> None:
+    """Count outcome rows reached with weight num/den. There are thousands of them, so
+    the usual case (no lazy count in any row, nothing counted yet) is done in bulk: the
+    types of every value in one pass, the rows into the bucket as they are, and added up
+    one by one only if two rows are equal."""
+    lazy_types = _LAZY_TYPES
+    if not bucket and num == 1 and lazy_types.isdisjoint(
+            set(map(type, itertools.chain.from_iterable(map(_first, options))))):
+        bucket.update(options)
+        if len(bucket) == len(options):
+            return
+        bucket.clear()
+    isdisjoint = lazy_types.isdisjoint
+    get = bucket.get
+    for key, w in options:
+        if isdisjoint(map(type, key)):
+            bucket[key] = get(key, 0) + num * w
+        else:
+            sub, sub_den = _outcomes(key)
+            lazy.append((den * sub_den, num * w, sub))
 
 
 def _key(pick: Callable[[Any], Outcome], out: Any,

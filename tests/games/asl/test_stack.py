@@ -528,3 +528,26 @@ def test_random_selection_with_a_leader_against_every_die(
     expected = _oracle_with_leader(result, units, leader)
     assert sum(expected.values()) == 1 and len(expected) > 1
     assert states(result, text) == expected
+
+
+def test_six_unit_stack_checks_follow_distinct_states(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The structure that makes the six-unit K/1 stack fast (its time is a benchmark
+    row): every check is a piece of a stage on part of the state, worked out once per
+    value of that part (a unit's check per leaders' context and its own state, its
+    Leader Loss check apart, the leaders' own Leader Loss checks once per state of the
+    leaders), so the checks are replayed 1,702 times for 21,212 joint outcomes (7,151
+    when each unit's checks were one stage over the leaders and the unit)."""
+    from warroom.games.asl import stack
+
+    calls = [0]
+    real = stack.check
+
+    def counted(*args: Any, **kwargs: Any) -> int:
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stack, "check", counted)
+    units = "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5"
+    d = warroom.odds("asl.ift_on_stack", units=units, result="K/1")
+    assert len(d.weights) == 21_212
+    assert calls[0] == 1_702

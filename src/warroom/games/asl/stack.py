@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.context import Dice, Stage, fixed, part, rows
+from warroom.engine.context import Dice, Stage, fixed, part, parts, rows
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 from warroom.games.asl import tables as T
@@ -227,7 +227,9 @@ def _steps(units: tuple[Unit, ...], result: str) -> tuple[Step, ...]:
     dice, the KIA or K/ casualties, every leader's check (highest morale first, A10.7),
     then each other unit's check followed by its Leader Loss check (A10.2: no later
     event depends on the order, and every leader lost by this attack is known by then),
-    then the leaders' own Leader Loss checks."""
+    then the leaders' own Leader Loss checks. Between the leaders' checks and the
+    others', a step without dice (``ctx``) notes what the others' checks need of the
+    leaders: the leader who helps them and the leaders lost."""
     m = len(units)
     if result == "-":
         return ()
@@ -242,7 +244,12 @@ def _steps(units: tuple[Unit, ...], result: str) -> tuple[Step, ...]:
                                     leadership_of(units[i], initial(units[i])), i))
     if not kia:
         steps += [("check", i) for i in leaders]
-    steps += [("unit", i) for i, u in enumerate(units) if u.kind != "leader"]
+    others = [i for i, u in enumerate(units) if u.kind != "leader"]
+    if leaders and others:
+        # what every other unit's check needs of the leaders, known once they are done
+        steps.append(("ctx", 0))
+    for i in others:  # each unit's check, then its Leader Loss check if leaders are lost
+        steps += [("unit", i), ("loss", i)] if leaders and result != "PTC" else [("unit", i)]
     if result != "PTC" and len(leaders) > 1:
         steps += [("ll", i) for i in leaders]
     return tuple(steps)
@@ -292,19 +299,33 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
                    "{who} broke: after the attack, units of lower morale take a "
                    "Leader Loss Task Check", who=unit_msg(units[j].name))
 
-    def leader_loss(d: Dice, i: int, ss: list[Any], lost: tuple[tuple[int, bool], ...]
-                    ) -> None:
-        u, s = units[i], ss[i]
-        if s & ELIM:
-            return
+    # unit, its state, the leaders lost -> its Leader Loss check (None: it takes none)
+    loss_plans: dict[tuple[int, int, tuple[tuple[int, bool], ...]],
+                     tuple[Kind, int, str] | None] = {}
+
+    def loss_plan(i: int, s: int, lost: tuple[tuple[int, bool], ...]
+                  ) -> tuple[Kind, int, str] | None:
+        u = units[i]
         mine = [(j, kd) for j, kd in lost
                 if j != i and morale_of(u, s) < morale_of(units[j], start[j])]
-        if not mine:
+        plan: tuple[Kind, int, str] | None = None
+        if mine:
+            killed = any(kd for _, kd in mine)
+            ll_drm = max(-leadership_of(units[j], start[j]) for j, kd in mine
+                         if kd == killed)
+            plan = ("mc", ll_drm, "asl.llmc") if killed else ("tc", ll_drm, "asl.lltc")
+        loss_plans[i, s, lost] = plan
+        return plan
+
+    def leader_loss(d: Dice, i: int, ss: list[Any], lost: tuple[tuple[int, bool], ...]
+                    ) -> None:
+        s = ss[i]
+        if s & ELIM or not lost:
             return
-        killed = any(kd for _, kd in mine)
-        ll_drm = max(-leadership_of(units[j], start[j]) for j, kd in mine if kd == killed)
-        ss[i] = check(d, u, s, "mc" if killed else "tc", ll_drm,
-                      "asl.llmc" if killed else "asl.lltc", lltc_fail)
+        key = (i, s, lost)
+        plan = loss_plans[key] if key in loss_plans else loss_plan(i, s, lost)
+        if plan is not None:
+            ss[i] = check(d, units[i], s, plan[0], plan[1], plan[2], lltc_fail)
 
     def rs_stage(k: int) -> Stage[State]:
         i = steps[k][1]
@@ -335,28 +356,41 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
                 _k(d, units, ss, chosen)
             aux = ()
         elif what == "check":
-            _check_unit(d, units, ss, i, kind, mc_drm, order, k)
+            _check_unit(d, units, ss, i, kind, mc_drm, _lead(units, ss, i, order, k))
+        elif what == "ctx":
+            aux = _context(units, ss, start, result, order, k)
         elif what == "unit":
-            first = k == 0 or steps[k - 1][0] != "unit"
-            lost = _lost(units, start, ss) if result != "PTC" else ()
-            if first and lost:
+            helper, lost = aux or ((-1, 0), ())
+            if lost and first[k]:
                 announce(d, lost)
             if not kia:
-                _check_unit(d, units, ss, i, kind, mc_drm, order, k)
-            leader_loss(d, i, ss, lost)
+                _check_unit(d, units, ss, i, kind, mc_drm, helper)
+            if k + 1 >= end:
+                aux = ()
+        elif what == "loss":  # the unit's Leader Loss check, after its own check
+            leader_loss(d, i, ss, aux[1])
+            if k + 1 >= end:
+                aux = ()
         else:  # "ll": a leader's own Leader Loss check, against the leaders lost
-            first = k == 0 or steps[k - 1][0] != "ll"
-            lost = aux if aux and not first else _lost(units, start, ss)
-            if first and lost and not any(w == "unit" for w, _ in steps[:k]):
+            lost = aux if aux and not first[k] else _lost(units, start, ss)
+            if lost and first[k] and not after_unit[k]:
                 announce(d, lost)
             leader_loss(d, i, ss, lost)
             aux = () if k + 1 >= end else lost
-        if k + 1 >= end or steps[k + 1][0] == "ll":
+        if clears[k]:
             # HIT (the K/ casualty leader) is cleared once the checks are over
             for j, s in enumerate(ss):
                 if s is not None:
                     ss[j] = s & ~HIT
         return aux
+
+    # per step: the first of its kind in a row (a unit's: the first unit's), after some
+    # unit's step, clearing HIT
+    first = [k == 0 or (steps[k - 1][0] != what
+                        and not (what == "unit" and steps[k - 1][0] == "loss"))
+             for k, (what, _) in enumerate(steps)]
+    after_unit = [any(w == "unit" for w, _ in steps[:k]) for k in range(end)]
+    clears = [k + 1 >= end or steps[k + 1][0] == "ll" for k in range(end)]
 
     def make(ks: tuple[int, ...]) -> Stage[State]:
         """Steps ``ks`` as one stage on the values they read and change: the casualties
@@ -365,8 +399,10 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
         used: set[int] = set()
         for k in ks:
             what, i = steps[k]
-            used.update(range(m + 1) if what == "apply" else (0, *leaders) if what == "ll"
-                        else (*leaders, 1 + i) if what == "unit" else leaders)
+            used.update(range(m + 1) if what == "apply"
+                        else (0, *leaders) if what in ("ll", "ctx")
+                        else ((0, 1 + i) if leaders else (1 + i,)) if what in ("unit", "loss")
+                        else leaders)
         fields = tuple(sorted(used))
         at = {f - 1: n for n, f in enumerate(fields) if f}
         aux_read = fields[0] == 0
@@ -386,20 +422,46 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
         return part(fields, fixed(stage, ("asl.stack", units, result, drm, lltc_fail, ks)))
 
     # one stage per Random Selection die, per check; a unit's Leader Loss checks join
-    # the stage before them (they read what it read): fewer passes over many states
+    # the stage before them (they read what it read), and so does the leaders' context:
+    # fewer passes over many states
     groups: list[list[int]] = []
     for k, (what, _) in enumerate(steps):
-        if what == "ll" and groups and steps[groups[-1][-1]][0] != "rs":
+        if what in ("ll", "ctx", "loss") and groups and steps[groups[-1][-1]][0] != "rs":
             groups[-1].append(k)
         else:
             groups.append([k])
-    return tuple(rs_stage(g[0]) if steps[g[0]][0] == "rs" else make(tuple(g))
-                 for g in groups)
+    return tuple(rs_stage(g[0]) if steps[g[0]][0] == "rs" else make((g[0],)) if len(g) == 1
+                 else parts(*[make((k,)) for k in g]) for g in groups)
+
+
+def _lead(units: tuple[Unit, ...], ss: list[int], i: int, order: dict[int, int], k: int
+          ) -> tuple[int, int]:
+    """The leader helping unit ``i``'s check at step ``k`` and his DRM ((-1, 0): none
+    helps)."""
+    helper = _helper(units, ss, i, order, k)
+    lead = leadership_of(units[helper], ss[helper]) if helper >= 0 else 0
+    return (helper, lead) if lead else (-1, 0)
+
+
+def _context(units: tuple[Unit, ...], ss: list[int], start: tuple[int, ...], result: str,
+             order: dict[int, int], k: int) -> tuple[tuple[int, int], tuple[Any, ...]]:
+    """What the checks of the units other than leaders need of the leaders, once every
+    leader has checked (step ``k``): the leader helping them (the same for each: every
+    leader has checked by then) and the leaders lost by the attack. Clears the K/
+    casualty leader's mark: no later check reads it."""
+    other = next(i for i, u in enumerate(units) if u.kind != "leader")
+    helper = _lead(units, ss, other, order, k) if not result.endswith("KIA") else (-1, 0)
+    lost = _lost(units, start, ss) if result != "PTC" else ()
+    for j, u in enumerate(units):
+        if u.kind == "leader" and ss[j] is not None:
+            ss[j] &= ~HIT
+    return helper, lost
 
 
 def _check_unit(d: Dice, units: tuple[Unit, ...], ss: list[int], i: int, kind: Kind,
-                mc_drm: int, order: dict[int, int], k: int) -> None:
-    """Unit ``i``'s MC or PTC from the IFT result, with the leader helping it."""
+                mc_drm: int, helping: tuple[int, int]) -> None:
+    """Unit ``i``'s MC or PTC from the IFT result, with the leader helping it (his
+    index and DRM, :func:`_lead`)."""
     u, s = units[i], ss[i]
     if s & ELIM:
         return
@@ -409,8 +471,7 @@ def _check_unit(d: Dice, units: tuple[Unit, ...], ss: list[int], i: int, kind: K
     if kind == "ptc" and s & BROKEN:
         d.note("asl.ptc", "{who} is broken: no PTC (it may get DM)", who=unit_msg(u.name))
         return
-    helper = _helper(units, ss, i, order, k)
-    lead = leadership_of(units[helper], ss[helper]) if helper >= 0 else 0
+    helper, lead = helping
     if lead and d.explains:
         d.note("asl.leader", "{who} leads: his {v:+d} applies",
                who=unit_msg(units[helper].name), v=lead)
@@ -488,15 +549,10 @@ def finish_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
         return {**extra, **stack_outcome(units, apply_result(d, result, units, drm,
                                                              lltc_fail))}
 
-    row_of = _row_of(units)
-    tail = tuple(extra.values())
-
-    def row(state: State, _: int) -> tuple[Any, ...]:
-        return row_of(state[1:]) + tail
-
     start = tuple(initial(u) for u in units)
     return d.finish(((), *start), (), rounds=0, opening=stages,
-                    outcome=rows((*STACK_FIELDS, *extra), row))
+                    outcome=rows((*STACK_FIELDS, *extra),
+                                 _last_row(units, tuple(extra.values()))))
 
 
 _ENDS = {  # states a unit may end in: (good order, broken) per kind, by result
@@ -517,10 +573,13 @@ def joint_size(units: tuple[Unit, ...], result: str = "K/1") -> int:
     return out
 
 
-WORK_PER_STATE = 4
-"""Exact odds of a stack cost about 20 µs per final state on this project's machine:
-the budget of 200,000 replays (about 4 s of them) is spent at a quarter of the states,
-so what is answered exactly takes about a second at most."""
+WORK_PER_STATE = 5
+"""Exact odds of a stack cost about 5-6 µs of CPU per joint final state (or Random
+Selection state) on this project's machine (the six-unit K/1 stack: 21,212 outcomes in
+about 0.12 s; ten broken squads after K/2: 59,048 in about 0.7 s, with their ten Random
+Selection dice). Counted in quarters of a state (``_cost``), the budget of 200,000
+replays is spent at 160,000 states, so what is answered exactly takes about a second at
+most; past it, a Monte Carlo estimate."""
 
 
 def _cost(p: StackParams) -> int:
@@ -531,7 +590,7 @@ def _cost(p: StackParams) -> int:
     n_sel = int(p.result[0]) if p.result.endswith("KIA") else 1
     # Random Selection: a stage per die over the candidates still tied (about 2**m)
     rs = 21 * n_sel**3 * 2**m if any(w == "rs" for w, _ in _steps(units, p.result)) else 0
-    return WORK_PER_STATE * (joint_size(units, p.result) + rs)
+    return WORK_PER_STATE * (joint_size(units, p.result) + rs) // 4
 
 
 UNIT_FIELDS = tuple(f"unit{i}" for i in range(1, MAX_UNITS + 1))
@@ -569,6 +628,44 @@ class _UnitViews(dict[int, tuple[str, str, int]]):
         return view
 
 
+def _last_row(units: tuple[Unit, ...], tail: tuple[Any, ...]
+              ) -> Callable[[State, int], tuple[Any, ...]]:
+    """The row of a last state of the attack (``(aux, *units' state bits)``): the values
+    of STACK_FIELDS, then ``tail``. Exact odds map thousands of last states, so each
+    half of the stack's units is worked out once per distinct state of that half (a few
+    dozen) and the row put together from the two (one query's tables: no memory kept)."""
+    views = _views(units)
+    h = 1 + (len(units) + 1) // 2  # the first half: state[1:h], the second: state[h:]
+    sep = "," if len(units) > 1 else ""
+    pad = ("-",) * (len(UNIT_FIELDS) - len(units))
+    halves: tuple[dict[State, tuple[str, tuple[str, ...], int]], ...] = ({}, {})
+    ends: dict[int, tuple[Any, ...]] = {}
+
+    def half(n: int, key: State) -> tuple[str, tuple[str, ...], int]:
+        if not key:
+            return "", (), 0
+        names, pieces, counts = zip(*[view[s] for view, s in
+                                      zip(views[:h - 1] if n == 0 else views[h - 1:], key,
+                                          strict=True)], strict=True)
+        halves[n][key] = found = (",".join(pieces) + (sep if n == 0 else ""), names,
+                                  sum(counts))
+        return found
+
+    def end(packed: int) -> tuple[Any, ...]:
+        ends[packed] = found = (*pad, packed & 255, packed >> 8 & 255, packed >> 16, *tail)
+        return found
+
+    first, second = halves
+
+    def row(state: State, _: int) -> tuple[Any, ...]:
+        a = first.get(state[1:h]) or half(0, state[1:h])
+        b = second.get(state[h:]) or half(1, state[h:])
+        packed = a[2] + b[2]
+        return (a[0] + b[0], *a[1], *b[1], *(ends.get(packed) or end(packed)))
+
+    return row
+
+
 STACK_FIELDS = ("units", *UNIT_FIELDS, "eliminated", "broken", "pinned")
 """The fields of STACK_OUTCOME in order."""
 
@@ -586,9 +683,15 @@ def _outcome_of(units: tuple[Unit, ...]) -> Callable[[tuple[int, ...]], dict[str
 
 
 @lru_cache(maxsize=256)
+def _views(units: tuple[Unit, ...]) -> list[_UnitViews]:
+    """Each unit's part of the outcome by its state bits (filled as states appear)."""
+    return [_UnitViews(u.name) for u in units]
+
+
+@lru_cache(maxsize=256)
 def _row_of(units: tuple[Unit, ...]) -> Callable[[tuple[int, ...]], tuple[Any, ...]]:
     """The values of STACK_FIELDS, in order, of a stack's final state bits."""
-    views = [_UnitViews(u.name) for u in units]
+    views = _views(units)
     pad = ("-",) * (len(UNIT_FIELDS) - len(units))
 
     def row(st: tuple[int, ...]) -> tuple[Any, ...]:
