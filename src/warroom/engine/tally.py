@@ -17,6 +17,7 @@ ordinary category trees first (:meth:`Tally.terms`), exactly those ``each`` buil
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from warroom.engine.symbolic import Node, Sym
@@ -203,55 +204,64 @@ _MADE: dict[Any, tuple[Shared, int]] = {}
 same mapping for alike states."""
 
 
-_PREFIXES: dict[Any, tuple[dict[int, int], int]] = {}
-"""The joint distribution of the first groups of a tally's (sorted) groups, by labels
-and those groups: tallies of other states share their prefixes."""
-_BITS = 16
+_PREFIXES: dict[Any, int] = {}
+"""One item's polynomial raised to a group's size, by labels, slot layout and group:
+tallies of other states share their groups."""
 
 
 def _joint(labels: tuple[int, ...], groups: tuple[Group, ...]
            ) -> tuple[dict[tuple[Any, ...], int], int]:
     """The joint distribution of the counts of ``labels`` (their constants left out)
-    over the random ``groups``: the product of each group's multinomial
-    (:func:`warroom.engine.exact._multinomial_keys`, the driver's own), over keys that
-    hold each field's count in its own bits, built group after group from the longest
-    product already known for the same first groups."""
-    from warroom.engine.exact import _multinomial_keys
-
-    # each field's count in its own bits of one int key: 16 unless some tally is larger
-    bits = max(_BITS, sum(n for _, _, n in groups).bit_length())
+    over the random ``groups``: the product of each group's multinomial, worked out as a
+    product of polynomials packed into integers. One item of a group is the polynomial
+    whose term for a label has that label's weight as its coefficient and, as its
+    power, the label's count place (counts of ``labels`` in base ``total + 1``, the
+    first most significant; other labels power 0); a group of ``n`` items is its
+    ``n``-th power, and the groups' product is the joint distribution, each coefficient
+    the weight of one vector of counts over the product of the denominators. Packed
+    with a slot of ``bits`` bits per power (no coefficient exceeds that denominator, so
+    none spills into the next), the products are the interpreter's integer products."""
+    total = sum(n for _, _, n in groups)
+    den = 1
+    for gden, _, n in groups:
+        den *= gden**n
     width = len(labels)
-    shift = {c: bits * (width - 1 - j) for j, c in enumerate(labels)}
-    at = len(groups)
-    found = None
-    while at and found is None:
-        found = _PREFIXES.get((labels, bits, groups[:at]))
-        if found is None:
-            at -= 1
-    dist, den = found if found is not None else ({0: 1}, 1)
-    for k in range(at, len(groups)):
-        gden, weights, n = groups[k]
-        classes: dict[int, int] = {}
-        for c, w in enumerate(weights):
-            if w:
-                delta = 1 << shift[c] if c in shift else 0
-                classes[delta] = classes.get(delta, 0) + w
-        # the product, a term of the group's multinomial at a time over every key so far
-        (d0, w0), *more = _multinomial_keys(n, tuple(classes.items())).items()
-        items = list(dist.items())
-        nxt = {k1 + d0: w1 * w0 for k1, w1 in items}
-        for d2, w2 in more:
-            for k1, w1 in items:
-                k1 += d2
-                nxt[k1] = nxt.get(k1, 0) + w1 * w2
-        dist, den = nxt, den * gden**n
-        if len(_PREFIXES) >= 2 * _MEMO_SIZE:
-            _PREFIXES.pop(next(iter(_PREFIXES)))
-        _PREFIXES[labels, bits, groups[:k + 1]] = (dist, den)
-    mask = (1 << bits) - 1
-    if width == 1:
-        return {(key,): w for key, w in dist.items()}, den
-    if width == 2:
-        return {(key >> bits, key & mask): w for key, w in dist.items()}, den
-    return {tuple([(key >> (bits * (width - 1 - j))) & mask for j in range(width)]): w
-            for key, w in dist.items()}, den
+    radix = total + 1
+    place = {c: radix ** (width - 1 - j) for j, c in enumerate(labels)}
+    nbytes = den.bit_length() // 8 + 1  # a slot holds any weight up to den
+    bits = 8 * nbytes
+    poly = 1
+    for group in groups:
+        power_key = (labels, radix, bits, group)
+        power = _PREFIXES.get(power_key)
+        if power is None:
+            _, weights, n = group
+            item = 0
+            for c, w in enumerate(weights):
+                if w:
+                    item += w << (bits * place.get(c, 0))
+            power = item**n
+            if len(_PREFIXES) >= 2 * _MEMO_SIZE:
+                _PREFIXES.pop(next(iter(_PREFIXES)))
+            _PREFIXES[power_key] = power
+        poly *= power
+    data = poly.to_bytes((radix**width) * nbytes, "little")
+    from_bytes = int.from_bytes
+    return {counts: w for counts, at in _layout(width, total, nbytes)
+            if (w := from_bytes(data[at:at + nbytes], "little"))}, den
+
+
+@functools.lru_cache(maxsize=256)
+def _layout(width: int, total: int, nbytes: int) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Every vector of ``width`` counts adding up to at most ``total``, with the offset
+    of its slot (``nbytes`` bytes each) in a packed polynomial of :func:`_joint`."""
+    vectors: list[tuple[int, ...]] = [()]
+    for _ in range(width):
+        vectors = [(*v, k) for v in vectors for k in range(total + 1 - sum(v))]
+    out = []
+    for counts in vectors:
+        at = 0
+        for k in counts:
+            at = at * (total + 1) + k
+        out.append((counts, at * nbytes))
+    return tuple(out)
