@@ -597,6 +597,9 @@ def _stage_key(stage: Callable[..., Any]) -> Any:
 def _transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple[str, ...],
                 shared: dict[Any, Any]) -> tuple[list[tuple[Outcome, int]], int]:
     """Every state one stage can lead to from ``s``, with integer weights."""
+    found = _unbranched_transition(stage, s, width, shared)
+    if found is not None and type(found) is not _Branch:
+        return found  # type: ignore[return-value]
 
     def pick(after: Any) -> Outcome:
         if not isinstance(after, tuple) or len(after) != width:
@@ -604,10 +607,39 @@ def _transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple
         return after
 
     w = exact_run(functools.partial(stage, s), fields, name="one stage", shared=shared,
-                  pick=pick)
+                  pick=pick, first=found)
     if type(w.weights) is _tally.Shared:  # outcomes other states reach too (Dice.tally)
         return _tally.pairs(w.weights), w.denominator
     return list(w.weights.items()), w.denominator
+
+
+def _unbranched_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
+                           shared: dict[Any, Any]
+                           ) -> tuple[list[tuple[Outcome, int]], int] | _Branch | None:
+    """A stage's transitions from ``s`` when its first run asks for nothing it must
+    branch on (its counts lazy: a stage with one ``Dice.tally``, say): that run's
+    state, evaluated, without the bookkeeping of an enumeration. Else what the
+    enumeration goes on from: the first run's branch (it is not run again), or None
+    (a count made concrete, or a state that is not one: the enumeration starts over and
+    names the mistake)."""
+    try:
+        after = stage(s, ExactDice((), set(), False, None, shared))
+    except _Branch as br:
+        return br
+    except NeedConcrete:
+        return None
+    if type(after) is not tuple or len(after) != width:
+        return None
+    for v in after:
+        if isinstance(v, _LAZY):
+            sub, den = _outcomes(after)
+            if type(sub) is _tally.Shared:  # outcomes other states reach too (Dice.tally)
+                return _tally.pairs(sub), den
+            return list(sub.items()), den
+    return [(after, 1)], 1
+
+
+_LAZY = (Sym, Cond)
 
 
 def _chain_key(chain: Callable[..., Any] | None, depth: int = 0) -> Any:
@@ -679,19 +711,20 @@ class _TooLarge(Exception):
 def exact_run(run: Callable[[Dice], Any], fields: Sequence[str], all_concrete: bool = False,
               name: str = "this procedure", max_paths: int = MAX_PATHS,
               shared: dict[Any, Any] | None = None,
-              pick: Callable[[Any], Outcome] | None = None) -> Weights:
+              pick: Callable[[Any], Outcome] | None = None, first: Any = None) -> Weights:
     """Enumerate ``run`` exactly. ``fields`` orders the outcome tuple. ``shared`` holds
     what sub-enumerations computed (per-item chains, rounds), keyed by what they compute,
     for the whole query. ``pick`` makes the outcome tuple of what ``run`` returns (by
-    default: a mapping's ``fields`` in order)."""
+    default: a mapping's ``fields`` in order). ``first``: where a first run of ``run``
+    (nothing concrete) branched, if the caller made one."""
     if shared is None:  # the whole query: the heap before it is left out of collections
         with _gc_frozen():
-            return exact_run(run, fields, all_concrete, name, max_paths, {}, pick)
+            return exact_run(run, fields, all_concrete, name, max_paths, {}, pick, first)
     concrete: set[int] = set()
     while True:
         try:
             return _enumerate(run, tuple(fields), concrete, all_concrete, max_paths, shared,
-                              pick)
+                              pick, first if not concrete and not all_concrete else None)
         except _TooLarge:
             raise ExactTooLargeError(name, max_paths) from None
         except NeedConcrete as need:
@@ -728,7 +761,8 @@ def _gc_frozen() -> Iterator[None]:
 
 def _enumerate(run: Callable[[Dice], Any], fields: tuple[str, ...], concrete: set[int],
                all_concrete: bool, max_paths: int, shared: dict[Any, Any],
-               pick: Callable[[Any], Outcome] | None) -> Weights:
+               pick: Callable[[Any], Outcome] | None, first: _Branch | None = None
+               ) -> Weights:
     memo: dict[Any, Any] = {}
     if pick is None:
         pick = _outcome_getter(fields)
@@ -736,6 +770,8 @@ def _enumerate(run: Callable[[Dice], Any], fields: tuple[str, ...], concrete: se
     # the usual case) is done after it, without the bookkeeping of the loop below
     stack: list[tuple[tuple[Any, ...], int, int]] = []
     try:
+        if first is not None:  # the caller's first run branched there
+            raise first
         out = run(ExactDice((), concrete, all_concrete, memo, shared))
     except _Branch as br:
         stack = [((value,), w, br.den) for value, w in br.options if w]
