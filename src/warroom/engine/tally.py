@@ -18,13 +18,14 @@ ordinary category trees first (:meth:`Tally.terms`), exactly those ``each`` buil
 from __future__ import annotations
 
 import functools
+import itertools
 from typing import Any
 
 from warroom.engine.symbolic import Node, Sym
 
-Group = tuple[int, tuple[int, ...], int]
-"""Items of equal chances as the joint distribution sees them: (denominator, each
-label's weight, how many items)."""
+Group = tuple["Chances", int]
+"""Items of equal chances as the joint distribution sees them: (their chances, how many
+items)."""
 
 
 class Tally:
@@ -45,13 +46,13 @@ class Tally:
         random group and a child per label it can end in (built once, shared by the
         tally's counts so that they stay joint)."""
         if self._terms is None:
-            width = len(self.groups[0][2][1])
+            width = len(self.groups[0][2].weights)
             per: list[dict[Node, int]] = [{} for _ in range(width)]
-            for k, n, (den, weights, _, _) in self.groups:
+            for k, n, ch in self.groups:
                 root = Node(self.origin + k, None, 1, 1, n)
-                for c, w in enumerate(weights):
+                for c, w in enumerate(ch.weights):
                     if w:
-                        per[c][Node(self.origin + k, root, w, den)] = 1
+                        per[c][Node(self.origin + k, root, w, ch.den)] = 1
             self._terms = per
         return self._terms[label]
 
@@ -79,16 +80,41 @@ class Count(Sym):
         return mine._combine(other, sign)
 
 
-Chances = tuple[int, tuple[int, ...], int, int]
-"""One chain's chances as a tally reads them: (denominator, weight of each label, the
-label it certainly ends in or -1, a bit per label it can end in)."""
+class Chances:
+    """One chain's chances as a tally reads them: the denominator, the weight of each
+    label, the label it certainly ends in or -1, a bit per label it can end in, and its
+    rank among the chances made so far. One object for equal chances (:func:`chances`),
+    so a tally's groups are merged, ordered and keyed by it without reading the weights
+    again."""
+
+    __slots__ = ("certain", "den", "live", "rank", "weights")
+
+    def __init__(self, den: int, weights: tuple[int, ...], rank: int) -> None:
+        self.den = den
+        self.weights = weights
+        live = [c for c, w in enumerate(weights) if w]
+        self.certain = live[0] if len(live) == 1 else -1
+        self.live = sum(1 << c for c in live)
+        self.rank = rank
+
+
+_CHANCES: dict[tuple[int, tuple[int, ...]], Chances] = {}
+"""Every distinct chances made (a tally's memo keys hold them: their identity stands for
+their weights); dropped when it grows large, which only costs memos their hits."""
 
 
 def chances(probs: list[tuple[str, int]], den: int) -> Chances:
-    """:data:`Chances` from the driver's (label, weight) list over ``den``."""
+    """The :class:`Chances` of the driver's (label, weight) list over ``den``."""
     weights = tuple(w for _, w in probs)
-    live = [c for c, w in enumerate(weights) if w]
-    return den, weights, live[0] if len(live) == 1 else -1, sum(1 << c for c in live)
+    found = _CHANCES.get((den, weights))
+    if found is None:
+        if len(_CHANCES) >= 4 * _MEMO_SIZE:
+            _CHANCES.clear()
+        found = _CHANCES[den, weights] = Chances(den, weights, next(_RANKS))
+    return found
+
+
+_RANKS = itertools.count()
 
 
 def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, Chances]]
@@ -103,18 +129,17 @@ def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, Chances
     possible = 0
     for k, (n, ch) in enumerate(groups):
         if n:
-            certain = ch[2]
+            certain = ch.certain
             if certain >= 0:
                 consts[certain] += n
             else:
                 random.append((k, n, ch))
                 merged[ch] = merged.get(ch, 0) + n
-                possible |= ch[3]
+                possible |= ch.live
     if not random:
         return dict(zip(labels, consts, strict=True))
-    # in the order of their chances (then sizes): more tallies share their first groups
-    tally = Tally(origin, random, tuple(sorted([(ch[0], ch[1], n)
-                                                for ch, n in merged.items()])))
+    # in the order the chances were made: alike tallies have one key
+    tally = Tally(origin, random, tuple(sorted(merged.items(), key=_rank)))
     return {label: Count(tally, c, consts[c]) if possible >> c & 1 else consts[c]
             for c, label in enumerate(labels)}
 
@@ -123,6 +148,10 @@ _JOINTS: dict[Any, tuple[dict[tuple[Any, ...], int], int]] = {}
 """The joint distribution of some labels' counts over a multiset of groups. This and
 the other memos below are cleared with the driver's (benchmarks' ``clear_memos``)."""
 _MEMO_SIZE = 8192
+
+
+def _rank(group: tuple[Chances, int]) -> int:
+    return group[0].rank
 
 
 def outcomes(key: tuple[Any, ...], lazy: list[int]
@@ -221,10 +250,10 @@ def _joint(labels: tuple[int, ...], groups: tuple[Group, ...]
     the weight of one vector of counts over the product of the denominators. Packed
     with a slot of ``bits`` bits per power (no coefficient exceeds that denominator, so
     none spills into the next), the products are the interpreter's integer products."""
-    total = sum(n for _, _, n in groups)
+    total = sum(n for _, n in groups)
     den = 1
-    for gden, _, n in groups:
-        den *= gden**n
+    for ch, n in groups:
+        den *= ch.den**n
     width = len(labels)
     radix = total + 1
     place = {c: radix ** (width - 1 - j) for j, c in enumerate(labels)}
@@ -235,9 +264,9 @@ def _joint(labels: tuple[int, ...], groups: tuple[Group, ...]
         power_key = (labels, radix, bits, group)
         power = _PREFIXES.get(power_key)
         if power is None:
-            _, weights, n = group
+            ch, n = group
             item = 0
-            for c, w in enumerate(weights):
+            for c, w in enumerate(ch.weights):
                 if w:
                     item += w << (bits * place.get(c, 0))
             power = item**n
