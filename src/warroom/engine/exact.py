@@ -221,17 +221,18 @@ class ExactDice(Dice):
         known = self.shared.get(("tally", labels))
         if known is None:
             known = self.shared["tally", labels] = {}
-        chances = []
-        for n, chain, _, _ in groups:
+        get = known.get
+        chances: list[Any] = [(n, get(chain)) for n, chain, _, _ in groups]
+        for j, (n, found) in enumerate(chances):
             if type(n) is not int:  # a lazy number of items: each group on its own
                 return super().tally(groups, labels, rule=rule)
-            found = known.get(chain)
             if found is None:
+                chain = groups[j][1]
                 probs, den, _ = self._chain_chances(chain, labels)
                 found = _tally.chances(probs, den)
                 if getattr(chain, "_warroom_fixed", False):  # by the object: never changes
                     known[chain] = found
-            chances.append((n, found))
+                chances[j] = (n, found)
         self.ordinal = i + len(groups)
         return _tally.counts(i, labels, chances)
 

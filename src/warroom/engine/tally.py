@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 from typing import Any
 
 from warroom.engine.symbolic import Node, Sym
@@ -115,6 +116,7 @@ def chances(probs: list[tuple[str, int]], den: int) -> Chances:
 
 
 _RANKS = itertools.count()
+_RANK = operator.attrgetter("rank")
 
 
 def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, Chances]]
@@ -139,7 +141,8 @@ def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, Chances
     if not random:
         return dict(zip(labels, consts, strict=True))
     # in the order the chances were made: alike tallies have one key
-    tally = Tally(origin, random, tuple(sorted(merged.items(), key=_rank)))
+    tally = Tally(origin, random, tuple([(ch, merged[ch]) for ch in sorted(merged, key=_RANK)])
+                  if len(merged) > 1 else tuple(merged.items()))
     return {label: Count(tally, c, consts[c]) if possible >> c & 1 else consts[c]
             for c, label in enumerate(labels)}
 
@@ -148,10 +151,6 @@ _JOINTS: dict[Any, tuple[dict[tuple[Any, ...], int], int]] = {}
 """The joint distribution of some labels' counts over a multiset of groups. This and
 the other memos below are cleared with the driver's (benchmarks' ``clear_memos``)."""
 _MEMO_SIZE = 8192
-
-
-def _rank(group: tuple[Chances, int]) -> int:
-    return group[0].rank
 
 
 def outcomes(key: tuple[Any, ...], lazy: list[int]
