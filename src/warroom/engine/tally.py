@@ -241,26 +241,32 @@ def _joint(labels: tuple[int, ...], groups: tuple[Group, ...]
            ) -> tuple[dict[tuple[Any, ...], int], int]:
     """The joint distribution of the counts of ``labels`` (their constants left out)
     over the random ``groups``: the product of each group's multinomial, worked out as a
-    product of polynomials packed into integers. One item of a group is the polynomial
-    whose term for a label has that label's weight as its coefficient and, as its
-    power, the label's count place (counts of ``labels`` in base ``total + 1``, the
-    first most significant; other labels power 0); a group of ``n`` items is its
-    ``n``-th power, and the groups' product is the joint distribution, each coefficient
-    the weight of one vector of counts over the product of the denominators. Packed
-    with a slot of ``bits`` bits per power (no coefficient exceeds that denominator, so
-    none spills into the next), the products are the interpreter's integer products."""
-    total = sum(n for _, n in groups)
+    product of polynomials packed into integers. A label's count is at most the items
+    that can end in it; the counts of ``labels`` are one number in mixed radix (each
+    count's digit below that bound plus one, the first label most significant). One
+    item of a group is the polynomial with, for each label it can end in, that label's
+    weight as coefficient and that label's digit place as power (the other labels
+    power 0); a group of ``n`` items is its ``n``-th power, and the groups' product is
+    the joint distribution, each coefficient the weight of one vector of counts over
+    the product of the denominators. Packed with a slot of ``bits`` bits per power (no
+    coefficient exceeds that denominator, so none spills into the next), the products
+    are the interpreter's integer products."""
+    total = 0
     den = 1
     for ch, n in groups:
+        total += n
         den *= ch.den**n
-    width = len(labels)
-    radix = total + 1
-    place = {c: radix ** (width - 1 - j) for j, c in enumerate(labels)}
+    bounds = tuple([sum(n for ch, n in groups if ch.live >> c & 1) for c in labels])
+    place = {}
+    size = 1
+    for c, most in zip(reversed(labels), reversed(bounds), strict=True):
+        place[c] = size
+        size *= most + 1
     nbytes = den.bit_length() // 8 + 1  # a slot holds any weight up to den
     bits = 8 * nbytes
     poly = 1
     for group in groups:
-        power_key = (labels, radix, bits, group)
+        power_key = (labels, bounds, bits, group)
         power = _PREFIXES.get(power_key)
         if power is None:
             ch, n = group
@@ -273,23 +279,25 @@ def _joint(labels: tuple[int, ...], groups: tuple[Group, ...]
                 _PREFIXES.pop(next(iter(_PREFIXES)))
             _PREFIXES[power_key] = power
         poly *= power
-    data = poly.to_bytes((radix**width) * nbytes, "little")
+    data = poly.to_bytes(size * nbytes, "little")
     from_bytes = int.from_bytes
-    return {counts: w for counts, at in _layout(width, total, nbytes)
+    return {counts: w for counts, at in _layout(bounds, total, nbytes)
             if (w := from_bytes(data[at:at + nbytes], "little"))}, den
 
 
-@functools.lru_cache(maxsize=256)
-def _layout(width: int, total: int, nbytes: int) -> tuple[tuple[tuple[int, ...], int], ...]:
-    """Every vector of ``width`` counts adding up to at most ``total``, with the offset
-    of its slot (``nbytes`` bytes each) in a packed polynomial of :func:`_joint`."""
+@functools.lru_cache(maxsize=1024)
+def _layout(bounds: tuple[int, ...], total: int, nbytes: int
+            ) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Every vector of counts each at most its bound in ``bounds``, adding up to at most
+    ``total``, with the offset of its slot (``nbytes`` bytes each) in a packed
+    polynomial of :func:`_joint`."""
     vectors: list[tuple[int, ...]] = [()]
-    for _ in range(width):
-        vectors = [(*v, k) for v in vectors for k in range(total + 1 - sum(v))]
+    for most in bounds:
+        vectors = [(*v, k) for v in vectors for k in range(min(most, total - sum(v)) + 1)]
     out = []
     for counts in vectors:
         at = 0
-        for k in counts:
-            at = at * (total + 1) + k
+        for k, most in zip(counts, bounds, strict=True):
+            at = at * (most + 1) + k
         out.append((counts, at * nbytes))
     return tuple(out)
