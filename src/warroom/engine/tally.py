@@ -8,9 +8,9 @@ sums' joint distribution out from those trees. A stage that does this once per s
 its time building and reading those trees. Here a tally's counts are :class:`Count`
 values holding only each group's size and its chain's chances; when a state's lazy
 fields are the counts of one tally, their joint distribution is the product of the
-groups' multinomials, worked out by the driver's own evaluation
-(:func:`warroom.engine.exact._evaluate_parts`) once per distinct multiset of (group
-size, chances) and shared by every state with that multiset. Anything else done with a
+groups' multinomials, worked out as a product of polynomials packed into integers
+(:func:`_joint`) once per distinct multiset of (group size, chances) and shared by
+every state with that multiset. Anything else done with a
 count (arithmetic, comparisons, feeding it to another request) turns the tally into the
 ordinary category trees first (:meth:`Tally.terms`), exactly those ``each`` builds.
 """
