@@ -224,17 +224,18 @@ class ExactDice(Dice):
         known = self.shared.get(("tally", labels))
         if known is None:
             known = self.shared["tally", labels] = {}
-        chances = []
-        for n, chain, _, _ in groups:
+        get = known.get
+        chances: list[Any] = [(n, get(chain)) for n, chain, _, _ in groups]
+        for j, (n, found) in enumerate(chances):
             if type(n) is not int:  # a lazy number of items: each group on its own
                 return super().tally(groups, labels, rule=rule)
-            found = known.get(chain)
             if found is None:
+                chain = groups[j][1]
                 probs, den, _ = self._chain_chances(chain, labels)
                 found = _tally.chances(probs, den)
                 if getattr(chain, "_warroom_fixed", False):  # by the object: never changes
                     known[chain] = found
-            chances.append((n, found))
+                chances[j] = (n, found)
         self.ordinal = i + len(groups)
         return _tally.counts(i, labels, chances)
 
@@ -715,6 +716,13 @@ def _stage_key(stage: Callable[..., Any]) -> Any:
 def _transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple[str, ...],
                 shared: dict[Any, Any]) -> tuple[list[tuple[Outcome, int]], int]:
     """Every state one stage can lead to from ``s``, with integer weights."""
+    # a stage seen to branch is enumerated straight away from then on in this query
+    branches = ("branching stage", stage)
+    found = None if branches in shared else _unbranched_transition(stage, s, width, shared)
+    if found is not None and not isinstance(found, (_Branch, NeedConcrete)):
+        return found
+    if found is not None:
+        shared[branches] = True
 
     def pick(after: Any) -> Outcome:
         if not isinstance(after, tuple) or len(after) != width:
@@ -722,10 +730,42 @@ def _transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple
         return after
 
     w = exact_run(functools.partial(stage, s), fields, name="one stage", shared=shared,
-                  pick=pick)
+                  pick=pick, first=found)
     if type(w.weights) is _tally.Shared:  # outcomes other states reach too (Dice.tally)
         return _tally.pairs(w.weights), w.denominator
     return list(w.weights.items()), w.denominator
+
+
+Transition = tuple[list[tuple[Outcome, int]], int]
+"""The states a stage leads to from one state, with integer weights over one
+denominator."""
+
+
+def _unbranched_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
+                           shared: dict[Any, Any]
+                           ) -> Transition | _Branch | NeedConcrete | None:
+    """A stage's transitions from ``s`` when its first run asks for nothing it must
+    branch on (its counts lazy: a stage with one ``Dice.tally``, say): that run's
+    state, evaluated, without the bookkeeping of an enumeration. Else what the
+    enumeration goes on from: the first run's branch (it is not run again), the counts
+    it must make concrete, or None (a state that is not one: the enumeration starts
+    over and names the mistake)."""
+    try:
+        after = stage(s, ExactDice((), set(), False, None, shared))
+    except (_Branch, NeedConcrete) as stop:
+        return stop
+    if type(after) is not tuple or len(after) != width:
+        return None
+    for v in after:
+        if isinstance(v, _LAZY):
+            sub, den = _outcomes(after)
+            if type(sub) is _tally.Shared:  # outcomes other states reach too (Dice.tally)
+                return _tally.pairs(sub), den
+            return list(sub.items()), den
+    return [(after, 1)], 1
+
+
+_LAZY = (Sym, Cond)
 
 
 def _chain_key(chain: Callable[..., Any] | None, depth: int = 0) -> Any:
@@ -797,19 +837,23 @@ class _TooLarge(Exception):
 def exact_run(run: Callable[[Dice], Any], fields: Sequence[str], all_concrete: bool = False,
               name: str = "this procedure", max_paths: int = MAX_PATHS,
               shared: dict[Any, Any] | None = None,
-              pick: Callable[[Any], Outcome] | None = None) -> Weights:
+              pick: Callable[[Any], Outcome] | None = None, first: Any = None) -> Weights:
     """Enumerate ``run`` exactly. ``fields`` orders the outcome tuple. ``shared`` holds
     what sub-enumerations computed (per-item chains, rounds), keyed by what they compute,
     for the whole query. ``pick`` makes the outcome tuple of what ``run`` returns (by
-    default: a mapping's ``fields`` in order)."""
+    default: a mapping's ``fields`` in order). ``first``: where a first run of ``run``
+    (nothing concrete) branched or what it must make concrete, if the caller made one."""
     if shared is None:  # the whole query: the heap before it is left out of collections
         with _gc_frozen():
-            return exact_run(run, fields, all_concrete, name, max_paths, {}, pick)
+            return exact_run(run, fields, all_concrete, name, max_paths, {}, pick, first)
     concrete: set[int] = set()
+    if isinstance(first, NeedConcrete):  # the caller's first run: start from there
+        concrete |= first.origins
+        first = None
     while True:
         try:
             return _enumerate(run, tuple(fields), concrete, all_concrete, max_paths, shared,
-                              pick)
+                              pick, first if not concrete and not all_concrete else None)
         except _TooLarge:
             raise ExactTooLargeError(name, max_paths) from None
         except NeedConcrete as need:
@@ -862,25 +906,30 @@ def _gc_frozen() -> Iterator[None]:
 
 def _enumerate(run: Callable[[Dice], Any], fields: tuple[str, ...], concrete: set[int],
                all_concrete: bool, max_paths: int, shared: dict[Any, Any],
-               pick: Callable[[Any], Outcome] | None) -> Weights:
+               pick: Callable[[Any], Outcome] | None, first: _Branch | None = None
+               ) -> Weights:
     memo: dict[Any, Any] = {}
     if pick is None:
         pick = _outcome_getter(fields)
     # the first replay on its own: a procedure that never branches (every request lazy,
     # the usual case) is done after it, without the bookkeeping of the loop below
     stack: list[tuple[tuple[Any, ...], int, int]] = []
+    out: Any = None
     try:
-        out = run(ExactDice((), concrete, all_concrete, memo, shared))
+        if first is None:
+            out = run(ExactDice((), concrete, all_concrete, memo, shared))
     except _Branch as br:
-        stack = [((value,), w, br.den) for value, w in br.options if w]
+        first = br
     else:
-        if type(out) is not _Outcomes:
+        if first is None and type(out) is not _Outcomes:
             key = _key(pick, out, fields)
             for v in key:
                 if isinstance(v, (Sym, Cond)):
                     sub, sub_den = _outcomes(key)
                     return Weights(fields, sub, sub_den)
             return Weights(fields, {key: 1}, 1)
+    if first is not None:  # the first run branched (here or in the caller's run)
+        stack = [((value,), w, first.den) for value, w in first.options if w]
     plain: dict[int, dict[Outcome, int]] = {}
     lazy: list[tuple[int, int, dict[Outcome, int]]] = []
     if not stack:  # the procedure finished with stages (Dice.finish): no replays

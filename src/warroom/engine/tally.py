@@ -8,22 +8,25 @@ sums' joint distribution out from those trees. A stage that does this once per s
 its time building and reading those trees. Here a tally's counts are :class:`Count`
 values holding only each group's size and its chain's chances; when a state's lazy
 fields are the counts of one tally, their joint distribution is the product of the
-groups' multinomials, worked out by the driver's own evaluation
-(:func:`warroom.engine.exact._evaluate_parts`) once per distinct multiset of (group
-size, chances) and shared by every state with that multiset. Anything else done with a
+groups' multinomials, worked out as a product of polynomials packed into integers
+(:func:`_joint`) once per distinct multiset of (group size, chances) and shared by
+every state with that multiset. Anything else done with a
 count (arithmetic, comparisons, feeding it to another request) turns the tally into the
 ordinary category trees first (:meth:`Tally.terms`), exactly those ``each`` builds.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
+import operator
 from typing import Any
 
 from warroom.engine.symbolic import Node, Sym
 
-Group = tuple[int, tuple[int, ...], int]
-"""Items of equal chances as the joint distribution sees them: (denominator, each
-label's weight, how many items)."""
+Group = tuple["Chances", int]
+"""Items of equal chances as the joint distribution sees them: (their chances, how many
+items)."""
 
 
 class Tally:
@@ -44,13 +47,13 @@ class Tally:
         random group and a child per label it can end in (built once, shared by the
         tally's counts so that they stay joint)."""
         if self._terms is None:
-            width = len(self.groups[0][2][1])
+            width = len(self.groups[0][2].weights)
             per: list[dict[Node, int]] = [{} for _ in range(width)]
-            for k, n, (den, weights, _, _) in self.groups:
+            for k, n, ch in self.groups:
                 root = Node(self.origin + k, None, 1, 1, n)
-                for c, w in enumerate(weights):
+                for c, w in enumerate(ch.weights):
                     if w:
-                        per[c][Node(self.origin + k, root, w, den)] = 1
+                        per[c][Node(self.origin + k, root, w, ch.den)] = 1
             self._terms = per
         return self._terms[label]
 
@@ -78,16 +81,42 @@ class Count(Sym):
         return mine._combine(other, sign)
 
 
-Chances = tuple[int, tuple[int, ...], int, int]
-"""One chain's chances as a tally reads them: (denominator, weight of each label, the
-label it certainly ends in or -1, a bit per label it can end in)."""
+class Chances:
+    """One chain's chances as a tally reads them: the denominator, the weight of each
+    label, the label it certainly ends in or -1, a bit per label it can end in, and its
+    rank among the chances made so far. One object for equal chances (:func:`chances`),
+    so a tally's groups are merged, ordered and keyed by it without reading the weights
+    again."""
+
+    __slots__ = ("certain", "den", "live", "rank", "weights")
+
+    def __init__(self, den: int, weights: tuple[int, ...], rank: int) -> None:
+        self.den = den
+        self.weights = weights
+        live = [c for c, w in enumerate(weights) if w]
+        self.certain = live[0] if len(live) == 1 else -1
+        self.live = sum(1 << c for c in live)
+        self.rank = rank
+
+
+_CHANCES: dict[tuple[int, tuple[int, ...]], Chances] = {}
+"""Every distinct chances made (a tally's memo keys hold them: their identity stands for
+their weights); dropped when it grows large, which only costs memos their hits."""
 
 
 def chances(probs: list[tuple[str, int]], den: int) -> Chances:
-    """:data:`Chances` from the driver's (label, weight) list over ``den``."""
+    """The :class:`Chances` of the driver's (label, weight) list over ``den``."""
     weights = tuple(w for _, w in probs)
-    live = [c for c, w in enumerate(weights) if w]
-    return den, weights, live[0] if len(live) == 1 else -1, sum(1 << c for c in live)
+    found = _CHANCES.get((den, weights))
+    if found is None:
+        if len(_CHANCES) >= 4 * _MEMO_SIZE:
+            _CHANCES.clear()
+        found = _CHANCES[den, weights] = Chances(den, weights, next(_RANKS))
+    return found
+
+
+_RANKS = itertools.count()
+_RANK = operator.attrgetter("rank")
 
 
 def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, Chances]]
@@ -102,18 +131,18 @@ def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, Chances
     possible = 0
     for k, (n, ch) in enumerate(groups):
         if n:
-            certain = ch[2]
+            certain = ch.certain
             if certain >= 0:
                 consts[certain] += n
             else:
                 random.append((k, n, ch))
                 merged[ch] = merged.get(ch, 0) + n
-                possible |= ch[3]
+                possible |= ch.live
     if not random:
         return dict(zip(labels, consts, strict=True))
-    # in the order of their chances (then sizes): more tallies share their first groups
-    tally = Tally(origin, random, tuple(sorted([(ch[0], ch[1], n)
-                                                for ch, n in merged.items()])))
+    # in the order the chances were made: alike tallies have one key
+    tally = Tally(origin, random, tuple([(ch, merged[ch]) for ch in sorted(merged, key=_RANK)])
+                  if len(merged) > 1 else tuple(merged.items()))
     return {label: Count(tally, c, consts[c]) if possible >> c & 1 else consts[c]
             for c, label in enumerate(labels)}
 
@@ -203,55 +232,72 @@ _MADE: dict[Any, tuple[Shared, int]] = {}
 same mapping for alike states."""
 
 
-_PREFIXES: dict[Any, tuple[dict[int, int], int]] = {}
-"""The joint distribution of the first groups of a tally's (sorted) groups, by labels
-and those groups: tallies of other states share their prefixes."""
-_BITS = 16
+_PREFIXES: dict[Any, int] = {}
+"""One item's polynomial raised to a group's size, by labels, slot layout and group:
+tallies of other states share their groups."""
 
 
 def _joint(labels: tuple[int, ...], groups: tuple[Group, ...]
            ) -> tuple[dict[tuple[Any, ...], int], int]:
     """The joint distribution of the counts of ``labels`` (their constants left out)
-    over the random ``groups``: the product of each group's multinomial
-    (:func:`warroom.engine.exact._multinomial_keys`, the driver's own), over keys that
-    hold each field's count in its own bits, built group after group from the longest
-    product already known for the same first groups."""
-    from warroom.engine.exact import _multinomial_keys
+    over the random ``groups``: the product of each group's multinomial, worked out as a
+    product of polynomials packed into integers. A label's count is at most the items
+    that can end in it; the counts of ``labels`` are one number in mixed radix (each
+    count's digit below that bound plus one, the first label most significant). One
+    item of a group is the polynomial with, for each label it can end in, that label's
+    weight as coefficient and that label's digit place as power (the other labels
+    power 0); a group of ``n`` items is its ``n``-th power, and the groups' product is
+    the joint distribution, each coefficient the weight of one vector of counts over
+    the product of the denominators. Packed with a slot of ``bits`` bits per power (no
+    coefficient exceeds that denominator, so none spills into the next), the products
+    are the interpreter's integer products."""
+    total = 0
+    den = 1
+    for ch, n in groups:
+        total += n
+        den *= ch.den**n
+    bounds = tuple([sum(n for ch, n in groups if ch.live >> c & 1) for c in labels])
+    place = {}
+    size = 1
+    for c, most in zip(reversed(labels), reversed(bounds), strict=True):
+        place[c] = size
+        size *= most + 1
+    nbytes = den.bit_length() // 8 + 1  # a slot holds any weight up to den
+    bits = 8 * nbytes
+    poly = 1
+    for group in groups:
+        power_key = (labels, bounds, bits, group)
+        power = _PREFIXES.get(power_key)
+        if power is None:
+            ch, n = group
+            item = 0
+            for c, w in enumerate(ch.weights):
+                if w:
+                    item += w << (bits * place.get(c, 0))
+            power = item**n
+            if len(_PREFIXES) >= 2 * _MEMO_SIZE:
+                _PREFIXES.pop(next(iter(_PREFIXES)))
+            _PREFIXES[power_key] = power
+        poly *= power
+    data = poly.to_bytes(size * nbytes, "little")
+    from_bytes = int.from_bytes
+    return {counts: w for counts, at in _layout(bounds, total, nbytes)
+            if (w := from_bytes(data[at:at + nbytes], "little"))}, den
 
-    # each field's count in its own bits of one int key: 16 unless some tally is larger
-    bits = max(_BITS, sum(n for _, _, n in groups).bit_length())
-    width = len(labels)
-    shift = {c: bits * (width - 1 - j) for j, c in enumerate(labels)}
-    at = len(groups)
-    found = None
-    while at and found is None:
-        found = _PREFIXES.get((labels, bits, groups[:at]))
-        if found is None:
-            at -= 1
-    dist, den = found if found is not None else ({0: 1}, 1)
-    for k in range(at, len(groups)):
-        gden, weights, n = groups[k]
-        classes: dict[int, int] = {}
-        for c, w in enumerate(weights):
-            if w:
-                delta = 1 << shift[c] if c in shift else 0
-                classes[delta] = classes.get(delta, 0) + w
-        # the product, a term of the group's multinomial at a time over every key so far
-        (d0, w0), *more = _multinomial_keys(n, tuple(classes.items())).items()
-        items = list(dist.items())
-        nxt = {k1 + d0: w1 * w0 for k1, w1 in items}
-        for d2, w2 in more:
-            for k1, w1 in items:
-                k1 += d2
-                nxt[k1] = nxt.get(k1, 0) + w1 * w2
-        dist, den = nxt, den * gden**n
-        if len(_PREFIXES) >= 2 * _MEMO_SIZE:
-            _PREFIXES.pop(next(iter(_PREFIXES)))
-        _PREFIXES[labels, bits, groups[:k + 1]] = (dist, den)
-    mask = (1 << bits) - 1
-    if width == 1:
-        return {(key,): w for key, w in dist.items()}, den
-    if width == 2:
-        return {(key >> bits, key & mask): w for key, w in dist.items()}, den
-    return {tuple([(key >> (bits * (width - 1 - j))) & mask for j in range(width)]): w
-            for key, w in dist.items()}, den
+
+@functools.lru_cache(maxsize=1024)
+def _layout(bounds: tuple[int, ...], total: int, nbytes: int
+            ) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Every vector of counts each at most its bound in ``bounds``, adding up to at most
+    ``total``, with the offset of its slot (``nbytes`` bytes each) in a packed
+    polynomial of :func:`_joint`."""
+    vectors: list[tuple[int, ...]] = [()]
+    for most in bounds:
+        vectors = [(*v, k) for v in vectors for k in range(min(most, total - sum(v)) + 1)]
+    out = []
+    for counts in vectors:
+        at = 0
+        for k, most in zip(counts, bounds, strict=True):
+            at = at * (most + 1) + k
+        out.append((counts, at * nbytes))
+    return tuple(out)

@@ -445,21 +445,28 @@ def _hit_by(team: Team, weapon: Weapon, k: int, saves: Saves) -> Stage[tuple[int
     """One weapon's ``k`` hits on ``team``: the stage from the team's worst result so far
     (its rank in :data:`_WORST`) to the worst after them."""
     split = team.armoured and team.hull != team.turret
+    turret_at = Target.of(TURRET_AT, msg("4+ hits the turret"))
+    # each (armour, hits): its chain and its name, made once (the step runs at every
+    # replay of the team's chain)
+    made: dict[tuple[int, int], tuple[Any, Msg]] = {}
 
     def step(s: tuple[int], d: Dice) -> tuple[int]:
         worst = s[0]
         parts = [(team.hull, k)]
         if split:
-            turret = d.pool(k, Target.of(TURRET_AT, msg("4+ hits the turret")),
-                            rule="fow.shoot_mixed.turret", what="hull or turret")
+            turret = d.pool(k, turret_at, rule="fow.shoot_mixed.turret",
+                            what="hull or turret")
             parts = [(team.hull, k - turret), (team.turret, turret)]
         for armour, hits in parts:
             if hits:
+                found = made.get((armour, hits))
+                if found is None:
+                    found = made[armour, hits] = (
+                        team_chain(_hit_spec(team, weapon, armour, saves), hits),
+                        _hits_of(weapon, hits))
                 # each weapon's hits as one item: its distribution is worked out once
                 # per question, whatever else the team took
-                res = d.one(team_chain(_hit_spec(team, weapon, armour, saves), hits),
-                            LABELS, rule="fow.shoot_mixed.weapon",
-                            what=_hits_of(weapon, hits))
+                res = d.one(found[0], LABELS, rule="fow.shoot_mixed.weapon", what=found[1])
                 worst = max(worst, _WORST[res])
         return (worst,)
 
