@@ -122,16 +122,21 @@ def start(page: Any, server_url: str, game: str) -> dict[str, str]:
     return {"A": made["links"]["A"], "B": made["links"]["B"]}
 
 
+PICK_MS = 20_000
+"""How long a pick's new form may take to arrive: it brings the odds of the step, and on
+a loaded machine (the whole suite, a worker busy) that can take more than the usual 5 s."""
+
+
 def pick(page: Any, units: list[str], target: str, proc: str) -> None:
     """Acting units, target and procedure, each answered by a new form (htmx)."""
     from playwright.sync_api import expect
 
     chosen = page.locator('#do-form input[name="_for"]')
     settled(page, lambda: page.select_option("#do-unit", units))
-    expect(chosen).to_have_value(re.compile(rf"\|{re.escape(','.join(units))}\|$"))
+    expect(chosen).to_have_value(re.compile(rf"\|{re.escape(','.join(units))}\|$"), timeout=PICK_MS)
     if target:
         settled(page, lambda: page.select_option("#do-target", target))
-        expect(chosen).to_have_value(re.compile(rf"\|{re.escape(target)}$"))
+        expect(chosen).to_have_value(re.compile(rf"\|{re.escape(target)}$"), timeout=PICK_MS)
     # only the procedures that fit these units are offered, by their titles
     offered = page.locator("#do-procedure option")
     assert proc in [offered.nth(i).get_attribute("value") for i in range(offered.count())]
@@ -139,7 +144,7 @@ def pick(page: Any, units: list[str], target: str, proc: str) -> None:
                    for i in range(offered.count()))
     if page.locator("#do-procedure").input_value() != proc:
         settled(page, lambda: page.select_option("#do-procedure", proc))
-    expect(chosen).to_have_value(re.compile(rf"^{re.escape(proc)}\|"))
+    expect(chosen).to_have_value(re.compile(rf"^{re.escape(proc)}\|"), timeout=PICK_MS)
 
 
 def settled(page: Any, action: Any) -> None:
