@@ -565,24 +565,26 @@ def _part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]], 
     rounds: list[tuple[int, dict[Any, list[tuple[Outcome, int]]], list[tuple[Outcome, int]]]] = []
     # this call's transitions by part (no key tuple to build and hash per state)
     seen: dict[Any, tuple[list[tuple[tuple[tuple[int, Any], ...], int]], int]] = {}
-    for r, states in dist.items():
-        stopped: list[tuple[Outcome, int]] = []
-        groups: dict[Any, list[tuple[Outcome, int]]] = {}
-        for s, w in states.items():
-            if done is not None and done(s):
-                stopped.append((s, w))
-                continue
-            sub = get(s)
-            group = groups.get(sub)
-            if group is None:
-                group = groups[sub] = []
-            group.append((s, w))
+    with _acyclic():  # lists of the states (the test ``done`` makes no cycle either)
+        for r, states in dist.items():
+            stopped: list[tuple[Outcome, int]] = []
+            groups: dict[Any, list[tuple[Outcome, int]]] = {}
+            for s, w in states.items():
+                if done is not None and done(s):
+                    stopped.append((s, w))
+                    continue
+                sub = get(s)
+                group = groups.get(sub)
+                if group is None:
+                    group = groups[sub] = []
+                group.append((s, w))
+            rounds.append((r, groups, stopped))
+    for _, groups, _ in rounds:
         if groups:
             moved = True
         for sub in groups:
             if sub not in seen:
                 seen[sub] = _part_transition(inner, sub, at, token, memo, width, fields, shared)
-        rounds.append((r, groups, stopped))
     common = lcm(*{sden for _, sden in seen.values()}) if seen else 1
     into = buckets.setdefault(common, {})
     with _acyclic():
@@ -876,11 +878,24 @@ def _acyclic() -> Iterator[None]:
         yield
     finally:
         if was:
+            _spare_young()
             gc.enable()
 
 
 _GC_LOCK = threading.Lock()
 _GC_HOLDERS = [0]
+
+
+def _spare_young() -> None:
+    """During an exact query (:func:`_gc_frozen`), leave the objects made so far out of
+    the collector's passes too (``gc.freeze``): a loop under :func:`_acyclic` makes tens
+    of thousands (states, rows) that live on (a stage's states until the next stage),
+    and resuming collection would walk each of them once for nothing. They are freed as
+    usual when no longer used; any cycle among earlier objects is collected after the
+    query, when the last one lets everything back (``gc.unfreeze``)."""
+    with _GC_LOCK:
+        if _GC_HOLDERS[0]:
+            gc.freeze()
 
 
 @contextlib.contextmanager
