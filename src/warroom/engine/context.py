@@ -49,18 +49,20 @@ def fixed(fn: F, key: Hashable = None) -> F:
     return fn
 
 
-def rows(fields: Sequence[str], row: Callable[[Any, int], tuple[Any, ...]]
-         ) -> Callable[[Any, int], dict[str, Any]]:
+def rows(fields: Sequence[str], row: Callable[[Any, int], tuple[Any, ...]], *,
+         plain: bool = False) -> Callable[[Any, int], dict[str, Any]]:
     """An ``outcome`` for :meth:`Dice.finish` given as a row: ``row(last state, rounds
     begun)`` returns the values of ``fields`` in that order. Rolling, it is the mapping
     of those fields to those values; the exact driver takes the rows as they are, with
-    no mapping built and read back for each of the (thousands of) last states."""
+    no mapping built and read back for each of the (thousands of) last states. With
+    ``plain`` the rows hold only plain values (str, int: no lazy count), so the driver
+    does not look for lazy counts in each value."""
     names = tuple(fields)
 
     def outcome(state: Any, fought: int) -> dict[str, Any]:
         return dict(zip(names, row(state, fought), strict=True))
 
-    outcome._warroom_row = (names, row)  # type: ignore[attr-defined]
+    outcome._warroom_row = (names, row, plain)  # type: ignore[attr-defined]
     return outcome
 
 

@@ -335,10 +335,10 @@ class ExactDice(Dice):
             return outcome(*options[0][0])
         row = getattr(outcome, "_warroom_row", None)
         if row is not None:  # context.rows: the outcome tuples as they are
-            names, fn = row
+            names, fn, plain = row
             with _acyclic():
                 rows = [(fn(s, r), w) for (s, r), w in options]
-            return _Outcomes(rows, den, names)  # type: ignore[return-value]
+            return _Outcomes(rows, den, names, plain)  # type: ignore[return-value]
         return _Outcomes([(outcome(*s), w) for s, w in options], den)  # type: ignore[return-value]
 
     def _staged(self, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
@@ -389,13 +389,14 @@ class _Outcomes:
     """What :meth:`ExactDice.finish` hands back: every outcome of the procedure with its
     weight over ``den``. The procedure returns it as it is; reading it is an error."""
 
-    __slots__ = ("den", "names", "options")
+    __slots__ = ("den", "names", "options", "plain")
 
     def __init__(self, options: list[tuple[Any, int]], den: int,
-                 names: tuple[str, ...] | None = None) -> None:
+                 names: tuple[str, ...] | None = None, plain: bool = False) -> None:
         self.options = options  # mappings, or rows of the fields ``names`` (context.rows)
         self.den = den
         self.names = names
+        self.plain = plain  # rows of plain values only (context.rows)
 
     def __getitem__(self, name: str) -> Any:
         raise RuleError("a procedure must return the outcome of Dice.finish as it is")
@@ -1002,7 +1003,7 @@ def _finished(out: _Outcomes, pick: Callable[[Any], Outcome], fields: tuple[str,
                 raise RuleError(f"procedure did not return outcome field {missing[0]!r}")
             at = [out.names.index(f) for f in fields]
             options = [(tuple([r[j] for j in at]), w) for r, w in options]
-        _finished_rows(options, num, den * out.den, bucket, lazy)
+        _finished_rows(options, num, den * out.den, bucket, lazy, out.plain)
         return
     for mapping, w in options:
         key = _key(pick, mapping, fields)
@@ -1018,15 +1019,16 @@ _first = operator.itemgetter(0)
 
 
 def _finished_rows(options: list[tuple[Outcome, int]], num: int, den: int,
-                   bucket: dict[Outcome, int], lazy: list[tuple[int, int, dict[Outcome, int]]]
-                   ) -> None:
+                   bucket: dict[Outcome, int], lazy: list[tuple[int, int, dict[Outcome, int]]],
+                   plain: bool = False) -> None:
     """Count outcome rows reached with weight num/den. There are thousands of them, so
     the usual case (no lazy count in any row, nothing counted yet) is done in bulk: the
     types of every value in one pass, the rows into the bucket as they are, and added up
-    one by one only if two rows are equal."""
+    one by one only if two rows are equal. ``plain``: the rows hold no lazy count
+    (``context.rows``), no value's type is looked at."""
     lazy_types = _LAZY_TYPES
-    if not bucket and num == 1 and lazy_types.isdisjoint(
-            set(map(type, itertools.chain.from_iterable(map(_first, options))))):
+    if not bucket and num == 1 and (plain or lazy_types.isdisjoint(
+            set(map(type, itertools.chain.from_iterable(map(_first, options)))))):
         bucket.update(options)
         if len(bucket) == len(options):
             return
@@ -1034,7 +1036,7 @@ def _finished_rows(options: list[tuple[Outcome, int]], num: int, den: int,
     isdisjoint = lazy_types.isdisjoint
     get = bucket.get
     for key, w in options:
-        if isdisjoint(map(type, key)):
+        if plain or isdisjoint(map(type, key)):
             bucket[key] = get(key, 0) + num * w
         else:
             sub, sub_den = _outcomes(key)

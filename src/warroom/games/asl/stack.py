@@ -552,7 +552,8 @@ def finish_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
     start = tuple(initial(u) for u in units)
     return d.finish(((), *start), (), rounds=0, opening=stages,
                     outcome=rows((*STACK_FIELDS, *extra),
-                                 _last_row(units, tuple(extra.values()))))
+                                 _last_row(units, tuple(extra.values())),
+                                 plain=all(type(v) in (str, int) for v in extra.values())))
 
 
 _ENDS = {  # states a unit may end in: (good order, broken) per kind, by result
