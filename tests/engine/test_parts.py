@@ -155,6 +155,24 @@ def test_finish_with_rows_equals_finish_with_mappings(n: int) -> None:
                                                         "all": n < 2, "rolled": n}
 
 
+@procedure("test.finish_plain_rows", title="t", summary="t", params=Twice,
+           outcome=outcome(("hits", "int"), ("all", "bool"), ("rolled", "int")))
+def finishing_plain_rows(p: Twice, d: Dice) -> Mapping[str, Any]:
+    return d.finish((0, 0), (_count(p),), rounds=p.dice,
+                    outcome=rows(("rolled", "hits", "all"), _row, plain=True))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_plain_rows_count_as_rows(n: int) -> None:
+    # plain rows (no lazy count in them): counted without looking at each value's type,
+    # to the same weights
+    a = drivers.exact(finishing_plain_rows, validate(finishing_plain_rows, {"dice": n}))
+    b = drivers.exact(finishing_rows, validate(finishing_rows, {"dice": n}))
+    assert a.denominator == b.denominator and dict(a.weights) == dict(b.weights)
+    # by hand: all n dice hit (5-6 on each) with (1/3)**n
+    assert a.probability(all=True) == F(1, 3) ** n
+
+
 def test_rows_missing_a_field_are_refused() -> None:
     def short(d: Dice) -> Mapping[str, Any]:
         return d.finish((0, 0), (_count(Twice()),), rounds=2,
