@@ -91,6 +91,7 @@ def clear_memos() -> None:
     tally._PREFIXES.clear()
     tally._MADE.clear()
     tally._JOINTS.clear()
+    tally._PLANS.clear()
     tally._layout.cache_clear()
 
 

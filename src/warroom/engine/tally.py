@@ -124,8 +124,31 @@ def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, Chances
     """The counts of one tally request whose first group's ordinal is ``origin``, its
     groups given as (items, chances). A group certain to end in one label adds a plain
     number; a label no random group can end in is a plain number too; groups with equal
-    chances are one group of all their items (one multinomial)."""
-    consts = [0] * len(labels)
+    chances are one group of all their items (one multinomial). New :class:`Count`
+    objects each time (a run may split their trees further), from a plan worked out
+    once per distinct groups (:func:`_plan`)."""
+    key = (labels, tuple(groups))
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= _MEMO_SIZE:
+            _PLANS.pop(next(iter(_PLANS)))
+        plan = _PLANS[key] = _plan(len(labels), groups)
+    consts, random, merged, possible = plan
+    if not random:
+        return dict(zip(labels, consts, strict=True))
+    tally = Tally(origin, random, merged)
+    return {label: Count(tally, c, consts[c]) if possible >> c & 1 else consts[c]
+            for c, label in enumerate(labels)}
+
+
+_Plan = tuple[list[int], list[tuple[int, int, "Chances"]], tuple[Group, ...], int]
+
+
+def _plan(width: int, groups: list[tuple[int, Chances]]) -> _Plan:
+    """What :func:`counts` makes of some groups: the labels' plain numbers, the random
+    groups (position, items, chances), their multiset (the key of their joint
+    distribution) and a bit per label a random group can end in."""
+    consts = [0] * width
     random: list[tuple[int, int, Chances]] = []
     merged: dict[Chances, int] = {}
     possible = 0
@@ -138,13 +161,15 @@ def counts(origin: int, labels: tuple[str, ...], groups: list[tuple[int, Chances
                 random.append((k, n, ch))
                 merged[ch] = merged.get(ch, 0) + n
                 possible |= ch.live
-    if not random:
-        return dict(zip(labels, consts, strict=True))
     # in the order the chances were made: alike tallies have one key
-    tally = Tally(origin, random, tuple([(ch, merged[ch]) for ch in sorted(merged, key=_RANK)])
-                  if len(merged) > 1 else tuple(merged.items()))
-    return {label: Count(tally, c, consts[c]) if possible >> c & 1 else consts[c]
-            for c, label in enumerate(labels)}
+    key = (tuple([(ch, merged[ch]) for ch in sorted(merged, key=_RANK)])
+           if len(merged) > 1 else tuple(merged.items()))
+    return consts, random, key, possible
+
+
+_PLANS: dict[Any, _Plan] = {}
+""":func:`_plan` by labels and groups (the chances by identity): states whose
+allocations differ often roll alike groups."""
 
 
 _JOINTS: dict[Any, tuple[dict[tuple[Any, ...], int], int]] = {}

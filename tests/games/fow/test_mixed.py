@@ -498,10 +498,12 @@ def test_the_largest_row_works_its_states_out_once_per_multiset_of_groups(
     """3 weapons of 12 dice at 8 teams: 13**3 = 2,197 counts of each weapon's hits, each
     allocated and rolled as one tally; alike tallies share their work: fewer joint
     distributions than counts, and fewer mappings of outcomes (each added in once for
-    every state reaching it) than counts."""
+    every state reaching it) than counts, and fewer plans of the groups (their
+    multiset and plain counts, worked out once per distinct groups) than counts."""
     from warroom.engine import exact, tally
 
-    for memo in (exact._EVAL_MEMO, tally._JOINTS, tally._PREFIXES, tally._MADE):
+    for memo in (exact._EVAL_MEMO, tally._JOINTS, tally._PREFIXES, tally._MADE,
+                 tally._PLANS):
         memo.clear()
     joints: list[object] = []
     joint = tally._joint
@@ -514,3 +516,4 @@ def test_the_largest_row_works_its_states_out_once_per_multiset_of_groups(
     assert warroom.odds("fow.shoot_mixed", **LARGEST).total() == 1
     assert len(joints) == len(set(joints)) < 600
     assert len(tally._MADE) < 700
+    assert len(tally._PLANS) < 700  # 634 distinct groups for 2,197 counts
