@@ -752,8 +752,9 @@ class Battles:
         filled = {k: _short(str(v)) for k, v in built.sources.items()}
         return built.params, filled
 
-    def _preview(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None,
-                 by: str | None) -> tuple[Procedure, Any, dict[str, Any]]:
+    def preview(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None = None,
+                *, by: str | None = None) -> tuple[Procedure, Any, dict[str, Any]]:
+        """The procedure, its validated parameters and the rest of :meth:`prepare`."""
         raw = dict(raw or {})
         keys = {k: raw.pop(k) for k in fx.BATTLE_KEYS if k in raw}
         st = self.state(battle_id)
@@ -769,7 +770,7 @@ class Battles:
         before the roll, and the odds of the whole step (:meth:`odds`)."""
         from warroom.engine.params import normalized
 
-        proc, params, extra = self._preview(battle_id, proc_id, raw, by)
+        proc, params, extra = self.preview(battle_id, proc_id, raw, by=by)
         return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra}
 
     def odds(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None = None,
@@ -786,7 +787,7 @@ class Battles:
         from warroom.errors import ExactTooLargeError
         from warroom.serving import cached_odds
 
-        proc, params, extra = self._preview(battle_id, proc_id, raw, by)
+        proc, params, extra = self.preview(battle_id, proc_id, raw, by=by)
         try:
             dist = cached_odds(proc.id, params, procedure=proc)
         except ExactTooLargeError:
@@ -815,11 +816,6 @@ class Battles:
         return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra,
                 "odds": _jsonable(odds), "chances": _jsonable(chances),
                 "expected": self._expected(proc, params, estimate, exact)}
-
-    def preview(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None = None,
-                *, by: str | None = None) -> tuple[Procedure, Any, dict[str, Any]]:
-        """The procedure, its validated parameters and the rest of :meth:`prepare`."""
-        return self._preview(battle_id, proc_id, raw, by)
 
     def _run(self, st: State, proc: Procedure, params: Any, dice: Sequence[object] | None,
              extra: dict[str, Any], subject: Any, secret: str | None) -> dict[str, Any]:
