@@ -1,26 +1,103 @@
-"""The Monte Carlo driver: many fast samples, no steps recorded."""
+"""The Monte Carlo driver: many fast samples, no steps recorded.
+
+A sample draws what the exact driver can tell it at once: a per-item chain's category
+(:meth:`Dice.each`, :meth:`Dice.one`, :meth:`Dice.tally`) and a stage on part of the state
+(:func:`~warroom.engine.context.part`) are drawn from their exact chances, worked out
+once per simulation by the exact driver and kept per chain and per value of the part;
+a pool of dice is one draw from its binomial. The draws use the chances' integer weights
+(``randrange`` over their total), so each sample follows exactly the law the procedure
+defines; only the random stream differs from rolling item by item. What the exact
+driver cannot work out quickly (a chain or stage past :data:`TABLE_PATHS` replays, or
+one whose captured values cannot be hashed) runs as it is, item by item.
+"""
 
 from __future__ import annotations
 
+import functools
+import operator
 import random
-from collections.abc import Mapping, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Mapping, Sequence
+from itertools import accumulate
+from math import gcd
 from typing import Any
 
-from warroom.dice.weights import Reroll, View, success_weight, view_of
-from warroom.engine.context import Chain, Dice, as_target
+from warroom.dice.weights import Reroll, View, binomial, success_weight, view_of
+from warroom.engine.context import Chain, Dice, Stage, State, as_target
 from warroom.engine.messages import Msg, Text
 from warroom.engine.steps import Target
-from warroom.errors import RuleError
+from warroom.errors import ExactTooLargeError, RuleError
+
+TABLE_PATHS = 2_000
+"""Replays the exact driver may spend on one chain's chances or one part stage's
+transition from one value before the sampler gives up on it and runs it as it is."""
+
+
+class Table:
+    """Values with integer weights, drawn exactly: a uniform integer below their total
+    (``randrange``'s own draw: ``getrandbits`` of its length until it falls below)
+    placed among the cumulative weights (put over their greatest common divisor
+    first)."""
+
+    __slots__ = ("bits", "cumulative", "total", "values")
+
+    def __init__(self, options: Sequence[tuple[Any, int]]) -> None:
+        live = [(v, w) for v, w in options if w]
+        g = 0
+        for _, w in live:
+            g = gcd(g, w)
+        self.values = tuple(v for v, _ in live)
+        self.cumulative = list(accumulate(w // g for _, w in live))
+        self.total = self.cumulative[-1]
+        self.bits = self.total.bit_length()
+
+    def draw(self, rng: random.Random) -> Any:
+        if len(self.values) == 1:
+            return self.values[0]
+        return self.values[bisect_right(self.cumulative, rng.randrange(self.total))]
+
+
+_RAW: Any = object()
+"""A chain or stage the sampler runs as it is (no table: too large, or no key)."""
+
+
+def _getter(at: tuple[int, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The values at positions ``at`` of a state, as a tuple."""
+    if len(at) == 1:
+        (f,) = at
+        return lambda s: (s[f],)
+    return operator.itemgetter(*at)
+
+
+def _changes(at: tuple[int, ...], sub: tuple[Any, ...], after: tuple[Any, ...]
+             ) -> tuple[tuple[int, Any], ...]:
+    """What a stage on the positions ``at`` changed: (position, new value) pairs."""
+    return tuple([(f, v) for f, v, old in zip(at, after, sub, strict=True)
+                  if v is not old and v != old])
 
 
 class SampleDice(Dice):
-    """Draws counts directly (a pool is a binomial draw); the same process as the table."""
+    """Draws counts directly (a pool is one binomial draw, a chain's category and a part
+    stage's next value come from their exact chances); the same process as the table.
+
+    ``tables=False`` runs every chain and stage item by item as the procedure asks (the
+    sampler before the tables; the same law, another random stream)."""
 
     explains = False
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, *, tables: bool = True) -> None:
         self.rng = rng
+        self.tables = tables
         self._p: dict[tuple[int, str], float] = {}
+        self._pools: dict[tuple[int, int, str], Table] = {}
+        # for the whole simulation: what sub-enumerations computed (exact_run's shared),
+        # each chain's table by its key and labels (a fixed chain also by the object),
+        # each part stage's tables by its function (or key) then by the value of its
+        # part, and the stages of a stages request as the sampler runs them
+        self._shared: dict[Any, Any] = {}
+        self._chains: dict[Any, Any] = {}
+        self._parts: dict[Any, Any] = {}
+        self._staged: dict[Any, tuple[list[Stage[Any]], list[Stage[Any]]]] = {}
 
     def _chance(self, at: int, reroll: str) -> float:
         key = (at, reroll)
@@ -32,13 +109,31 @@ class SampleDice(Dice):
 
     def pool(self, n: int, at: int | Target, *, rule: str, what: Text,
              reroll: Reroll = "none") -> int:
-        p = self._chance(at if isinstance(at, int) else at.final, reroll)
-        rnd = self.rng.random
-        k = 0
-        for _ in range(n):
-            if rnd() < p:
-                k += 1
-        return k
+        if n <= 0:
+            return 0
+        at = at if isinstance(at, int) else at.final
+        if not self.tables:
+            p = self._chance(at, reroll)
+            rnd = self.rng.random
+            k = 0
+            for _ in range(n):
+                if rnd() < p:
+                    k += 1
+            return k
+        key = (n, at, reroll)
+        table = self._pools.get(key)
+        if table is None:
+            num, den = success_weight(at, reroll)
+            table = self._pools[key] = Table(binomial(n, num, den)[0])
+        values = table.values
+        if len(values) == 1:
+            return values[0]  # type: ignore[no-any-return]
+        total, k = table.total, table.bits
+        bits = self.rng.getrandbits
+        r = bits(k)
+        while r >= total:
+            r = bits(k)
+        return values[bisect_right(table.cumulative, r)]  # type: ignore[no-any-return]
 
     def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: Text,
               target: Target | None = None) -> dict[str, int]:
@@ -52,13 +147,199 @@ class SampleDice(Dice):
             counts[lookup[rnd(6) + 1]] += 1
         return counts
 
+    # -- chains ------------------------------------------------------------------
+    def _chain_table(self, chain: Chain, labels: Sequence[str]) -> Any:
+        """The exact chances of the categories ``chain`` ends in as a :class:`Table` of
+        labels, worked out once per simulation (:data:`_RAW` when it cannot be)."""
+        mine = self._chains.get(chain) if getattr(chain, "_warroom_fixed", False) else None
+        if mine is not None and (mine[0] is labels or mine[0] == labels):
+            return mine[1]
+        from warroom.engine.exact import _chain_key
+
+        found = _chain_key(chain)
+        if found is None:
+            return _RAW
+        known = ("chain", found, tuple(labels))
+        table = self._chains.get(known)
+        if table is None:
+            table = self._chains[known] = self._work_chain(chain, labels)
+        if getattr(chain, "_warroom_fixed", False):  # by the object from now on
+            self._chains[chain] = (labels, table)
+        return table
+
+    def _work_chain(self, chain: Chain, labels: Sequence[str]) -> Any:
+        from warroom.engine.exact import exact_run
+
+        try:
+            sub = exact_run(lambda d: {"label": chain(d)}, ("label",), all_concrete=True,
+                            name="one item", max_paths=TABLE_PATHS, shared=self._shared)
+        except ExactTooLargeError:
+            return _RAW
+        weights: dict[str, int] = dict.fromkeys(labels, 0)
+        for (label,), w in sub.weights.items():
+            if label not in weights:
+                raise RuleError(f"chain returned {label!r}, not one of {list(labels)}")
+            weights[label] += w
+        return Table(list(weights.items()))
+
+    def _add(self, counts: dict[str, int], n: int, chain: Chain,
+             labels: Sequence[str]) -> None:
+        """Add the categories of ``n`` items of ``chain`` to ``counts``."""
+        mine = self._chains.get(chain)  # a fixed chain seen before: by the object
+        if mine is not None and (mine[0] is labels or mine[0] == labels):
+            table = mine[1]
+        else:
+            table = self._chain_table(chain, labels) if self.tables else _RAW
+        if table is _RAW:
+            for _ in range(n):
+                counts[chain(self)] += 1
+            return
+        values = table.values
+        if len(values) == 1:
+            counts[values[0]] += n
+            return
+        cumulative, total, k = table.cumulative, table.total, table.bits
+        bits = self.rng.getrandbits
+        for _ in range(n):
+            r = bits(k)
+            while r >= total:
+                r = bits(k)
+            counts[values[bisect_right(cumulative, r)]] += 1
+
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
              what: Text, names: Sequence[Text] = ()) -> dict[str, int]:
         counts = dict.fromkeys(labels, 0)
-        for _ in range(n):
-            counts[chain(self)] += 1
+        if n > 0:
+            self._add(counts, n, chain, labels)
         return counts
 
+    def one(self, chain: Chain, labels: Sequence[str], *, rule: str, what: Text) -> str:
+        table = self._chain_table(chain, labels) if self.tables else _RAW
+        if table is _RAW:
+            return chain(self)
+        return table.draw(self.rng)  # type: ignore[no-any-return]
+
+    def tally(self, groups: Sequence[tuple[int, Chain, Text, Sequence[Text]]],
+              labels: Sequence[str], *, rule: str) -> dict[str, int]:
+        total = dict.fromkeys(labels, 0)
+        for n, chain, _, _ in groups:  # each group's items in turn, as each asks them
+            if n > 0:
+                self._add(total, n, chain, labels)
+        return total
+
+    # -- stages ------------------------------------------------------------------
+    def stages(self, state: State, stages: Sequence[Stage[State]], *, rounds: int,
+               done: Callable[[State], bool] | None = None,
+               opening: Sequence[Stage[State]] = ()) -> tuple[State, int]:
+        if self.tables:  # the same loop, each stage as the sampler runs it (_drawn)
+            key = (tuple(opening), tuple(stages))
+            plan = self._staged.get(key)
+            if plan is None:
+                plan = self._staged[key] = ([self._drawn(f) for f in key[0]],
+                                            [self._drawn(f) for f in key[1]])
+            opening, stages = plan
+        return super().stages(state, stages, rounds=rounds, done=done, opening=opening)
+
+    def _drawn(self, stage: Stage[Any]) -> Stage[Any]:
+        """``stage`` as the sampler runs it: a stage on part of the state (context.part,
+        context.parts: each of its pieces in order) draws its part's next value from the
+        exact transition from its value; any other stage runs as it is."""
+        part = getattr(stage, "_warroom_part", None)
+        if part is None:
+            found = stage
+        else:
+            at, inner = part
+            pieces = getattr(inner, "_warroom_parts", None)
+            steps = ([(tuple(at[j] for j in positions), fn) for positions, fn in pieces]
+                     if pieces is not None else [(at, inner)])
+            found = functools.partial(self._part_steps, tuple(
+                (_getter(positions), positions, fn, self._part_memo(fn))
+                for positions, fn in steps))
+        return found
+
+    def _part_memo(self, fn: Callable[..., Any]) -> dict[Any, Any] | None:
+        """Where ``fn``'s transitions are kept, by the value of its part (shared by
+        functions computing the same, like a chain's table); None: run as it is."""
+        if getattr(fn, "_warroom_fixed", False) and fn in self._parts:
+            return self._parts[fn]  # type: ignore[no-any-return]
+        from warroom.engine.exact import _chain_key
+
+        key = _chain_key(fn)
+        if key is None:
+            return None
+        memo: dict[Any, Any] = self._parts.setdefault(("part", key), {})
+        if getattr(fn, "_warroom_fixed", False):
+            self._parts[fn] = memo
+        return memo
+
+    def _part_steps(self, steps: tuple[tuple[Callable[[Any], tuple[Any, ...]],
+                                             tuple[int, ...], Callable[..., Any],
+                                             dict[Any, Any] | None], ...],
+                    state: tuple[Any, ...], d: Dice) -> tuple[Any, ...]:
+        """Stages on parts of ``state``, each one draw from its part's transition
+        (kept as the changes it makes: (position, value) pairs)."""
+        bits = self.rng.getrandbits
+        for get, at, fn, memo in steps:
+            sub = get(state)
+            table = memo.get(sub) if memo is not None else _RAW
+            if table is None:
+                table = memo[sub] = self._work_part(fn, sub, at)  # type: ignore[index]
+            if table is _RAW:
+                change = self._run_part(fn, sub, at)
+            else:
+                values = table.values
+                if len(values) == 1:
+                    change = values[0]
+                else:
+                    total, k = table.total, table.bits
+                    r = bits(k)
+                    while r >= total:
+                        r = bits(k)
+                    change = values[bisect_right(table.cumulative, r)]
+            if not change:
+                continue
+            if len(change) == 1:
+                ((f, v),) = change
+                state = (*state[:f], v, *state[f + 1:])
+            else:
+                out = list(state)
+                for f, v in change:
+                    out[f] = v
+                state = tuple(out)
+        return state
+
+    def _run_part(self, fn: Callable[..., Any], sub: tuple[Any, ...], at: tuple[int, ...]
+                  ) -> tuple[tuple[int, Any], ...]:
+        """A part stage run as it is: the changes it makes."""
+        after = fn(sub, self)
+        if not isinstance(after, tuple) or len(after) != len(at):
+            raise RuleError(f"a stage on {len(at)} values must return {len(at)}, "
+                            f"got {after!r}")
+        return _changes(at, sub, after)
+
+    def _work_part(self, fn: Callable[..., Any], sub: tuple[Any, ...], at: tuple[int, ...]
+                   ) -> Any:
+        """The exact transition of the stage ``fn`` from its part's value ``sub``, as a
+        :class:`Table` of the changes it makes (:data:`_RAW`: too large to work out)."""
+        from warroom.engine.exact import exact_run
+
+        width = len(sub)
+
+        def pick(after: Any) -> tuple[Any, ...]:
+            if not isinstance(after, tuple) or len(after) != width:
+                raise RuleError(f"a stage on {width} values must return {width}, "
+                                f"got {after!r}")
+            return after
+
+        try:
+            w = exact_run(functools.partial(fn, sub), tuple(map(str, range(width))),
+                          all_concrete=True, name="one stage", max_paths=TABLE_PATHS,
+                          shared=self._shared, pick=pick)
+        except ExactTooLargeError:
+            return _RAW
+        return Table([(_changes(at, sub, s2), w2) for s2, w2 in w.weights.items()])
+
+    # -- plain requests ------------------------------------------------------------
     def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
         return self.rng.randrange(sides) + 1
 
