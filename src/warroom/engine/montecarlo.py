@@ -69,10 +69,10 @@ def _getter(at: tuple[int, ...]) -> Callable[[Any], tuple[Any, ...]]:
     return operator.itemgetter(*at)
 
 
-def _changes(at: tuple[int, ...], sub: tuple[Any, ...], after: tuple[Any, ...]
-             ) -> tuple[tuple[int, Any], ...]:
-    """What a stage on the positions ``at`` changed: (position, new value) pairs."""
-    return tuple([(f, v) for f, v, old in zip(at, after, sub, strict=True)
+def _changes(sub: tuple[Any, ...], after: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
+    """What a stage on part of a state changed: (index in the part, new value) pairs
+    (the same whichever positions the part has: stages computing alike share them)."""
+    return tuple([(j, v) for j, (v, old) in enumerate(zip(after, sub, strict=True))
                   if v is not old and v != old])
 
 
@@ -277,13 +277,13 @@ class SampleDice(Dice):
                                              dict[Any, Any] | None], ...],
                     state: tuple[Any, ...], d: Dice) -> tuple[Any, ...]:
         """Stages on parts of ``state``, each one draw from its part's transition
-        (kept as the changes it makes: (position, value) pairs)."""
+        (kept as the changes it makes: (index in the part, value) pairs)."""
         bits = self.rng.getrandbits
         for get, at, fn, memo in steps:
             sub = get(state)
             table = memo.get(sub) if memo is not None else _RAW
             if table is None:
-                table = memo[sub] = self._work_part(fn, sub, at)  # type: ignore[index]
+                table = memo[sub] = self._work_part(fn, sub)  # type: ignore[index]
             if table is _RAW:
                 change = self._run_part(fn, sub, at)
             else:
@@ -299,12 +299,13 @@ class SampleDice(Dice):
             if not change:
                 continue
             if len(change) == 1:
-                ((f, v),) = change
+                ((j, v),) = change
+                f = at[j]
                 state = (*state[:f], v, *state[f + 1:])
             else:
                 out = list(state)
-                for f, v in change:
-                    out[f] = v
+                for j, v in change:
+                    out[at[j]] = v
                 state = tuple(out)
         return state
 
@@ -315,10 +316,9 @@ class SampleDice(Dice):
         if not isinstance(after, tuple) or len(after) != len(at):
             raise RuleError(f"a stage on {len(at)} values must return {len(at)}, "
                             f"got {after!r}")
-        return _changes(at, sub, after)
+        return _changes(sub, after)
 
-    def _work_part(self, fn: Callable[..., Any], sub: tuple[Any, ...], at: tuple[int, ...]
-                   ) -> Any:
+    def _work_part(self, fn: Callable[..., Any], sub: tuple[Any, ...]) -> Any:
         """The exact transition of the stage ``fn`` from its part's value ``sub``, as a
         :class:`Table` of the changes it makes (:data:`_RAW`: too large to work out)."""
         from warroom.engine.exact import exact_run
@@ -337,7 +337,7 @@ class SampleDice(Dice):
                           shared=self._shared, pick=pick)
         except ExactTooLargeError:
             return _RAW
-        return Table([(_changes(at, sub, s2), w2) for s2, w2 in w.weights.items()])
+        return Table([(_changes(sub, s2), w2) for s2, w2 in w.weights.items()])
 
     # -- plain requests ------------------------------------------------------------
     def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
