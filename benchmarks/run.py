@@ -254,6 +254,48 @@ def monte_carlo_rows() -> list[list[str]]:
     return rows
 
 
+ESTIMATES: list[tuple[str, str, dict[str, Any]]] = [
+    ("fow.shoot_mixed", "6 weapons × 30 dice at 20 teams", {
+        "weapons": "30:10:3,30:2:6,30:7:4,30:4:5,30:12:2,30:6:3",
+        "teams": ",".join(["tank:6", "tank:5/3", "soft", "infantry", "infantry:gtg",
+                           "gun:dug", "tank:2/1:far", "soft:out"] * 2
+                          + ["infantry", "infantry", "tank:4", "gun"])}),
+    ("asl.ift_on_stack", "ten units with three leaders, K/2", {
+        "units": "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5,"
+                 "4-6-7,4-6-7,2-4-7,8-1", "result": "K/2"}),
+]
+"""Questions past the exact budget at the new caps: their estimate (±0.5 points)."""
+
+
+def estimate_rows(old_samples: int = 1000) -> list[list[str]]:
+    """The full estimate standing in for exact odds (drivers.estimate: 38,415 samples)
+    at the new caps, against the item-by-item sampler (SampleDice(tables=False), every
+    chain and check rolled as the table does) over ``old_samples`` samples, per sample."""
+    import random
+
+    from warroom.engine import drivers
+    from warroom.engine.montecarlo import SampleDice
+
+    rows = []
+    for proc_id, label, raw in ESTIMATES:
+        proc, params = api.prepare(proc_id, raw)
+        start = time.perf_counter()
+        est = drivers.estimate(proc, params)
+        full = time.perf_counter() - start
+        old = SampleDice(random.Random(1), tables=False)
+        start = time.perf_counter()
+        for _ in range(old_samples):
+            proc.run(params, old)
+        per_old = (time.perf_counter() - start) / old_samples
+        per_new = full / est.samples
+        rows.append([f"{proc_id} estimate (±0.5 points, {est.samples:,} samples), {label}",
+                     f"{fmt(full)} ({per_new * 1e6:.0f} µs a sample)",
+                     f"item by item: {per_old * 1e6:.0f} µs a sample "
+                     f"({fmt(per_old * est.samples)} for the estimate)",
+                     f"{per_old / per_new:.1f}×", "≤ 1 s"])
+    return rows
+
+
 FLOOR = ("import typer\nfrom pydantic import BaseModel, Field\n"
          "class P(BaseModel):\n    dice: int = Field(8, ge=0, le=200)\n"
          "P.model_validate({'dice': 8})")
@@ -298,6 +340,7 @@ def main() -> None:
     rows.extend(largest_rows())
     rows.extend(assault_rows())
     rows.extend(monte_carlo_rows())
+    rows.extend(estimate_rows())
     rows.extend(battle_rows())
     rows.append(cli_row())
     _print(rows)
