@@ -33,6 +33,13 @@ TABLE_PATHS = 2_000
 transition from one value before the sampler gives up on it and runs it as it is."""
 
 
+PART_TABLE_AFTER = 3
+"""A part stage's table from one value of its part is worked out when that value comes
+up for the third time; before, the stage runs as it is (a value that comes up once or
+twice costs less rolled than worked out: a short estimate under a time cap gets more
+samples). Either way each draw follows the stage's exact law."""
+
+
 class Table:
     """Values with integer weights, drawn exactly: a uniform integer below their total
     (``randrange``'s own draw: ``getrandbits`` of its length until it falls below)
@@ -281,9 +288,13 @@ class SampleDice(Dice):
         bits = self.rng.getrandbits
         for get, at, fn, memo in steps:
             sub = get(state)
-            table = memo.get(sub) if memo is not None else _RAW
-            if table is None:
-                table = memo[sub] = self._work_part(fn, sub)  # type: ignore[index]
+            table = memo.get(sub, 0) if memo is not None else _RAW
+            if type(table) is int:  # this value seen ``table`` times before
+                if table + 1 < PART_TABLE_AFTER:  # rolled until its table pays
+                    memo[sub] = table + 1  # type: ignore[index]
+                    table = _RAW
+                else:
+                    table = memo[sub] = self._work_part(fn, sub)  # type: ignore[index]
             if table is _RAW:
                 change = self._run_part(fn, sub, at)
             else:
