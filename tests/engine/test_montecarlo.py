@@ -100,11 +100,31 @@ def test_a_chain_that_cannot_be_keyed_runs_item_by_item() -> None:
         _count("unkeyed")
         return "unharmed" if d.test(unhashable[0], rule="t.save", what="save") else "destroyed"
 
+    chain = fixed(hit)
+
     def run(d: Dice) -> Mapping[str, Any]:
-        return {"destroyed": d.each(3, hit, LABELS, rule="t.hit", what="hit")["destroyed"]}
+        return {"destroyed": d.each(3, chain, LABELS, rule="t.hit", what="hit")["destroyed"]}
 
     _agrees(run, ("destroyed",), SampleDice(random.Random(3)), samples=1000)
     assert CALLS["unkeyed"] >= 3 * 1000
+
+
+def test_a_chain_not_marked_fixed_runs_item_by_item() -> None:
+    """A fresh closure per sample (its key would be worked out at every request: more
+    than rolling a small chain costs)."""
+    CALLS.clear()
+
+    def run(d: Dice) -> Mapping[str, Any]:
+        at = 4
+
+        def hit(d: Dice) -> str:
+            _count("fresh")
+            return "unharmed" if d.test(at, rule="t.save", what="save") else "destroyed"
+
+        return {"destroyed": d.each(3, hit, LABELS, rule="t.hit", what="hit")["destroyed"]}
+
+    _agrees(run, ("destroyed",), SampleDice(random.Random(4)), samples=1000)
+    assert CALLS["fresh"] >= 3 * 1000
 
 
 def test_a_chain_past_the_table_budget_runs_item_by_item() -> None:

@@ -33,6 +33,10 @@ TABLE_PATHS = 2_000
 transition from one value before the sampler gives up on it and runs it as it is."""
 
 
+PLANS = 1024
+"""Stages requests kept as the sampler runs them (:meth:`SampleDice.stages`); past it
+(stage functions made afresh for each sample) the plans start over."""
+
 PART_TABLE_AFTER = 3
 """A part stage's table from one value of its part is worked out when that value comes
 up for the third time; before, the stage runs as it is (a value that comes up once or
@@ -157,21 +161,26 @@ class SampleDice(Dice):
     # -- chains ------------------------------------------------------------------
     def _chain_table(self, chain: Chain, labels: Sequence[str]) -> Any:
         """The exact chances of the categories ``chain`` ends in as a :class:`Table` of
-        labels, worked out once per simulation (:data:`_RAW` when it cannot be)."""
-        mine = self._chains.get(chain) if getattr(chain, "_warroom_fixed", False) else None
+        labels, worked out once per simulation; :data:`_RAW` when it cannot be, or when
+        ``chain`` is not marked :func:`~warroom.engine.context.fixed` (a procedure that
+        makes a fresh closure per item or sample: working its key out at every request
+        costs more than rolling it, twice the time of bkc.orders)."""
+        if not getattr(chain, "_warroom_fixed", False):
+            return _RAW
+        mine = self._chains.get(chain)
         if mine is not None and (mine[0] is labels or mine[0] == labels):
             return mine[1]
         from warroom.engine.exact import _chain_key
 
         found = _chain_key(chain)
         if found is None:
-            return _RAW
-        known = ("chain", found, tuple(labels))
-        table = self._chains.get(known)
-        if table is None:
-            table = self._chains[known] = self._work_chain(chain, labels)
-        if getattr(chain, "_warroom_fixed", False):  # by the object from now on
-            self._chains[chain] = (labels, table)
+            table = _RAW
+        else:  # chains computing alike (equal keys) share one table
+            known = ("chain", found, tuple(labels))
+            table = self._chains.get(known)
+            if table is None:
+                table = self._chains[known] = self._work_chain(chain, labels)
+        self._chains[chain] = (labels, table)  # by the object from now on
         return table
 
     def _work_chain(self, chain: Chain, labels: Sequence[str]) -> Any:
@@ -242,6 +251,8 @@ class SampleDice(Dice):
             key = (tuple(opening), tuple(stages))
             plan = self._staged.get(key)
             if plan is None:
+                if len(self._staged) >= PLANS:  # stages made afresh for each sample
+                    self._staged.clear()
                 plan = self._staged[key] = ([self._drawn(f) for f in key[0]],
                                             [self._drawn(f) for f in key[1]])
             opening, stages = plan
@@ -266,16 +277,16 @@ class SampleDice(Dice):
 
     def _part_memo(self, fn: Callable[..., Any]) -> dict[Any, Any] | None:
         """Where ``fn``'s transitions are kept, by the value of its part (shared by
-        functions computing the same, like a chain's table); None: run as it is."""
-        if getattr(fn, "_warroom_fixed", False) and fn in self._parts:
-            return self._parts[fn]  # type: ignore[no-any-return]
-        from warroom.engine.exact import _chain_key
-
-        key = _chain_key(fn)
-        if key is None:
+        functions computing the same, like a chain's table); None: run as it is (not
+        marked :func:`~warroom.engine.context.fixed`, as for chains, or no key)."""
+        if not getattr(fn, "_warroom_fixed", False):
             return None
-        memo: dict[Any, Any] = self._parts.setdefault(("part", key), {})
-        if getattr(fn, "_warroom_fixed", False):
+        memo: dict[Any, Any] | None = self._parts.get(fn)
+        if memo is None and fn not in self._parts:
+            from warroom.engine.exact import _chain_key
+
+            key = _chain_key(fn)
+            memo = None if key is None else self._parts.setdefault(("part", key), {})
             self._parts[fn] = memo
         return memo
 
