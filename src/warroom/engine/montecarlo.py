@@ -300,15 +300,7 @@ class SampleDice(Dice):
         for get, at, fn, memo in steps:
             sub = get(state)
             table = memo.get(sub, 0) if memo is not None else _RAW
-            if type(table) is int:  # this value seen ``table`` times before
-                if table + 1 < PART_TABLE_AFTER:  # rolled until its table pays
-                    memo[sub] = table + 1  # type: ignore[index]
-                    table = _RAW
-                else:
-                    table = memo[sub] = self._work_part(fn, sub)  # type: ignore[index]
-            if table is _RAW:
-                change = self._run_part(fn, sub, at)
-            else:
+            if type(table) is Table:
                 values = table.values
                 if len(values) == 1:
                     change = values[0]
@@ -318,13 +310,16 @@ class SampleDice(Dice):
                     while r >= total:
                         r = bits(k)
                     change = values[bisect_right(table.cumulative, r)]
-            if not change:
-                continue
-            if len(change) == 1:
-                ((j, v),) = change
-                f = at[j]
-                state = (*state[:f], v, *state[f + 1:])
             else:
+                if type(table) is int:  # this value seen ``table`` times before
+                    if table + 1 < PART_TABLE_AFTER:  # rolled until its table pays
+                        memo[sub] = table + 1  # type: ignore[index]
+                        table = _RAW
+                    else:
+                        table = memo[sub] = self._work_part(fn, sub)  # type: ignore[index]
+                change = (self._run_part(fn, sub, at) if table is _RAW
+                          else table.draw(self.rng))
+            if change:
                 out = list(state)
                 for j, v in change:
                     out[at[j]] = v
