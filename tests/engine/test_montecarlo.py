@@ -223,3 +223,20 @@ def test_a_table_draws_each_value_by_its_weight(weights: list[tuple[Any, int]]) 
     for v, w in weights:
         if w:
             assert close_enough(counts[v] / 6000, w / total, 6000)
+
+
+def test_a_chain_only_rolling_serves_runs_as_it_is() -> None:
+    """Five dice in order: the exact driver refuses the request (a RuleError asking for
+    a sorted view), the sampler rolls the chain as before instead of failing."""
+    CALLS.clear()
+
+    def five(d: Dice) -> str:
+        _count("five")
+        rolls = d.dice(5, rule="t.five", what="dice")
+        return "destroyed" if rolls[0] == 6 else "unharmed"
+
+    dice = SampleDice(random.Random(29))
+    counts = dice.each(600, fixed(five), LABELS, rule="t.hit", what="hit")
+    assert CALLS["five"] == 1 + 600  # one try at its table, then each item rolled
+    assert sum(counts.values()) == 600
+    assert close_enough(counts["destroyed"] / 600, 1 / 6, 600)

@@ -189,8 +189,8 @@ class SampleDice(Dice):
         try:
             sub = exact_run(lambda d: {"label": chain(d)}, ("label",), all_concrete=True,
                             name="one item", max_paths=TABLE_PATHS, shared=self._shared)
-        except ExactTooLargeError:
-            return _RAW
+        except (ExactTooLargeError, RuleError):  # too large, or a request only rolling
+            return _RAW                            # serves (5 ordered dice): as it is
         weights: dict[str, int] = dict.fromkeys(labels, 0)
         for (label,), w in sub.weights.items():
             if label not in weights:
@@ -352,7 +352,7 @@ class SampleDice(Dice):
             w = exact_run(functools.partial(fn, sub), tuple(map(str, range(width))),
                           all_concrete=True, name="one stage", max_paths=TABLE_PATHS,
                           shared=self._shared, pick=pick)
-        except ExactTooLargeError:
+        except (ExactTooLargeError, RuleError):  # as for chains (_work_chain)
             return _RAW
         return Table([(_changes(sub, s2), w2) for s2, w2 in w.weights.items()])
 
