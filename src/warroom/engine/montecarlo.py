@@ -8,7 +8,8 @@ a pool of dice is one draw from its binomial. The draws use the chances' integer
 (``randrange`` over their total), so each sample follows exactly the law the procedure
 defines; only the random stream differs from rolling item by item. What the exact
 driver cannot work out quickly (a chain or stage past :data:`TABLE_PATHS` replays, or
-one whose captured values cannot be hashed) runs as it is, item by item.
+one whose captured values cannot be hashed) runs as it is, item by item, and so does a
+chain or stage not marked :func:`~warroom.engine.context.fixed`.
 """
 
 from __future__ import annotations
@@ -102,9 +103,9 @@ class SampleDice(Dice):
         self._p: dict[tuple[int, str], float] = {}
         self._pools: dict[tuple[int, int, str], Table] = {}
         # for the whole simulation: what sub-enumerations computed (exact_run's shared),
-        # each chain's table by its key and labels (a fixed chain also by the object),
-        # each part stage's tables by its function (or key) then by the value of its
-        # part, and the stages of a stages request as the sampler runs them
+        # each chain's table by its key and labels (and by the chain object), each part
+        # stage's tables by its function (and key) then by the value of its part, and
+        # the stages of a stages request as the sampler runs them
         self._shared: dict[Any, Any] = {}
         self._chains: dict[Any, Any] = {}
         self._parts: dict[Any, Any] = {}
@@ -136,15 +137,7 @@ class SampleDice(Dice):
         if table is None:
             num, den = success_weight(at, reroll)
             table = self._pools[key] = Table(binomial(n, num, den)[0])
-        values = table.values
-        if len(values) == 1:
-            return values[0]  # type: ignore[no-any-return]
-        total, k = table.total, table.bits
-        bits = self.rng.getrandbits
-        r = bits(k)
-        while r >= total:
-            r = bits(k)
-        return values[bisect_right(table.cumulative, r)]  # type: ignore[no-any-return]
+        return table.draw(self.rng)  # type: ignore[no-any-return]
 
     def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: Text,
               target: Target | None = None) -> dict[str, int]:
