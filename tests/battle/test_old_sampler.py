@@ -8,6 +8,12 @@ event, their fractions in the stored luck totals); side B's small shot has exact
 The new sampler draws another random stream, so the same estimate now reads
 differently; ``verify`` never compares estimated expectations (the decimals) and folds
 the luck totals from the stored events, so the battle keeps verifying.
+
+Made with the code of commit 9c7c3c9 (the item-by-item sampler): ``Battles.new("fow",
+name="old sampler", seed=7)``, then ``do`` with ``fow.shoot_mixed`` weapons
+``12:10:3,12:2:6,12:7:4`` at teams ``tank:6:gt,tank:5/3,infantry,infantry:gtg`` for
+side A and weapons ``2:4:3`` at ``infantry,infantry`` for side B; the database dumped
+with ``sqlite3``'s ``iterdump``.
 """
 
 from __future__ import annotations
