@@ -445,18 +445,32 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
             at, inner = part
             parts.append((at, inner, operator.itemgetter(*at) if len(at) > 1
                           else _single(at[0])))
-    # rounds begun -> state -> weight, all over ``den``
-    dist: dict[int, dict[Outcome, int]] = {0: {state: 1}}
+    # rounds begun -> state -> weight, all over ``den``; while stages on parts follow
+    # one another (and nothing stops early), each state packed in one int (_Packed)
+    dist: dict[int, dict[Any, int]] = {0: {state: 1}}
+    packed: _Packed | None = None
     same: dict[Any, list[Any]] = {}  # transitions several states share (_add_shared)
     den = 1
     for index, stage, bump in plan:
         # per denominator of a transition: rounds -> state -> weight over den * that
-        buckets: dict[int, dict[int, dict[Outcome, int]]] = {}
+        buckets: dict[int, dict[int, dict[Any, int]]] = {}
         moved = False
         token = tokens[index] if keys else index
         memo = shared if keys else local
         part = parts[index]
-        if part is not None:
+        if part is not None and done is None:
+            if packed is None:
+                packed = _Packed(width)
+                dist = packed.pack(dist)
+            found_moved = _packed_part_stage(part, token, memo, dist, buckets, bump,
+                                             shared, packed)
+            if found_moved is None:  # a position with too many values: tuples again
+                dist, packed = packed.unpack(dist), None
+            else:
+                moved, dist = found_moved, {}
+        elif packed is not None:
+            dist, packed = packed.unpack(dist), None
+        if part is not None and packed is None:
             moved = _part_stage(part, token, memo, dist, buckets, done, bump, shared)
             dist = {}
         for r, states in dist.items():
@@ -506,9 +520,162 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
                 dist = {r: {s2: w // g for s2, w in states.items()}
                         for r, states in dist.items()}
     with _acyclic():
+        if packed is not None:
+            state_of = packed.decoder()
+            if count:
+                return [((state_of(s), r), w) for r, states in dist.items()
+                        for s, w in states.items()], den
+            return [(state_of(s), w) for states in dist.values()
+                    for s, w in states.items()], den
         if count:
             return [((s, r), w) for r, states in dist.items() for s, w in states.items()], den
         return [(s, w) for states in dist.values() for s, w in states.items()], den
+
+
+class _Packed:
+    """States packed in one int each (:func:`_staged`, between stages on parts): the
+    distinct values met at each position are numbered, and a state is its values'
+    numbers side by side, ``bits`` bits each. Hashing, grouping by a part (a mask) and
+    changing a part (adding the difference of the numbers) are then single int
+    operations instead of tuples built and hashed per state."""
+
+    __slots__ = ("bits", "codes", "mask", "values", "width")
+
+    def __init__(self, width: int, bits: int = 16) -> None:
+        self.width = width
+        self.bits = bits
+        self.mask = (1 << bits) - 1
+        self.codes: list[dict[Any, int]] = [{} for _ in range(width)]
+        self.values: list[list[Any]] = [[] for _ in range(width)]
+
+    def code(self, f: int, v: Any) -> int | None:
+        """The number of value ``v`` at position ``f`` (None: no room for another)."""
+        codes = self.codes[f]
+        c = codes.get(v)
+        if c is None:
+            c = len(self.values[f])
+            if c > self.mask:
+                return None
+            codes[v] = c
+            self.values[f].append(v)
+        return c
+
+    def pack(self, dist: dict[int, dict[Any, int]]) -> dict[int, dict[Any, int]]:
+        """Every state packed (empty if a position has too many values)."""
+        out: dict[int, dict[Any, int]] = {}
+        bits = self.bits
+        for r, states in dist.items():
+            into = out[r] = {}
+            for s, w in states.items():
+                n = 0
+                for f, v in enumerate(s):
+                    c = self.code(f, v)
+                    if c is None:  # pragma: no cover - 65,536 values at one position
+                        raise RuleError("a stage's state has too many distinct values")
+                    n |= c << (f * bits)
+                into[n] = w
+        return out
+
+    def fields(self, n: int, at: Sequence[int]) -> tuple[Any, ...]:
+        """The values at positions ``at`` of the packed state ``n``."""
+        bits, mask, values = self.bits, self.mask, self.values
+        return tuple([values[f][n >> (f * bits) & mask] for f in at])
+
+    def decoder(self) -> Callable[[int], tuple[Any, ...]]:
+        """The state a packed one stands for: the values of its first and second half
+        worked out once per distinct half (a few dozen), then joined."""
+        h = (self.width + 1) // 2
+        low, high = tuple(range(h)), tuple(range(h, self.width))
+        shift = h * self.bits
+        lmask = (1 << shift) - 1
+        firsts: dict[int, tuple[Any, ...]] = {}
+        seconds: dict[int, tuple[Any, ...]] = {}
+        fields = self.fields
+
+        def state(n: int) -> tuple[Any, ...]:
+            a, b = n & lmask, n >> shift << shift
+            first = firsts.get(a)
+            if first is None:
+                first = firsts[a] = fields(a, low)
+            second = seconds.get(b)
+            if second is None:
+                second = seconds[b] = fields(b, high)
+            return first + second
+
+        return state
+
+    def unpack(self, dist: dict[int, dict[Any, int]]) -> dict[int, dict[Any, int]]:
+        state = self.decoder()
+        with _acyclic():
+            return {r: {state(n): w for n, w in states.items()} for r, states in dist.items()}
+
+
+def _packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]],
+                       token: Any, memo: dict[Any, Any], dist: dict[int, dict[Any, int]],
+                       buckets: dict[int, dict[int, dict[Any, int]]], bump: int,
+                       shared: dict[Any, Any], packed: _Packed) -> bool | None:
+    """:func:`_part_stage` on packed states (:class:`_Packed`): the states grouped by
+    the bits of their part, each group's transition (worked out once per value of the
+    part, as there) turned into the numbers to add to its states, and added. Whether any
+    state moved; None, with nothing done, when a position would get more values than
+    its bits can number (the caller goes on with tuples)."""
+    at, inner, _ = part
+    width = len(at)
+    fields = tuple(map(str, range(width)))
+    bits, mask = packed.bits, packed.mask
+    part_mask = 0
+    for f in at:
+        part_mask |= mask << (f * bits)
+    rounds: list[tuple[int, dict[int, list[tuple[int, int]]]]] = []
+    with _acyclic():
+        for r, states in dist.items():
+            groups: dict[int, list[tuple[int, int]]] = {}
+            for item in states.items():
+                g = item[0] & part_mask
+                group = groups.get(g)
+                if group is None:
+                    groups[g] = [item]
+                else:
+                    group.append(item)
+            rounds.append((r, groups))
+    # each group's changes: (number to add, weight over the transition's denominator)
+    moves: dict[int, tuple[list[tuple[int, int]], int]] = {}
+    code = packed.code
+    for _, groups in rounds:
+        for g in groups:
+            if g in moves:
+                continue
+            changes, sden = _part_transition(inner, packed.fields(g, at), at, token, memo,
+                                             width, fields, shared)
+            adds: list[tuple[int, int]] = []
+            for ch, w2 in changes:
+                add = 0
+                for f, v in ch:
+                    c = code(f, v)
+                    if c is None:
+                        return None
+                    add += (c - (g >> (f * bits) & mask)) << (f * bits)
+                adds.append((add, w2))
+            moves[g] = (adds, sden)
+    if not moves:
+        return False
+    common = lcm(*{sden for _, sden in moves.values()})
+    into = buckets.setdefault(common, {})
+    with _acyclic():
+        for r, groups in rounds:
+            bucket = into.setdefault(r + bump, {})
+            for g, group in groups.items():
+                adds, sden = moves[g]
+                scale = common // sden
+                for add, w2 in adds:
+                    w2 *= scale
+                    for s, w in group:
+                        s2 = s + add
+                        if s2 in bucket:
+                            bucket[s2] += w * w2
+                        else:
+                            bucket[s2] = w * w2
+    return True
 
 
 def _merged_buckets(buckets: dict[int, dict[int, dict[Outcome, int]]]
