@@ -20,7 +20,7 @@ import itertools
 import operator
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from math import comb, gcd, lcm
 from typing import Any
 
@@ -451,7 +451,8 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
     packed: _Packed | None = None
     same: dict[Any, list[Any]] = {}  # transitions several states share (_add_shared)
     den = 1
-    for index, stage, bump in plan:
+    last_g = 1  # what the last stage's weights are still to be divided by
+    for step, (index, stage, bump) in enumerate(plan, 1):
         # per denominator of a transition: rounds -> state -> weight over den * that
         buckets: dict[int, dict[int, dict[Any, int]]] = {}
         moved = False
@@ -507,29 +508,39 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
             dist = _merged_buckets(buckets)
             den *= lcm(*buckets)
         g = den
-        for states in dist.values():  # mostly 1 after a few weights: stop there
-            for w in states.values():
-                g = gcd(g, w)
-                if g == 1:
-                    break
-            if g == 1:
-                break
+        for states in dist.values():  # math.gcd skips the rest once it is 1
+            g = gcd(g, *states.values())
         if g > 1:
             den //= g
-            with _acyclic():
-                dist = {r: {s2: w // g for s2, w in states.items()}
-                        for r, states in dist.items()}
+            if step == len(plan):  # divided as the last states are listed, below
+                last_g = g
+                break
+            with _acyclic():  # the weights divided in C (map), not one by one
+                dist = {r: dict(_divided(states, g)) for r, states in dist.items()}
     with _acyclic():
-        if packed is not None:
-            state_of = packed.decoder()
-            if count:
-                return [((state_of(s), r), w) for r, states in dist.items()
-                        for s, w in states.items()], den
-            return [(state_of(s), w) for states in dist.values()
-                    for s, w in states.items()], den
-        if count:
-            return [((s, r), w) for r, states in dist.items() for s, w in states.items()], den
-        return [(s, w) for states in dist.values() for s, w in states.items()], den
+        return _listed(dist, packed.decoder() if packed is not None else None, last_g,
+                       count), den
+
+
+def _listed(dist: dict[int, dict[Any, int]], state_of: Callable[[Any], Any] | None, g: int,
+            count: bool) -> list[tuple[Any, int]]:
+    """The last states of :func:`_staged` with their weights divided by ``g``, unpacked
+    with ``state_of`` if packed, each with the rounds begun when ``count``."""
+    out: list[tuple[Any, int]] = []
+    for r, states in dist.items():
+        items = states.items() if g == 1 else _divided(states, g)
+        if state_of is not None:
+            out += ([((state_of(s), r), w) for s, w in items] if count
+                    else [(state_of(s), w) for s, w in items])
+        else:
+            out += [((s, r), w) for s, w in items] if count else items
+    return out
+
+
+def _divided(states: dict[Any, int], g: int) -> Iterable[tuple[Any, int]]:
+    """Each state with its weight divided by ``g`` (in C: no loop in Python)."""
+    return zip(states, map(operator.floordiv, states.values(), itertools.repeat(g)),
+               strict=True)
 
 
 class _Packed:
