@@ -335,10 +335,16 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
             roll = d.die(rule="asl.random_selection",
                          what=msg("{who}: Random Selection dr", who=unit_msg(units[i].name))
                          if d.explains else "")
-            cands = (*sub[0], (i, roll))
-            rolls = sorted((r for _, r in cands), reverse=True)
-            if len(rolls) >= n_sel:
-                cands = tuple(c for c in cands if c[1] >= rolls[n_sel - 1])
+            cands = sub[0]
+            if n_sel == 1 and cands:  # every candidate so far tied for the highest
+                top = cands[0][1]
+                cands = ((i, roll),) if roll > top else (
+                    (*cands, (i, roll)) if roll == top else cands)
+            else:
+                cands = (*cands, (i, roll))
+                rolls = sorted((r for _, r in cands), reverse=True)
+                if len(rolls) >= n_sel:
+                    cands = tuple(c for c in cands if c[1] >= rolls[n_sel - 1])
             # the last die leaves only who is selected
             return (tuple(j for j, _ in cands),) if final else (cands,)
 
