@@ -904,6 +904,11 @@ def _transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple
         return found
     if found is not None:
         shared[branches] = True
+    if not isinstance(found, NeedConcrete) and ("lazy stage", stage) not in shared:
+        plain = _plain_transition(stage, s, width, shared, found)
+        if plain is not None:
+            return plain
+        shared["lazy stage", stage] = True  # the enumeration below, from now on
 
     def pick(after: Any) -> Outcome:
         if not isinstance(after, tuple) or len(after) != width:
@@ -920,6 +925,69 @@ def _transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple
 Transition = tuple[list[tuple[Outcome, int]], int]
 """The states a stage leads to from one state, with integer weights over one
 denominator."""
+
+
+def _plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
+                      shared: dict[Any, Any], first: _Branch | None) -> Transition | None:
+    """A stage's transitions from ``s`` when every run of it ends in a plain state (no
+    lazy count: a stage of single dice and checks, as a stack's): the enumeration of
+    :func:`_enumerate` (the same paths in the same order, the same weights) without its
+    bookkeeping for lazy counts, outcome mappings and replays of a whole procedure.
+    ``first``: where a first run branched, if the caller made one. None, when a run
+    leaves a lazy count, must make one concrete, ends in something that is not a state
+    or the paths pass the budget: the full enumeration takes over (and names the
+    mistake)."""
+    concrete: set[int] = set()
+    memo: dict[Any, Any] = {}
+    if first is None:
+        try:
+            after = stage(s, ExactDice((), concrete, False, memo, shared))
+        except _Branch as br:
+            first = br
+        except NeedConcrete:
+            return None
+        else:
+            if type(after) is not tuple or len(after) != width or any(
+                    isinstance(v, _LAZY) for v in after):
+                return None
+            return [(after, 1)], 1
+    stack: list[tuple[tuple[Any, ...], int, int]] = [
+        ((value,), w, first.den) for value, w in first.options if w]
+    by_den: dict[int, dict[Outcome, int]] = {}
+    runs = 1
+    while stack:
+        runs += 1
+        if runs > MAX_PATHS:
+            return None
+        path, num, den = stack.pop()
+        try:
+            after = stage(s, ExactDice(path, concrete, False, memo, shared))
+        except _Branch as br:
+            for value, w in br.options:
+                if w:
+                    stack.append(((*path, value), num * w, den * br.den))
+            continue
+        except NeedConcrete:
+            return None
+        if type(after) is not tuple or len(after) != width:
+            return None
+        for v in after:
+            if isinstance(v, _LAZY):
+                return None
+        bucket = by_den.get(den)
+        if bucket is None:
+            bucket = by_den[den] = {}
+        bucket[after] = bucket.get(after, 0) + num
+    if len(by_den) == 1:
+        ((den, bucket),) = by_den.items()
+        return list(bucket.items()), den
+    common = lcm(*by_den)
+    merged: dict[Outcome, int] = {}
+    for den, bucket in by_den.items():
+        scale = common // den
+        for key, w in bucket.items():
+            merged[key] = merged.get(key, 0) + w * scale
+    return list(merged.items()), common
 
 
 def _unbranched_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
