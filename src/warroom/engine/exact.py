@@ -449,6 +449,7 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
     # one another (and nothing stops early), each state packed in one int (_Packed)
     dist: dict[int, dict[Any, int]] = {0: {state: 1}}
     packed: _Packed | None = None
+    packs = True  # until a position has more values than a packed state can number
     same: dict[Any, list[Any]] = {}  # transitions several states share (_add_shared)
     den = 1
     last_g = 1  # what the last stage's weights are still to be divided by
@@ -459,16 +460,21 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
         token = tokens[index] if keys else index
         memo = shared if keys else local
         part = parts[index]
-        if part is not None and done is None:
+        if part is not None and done is None and packs:
             if packed is None:
                 packed = _Packed(width)
-                dist = packed.pack(dist)
-            found_moved = _packed_part_stage(part, token, memo, dist, buckets, bump,
-                                             shared, packed)
-            if found_moved is None:  # a position with too many values: tuples again
-                dist, packed = packed.unpack(dist), None
-            else:
-                moved, dist = found_moved, {}
+                packed_dist = packed.pack(dist)
+                if packed_dist is None:  # too many values at a position: tuples
+                    packed, packs = None, False
+                else:
+                    dist = packed_dist
+            if packed is not None:
+                found_moved = _packed_part_stage(part, token, memo, dist, buckets, bump,
+                                                 shared, packed)
+                if found_moved is None:  # a position with too many values: tuples
+                    dist, packed, packs = packed.unpack(dist), None, False
+                else:
+                    moved, dist = found_moved, {}
         elif packed is not None:
             dist, packed = packed.unpack(dist), None
         if part is not None and packed is None:
@@ -518,22 +524,21 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
             with _acyclic():  # the weights divided in C (map), not one by one
                 dist = {r: dict(_divided(states, g)) for r, states in dist.items()}
     with _acyclic():
-        return _listed(dist, packed.decoder() if packed is not None else None, last_g,
-                       count), den
+        return _listed(dist, packed, last_g, count), den
 
 
-def _listed(dist: dict[int, dict[Any, int]], state_of: Callable[[Any], Any] | None, g: int,
-            count: bool) -> list[tuple[Any, int]]:
+def _listed(dist: dict[int, dict[Any, int]], packed: _Packed | None, g: int, count: bool
+            ) -> list[tuple[Any, int]]:
     """The last states of :func:`_staged` with their weights divided by ``g``, unpacked
-    with ``state_of`` if packed, each with the rounds begun when ``count``."""
+    if ``packed``, each with the rounds begun when ``count`` (in C: map and zip)."""
     out: list[tuple[Any, int]] = []
     for r, states in dist.items():
-        items = states.items() if g == 1 else _divided(states, g)
-        if state_of is not None:
-            out += ([((state_of(s), r), w) for s, w in items] if count
-                    else [(state_of(s), w) for s, w in items])
-        else:
-            out += [((s, r), w) for s, w in items] if count else items
+        keys: Iterable[Any] = packed.unpacked(states) if packed is not None else states
+        weights = (states.values() if g == 1 else
+                   map(operator.floordiv, states.values(), itertools.repeat(g)))
+        if count:
+            keys = zip(keys, itertools.repeat(r))
+        out += zip(keys, weights, strict=True)
     return out
 
 
@@ -546,79 +551,85 @@ def _divided(states: dict[Any, int], g: int) -> Iterable[tuple[Any, int]]:
 class _Packed:
     """States packed in one int each (:func:`_staged`, between stages on parts): the
     distinct values met at each position are numbered, and a state is its values'
-    numbers side by side, ``bits`` bits each. Hashing, grouping by a part (a mask) and
-    changing a part (adding the difference of the numbers) are then single int
-    operations instead of tuples built and hashed per state."""
+    numbers with their bits interleaved (bit ``j`` of position ``f``'s number at bit
+    ``j * width + f``), up to ``bits`` bits a number. Grouping by a part is then a mask,
+    changing a part adding the difference of its bits, hashing an int: single int
+    operations instead of tuples built and hashed per state. Interleaved, the low bits
+    of a state (where a dict looks first) hold the low bits of every position's number,
+    so states that differ anywhere seldom collide in a dict (side by side, the first
+    position alone filled them: about three times slower dicts of states)."""
 
-    __slots__ = ("bits", "codes", "mask", "values", "width")
+    __slots__ = ("bits", "by_bits", "codes", "halves", "masks", "width")
 
     def __init__(self, width: int, bits: int = 16) -> None:
         self.width = width
         self.bits = bits
-        self.mask = (1 << bits) - 1
+        # per position: the bits of each value, the value of each bits, its mask
         self.codes: list[dict[Any, int]] = [{} for _ in range(width)]
-        self.values: list[list[Any]] = [[] for _ in range(width)]
+        self.by_bits: list[dict[int, Any]] = [{} for _ in range(width)]
+        self.masks = [sum(1 << (j * width + f) for j in range(bits)) for f in range(width)]
+        h = (width + 1) // 2
+        # the values of the first and second half of a state (positions :h, h:), by the
+        # state's bits there
+        self.halves: tuple[tuple[int, range, dict[int, tuple[Any, ...]]], ...] = (
+            (sum(self.masks[:h]), range(h), {}), (sum(self.masks[h:]), range(h, width), {}))
 
     def code(self, f: int, v: Any) -> int | None:
-        """The number of value ``v`` at position ``f`` (None: no room for another)."""
+        """The bits of value ``v`` at position ``f`` (None: no room for another)."""
         codes = self.codes[f]
         c = codes.get(v)
         if c is None:
-            c = len(self.values[f])
-            if c > self.mask:
+            n = len(codes)
+            if n >> self.bits:
                 return None
+            c = 0
+            for j in range(n.bit_length()):
+                c |= (n >> j & 1) << (j * self.width + f)
             codes[v] = c
-            self.values[f].append(v)
+            self.by_bits[f][c] = v
         return c
 
-    def pack(self, dist: dict[int, dict[Any, int]]) -> dict[int, dict[Any, int]]:
-        """Every state packed (empty if a position has too many values)."""
+    def mask(self, at: Sequence[int]) -> int:
+        """The bits of positions ``at``."""
+        return sum(self.masks[f] for f in at)
+
+    def pack(self, dist: dict[int, dict[Any, int]]) -> dict[int, dict[Any, int]] | None:
+        """Every state packed (None: a position has too many values)."""
         out: dict[int, dict[Any, int]] = {}
-        bits = self.bits
         for r, states in dist.items():
             into = out[r] = {}
             for s, w in states.items():
                 n = 0
                 for f, v in enumerate(s):
                     c = self.code(f, v)
-                    if c is None:  # pragma: no cover - 65,536 values at one position
-                        raise RuleError("a stage's state has too many distinct values")
-                    n |= c << (f * bits)
+                    if c is None:
+                        return None
+                    n |= c
                 into[n] = w
         return out
 
     def fields(self, n: int, at: Sequence[int]) -> tuple[Any, ...]:
         """The values at positions ``at`` of the packed state ``n``."""
-        bits, mask, values = self.bits, self.mask, self.values
-        return tuple([values[f][n >> (f * bits) & mask] for f in at])
+        masks, by_bits = self.masks, self.by_bits
+        return tuple([by_bits[f][n & masks[f]] for f in at])
 
-    def decoder(self) -> Callable[[int], tuple[Any, ...]]:
-        """The state a packed one stands for: the values of its first and second half
-        worked out once per distinct half (a few dozen), then joined."""
-        h = (self.width + 1) // 2
-        low, high = tuple(range(h)), tuple(range(h, self.width))
-        shift = h * self.bits
-        lmask = (1 << shift) - 1
-        firsts: dict[int, tuple[Any, ...]] = {}
-        seconds: dict[int, tuple[Any, ...]] = {}
-        fields = self.fields
-
-        def state(n: int) -> tuple[Any, ...]:
-            a, b = n & lmask, n >> shift << shift
-            first = firsts.get(a)
-            if first is None:
-                first = firsts[a] = fields(a, low)
-            second = seconds.get(b)
-            if second is None:
-                second = seconds[b] = fields(b, high)
-            return first + second
-
-        return state
+    def unpacked(self, packed: Iterable[int]) -> list[tuple[Any, ...]]:
+        """The states packed ones stand for, in order: the values of each first and
+        second half worked out once (a few dozen of them), each state the two joined,
+        all of it in C (map) rather than a loop in Python."""
+        ns = list(packed)
+        joined: list[Any] = []
+        for mask, at, known in self.halves:
+            bits = list(map(mask.__and__, ns))
+            for b in set(bits).difference(known):
+                known[b] = self.fields(b, at)
+            joined.append(map(known.__getitem__, bits))
+        return list(map(operator.add, *joined))
 
     def unpack(self, dist: dict[int, dict[Any, int]]) -> dict[int, dict[Any, int]]:
-        state = self.decoder()
         with _acyclic():
-            return {r: {state(n): w for n, w in states.items()} for r, states in dist.items()}
+            return {r: dict(zip(self.unpacked(states), states.values(), strict=True))
+                    for r, states in dist.items()}
 
 
 def _packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]],
@@ -633,10 +644,8 @@ def _packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], 
     at, inner, _ = part
     width = len(at)
     fields = tuple(map(str, range(width)))
-    bits, mask = packed.bits, packed.mask
-    part_mask = 0
-    for f in at:
-        part_mask |= mask << (f * bits)
+    part_mask = packed.mask(at)
+    masks = packed.masks
     rounds: list[tuple[int, dict[int, list[tuple[int, int]]]]] = []
     with _acyclic():
         for r, states in dist.items():
@@ -665,7 +674,7 @@ def _packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], 
                     c = code(f, v)
                     if c is None:
                         return None
-                    add += (c - (g >> (f * bits) & mask)) << (f * bits)
+                    add += c - (g & masks[f])
                 adds.append((add, w2))
             moves[g] = (adds, sden)
     if not moves:
