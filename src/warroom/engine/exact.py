@@ -962,6 +962,7 @@ def _plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
             return [(after, 1)], 1
     stack: list[tuple[tuple[Any, ...], int, int]] = [
         ((value,), w, first.den) for value, w in first.options if w]
+    d = ExactDice((), concrete, False, memo, shared)
     by_den: dict[int, dict[Outcome, int]] = {}
     runs = 1
     while stack:
@@ -969,8 +970,9 @@ def _plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
         if runs > MAX_PATHS:
             return None
         path, num, den = stack.pop()
+        d.path, d.pos, d.ordinal = path, 0, 0  # one object for every run: no run keeps it
         try:
-            after = stage(s, ExactDice(path, concrete, False, memo, shared))
+            after = stage(s, d)
         except _Branch as br:
             for value, w in br.options:
                 if w:
