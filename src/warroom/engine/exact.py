@@ -329,29 +329,28 @@ class ExactDice(Dice):
                done: Callable[[State], bool] | None = None,
                opening: Sequence[Stage[State]] = ()) -> Mapping[str, Any]:
         i = self._next()
-        options, den = self._distribution(i, state, tuple(opening), tuple(stages), rounds,
-                                          done, count=True)
+        last = self._distribution(i, state, tuple(opening), tuple(stages), rounds, done,
+                                  count=True)
+        row = getattr(outcome, "_warroom_row", None)
+        if row is not None and last.size > 1:  # context.rows: the outcome tuples as they are
+            names, fn, plain = row
+            return _Outcomes(last.rows(fn), last.den, names, plain)  # type: ignore[return-value]
+        options = last.options()
         if len(options) == 1:
             return outcome(*options[0][0])
-        row = getattr(outcome, "_warroom_row", None)
-        if row is not None:  # context.rows: the outcome tuples as they are
-            names, fn, plain = row
-            with _acyclic():
-                rows = [(fn(s, r), w) for (s, r), w in options]
-            return _Outcomes(rows, den, names, plain)  # type: ignore[return-value]
-        return _Outcomes([(outcome(*s), w) for s, w in options], den)  # type: ignore[return-value]
+        return _Outcomes([(outcome(*s), w) for s, w in options],  # type: ignore[return-value]
+                         last.den)
 
     def _staged(self, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
                 stages: tuple[Stage[Any], ...], rounds: int,
                 done: Callable[[Any], bool] | None, count: bool) -> Any:
         i = self._next()
-        options, den = self._distribution(i, state, opening, stages, rounds, done, count)
-        return self._answer(options, den)
+        last = self._distribution(i, state, opening, stages, rounds, done, count)
+        return self._answer(last.options(), last.den)
 
     def _distribution(self, i: int, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
                       stages: tuple[Stage[Any], ...], rounds: int,
-                      done: Callable[[Any], bool] | None, count: bool
-                      ) -> tuple[list[tuple[Any, int]], int]:
+                      done: Callable[[Any], bool] | None, count: bool) -> _Last:
         hash(state)  # a lazy count in the starting state is made concrete first
         # The request is identified by what its stages and its test compute and the state
         # they start from; failing that (a captured value that cannot be hashed), by the
@@ -420,7 +419,7 @@ def _parent(i: int, n: Any) -> Node | None:
 def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
             stages: tuple[Stage[Any], ...], keys: tuple[Any, ...] | None, rounds: int,
             done: Callable[[Any], bool] | None, count: bool, shared: dict[Any, Any]
-            ) -> tuple[list[tuple[Any, int]], int]:
+            ) -> _Last:
     """The distribution of the last state (with the rounds begun when ``count``): a
     dynamic programme over states. Between stages the states are held with integer
     weights over one denominator, equal ones merged; each stage is enumerated once per
@@ -524,22 +523,51 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
             with _acyclic():  # the weights divided in C (map), not one by one
                 dist = {r: dict(_divided(states, g)) for r, states in dist.items()}
     with _acyclic():
-        return _listed(dist, packed, last_g, count), den
+        return _Last(dist, packed, last_g, den, count)
 
 
-def _listed(dist: dict[int, dict[Any, int]], packed: _Packed | None, g: int, count: bool
-            ) -> list[tuple[Any, int]]:
-    """The last states of :func:`_staged` with their weights divided by ``g``, unpacked
-    if ``packed``, each with the rounds begun when ``count`` (in C: map and zip)."""
-    out: list[tuple[Any, int]] = []
-    for r, states in dist.items():
-        keys: Iterable[Any] = packed.unpacked(states) if packed is not None else states
-        weights = (states.values() if g == 1 else
+class _Last:
+    """The last states of :func:`_staged` over ``den``, their weights still to be
+    divided by ``g``, packed if ``packed``: listed when asked, with the rounds begun
+    when ``count`` (:meth:`options`), or straight into the rows of an outcome
+    (:meth:`rows`: ``Dice.finish`` with ``context.rows``, no pair built per state), in C
+    (map and zip)."""
+
+    __slots__ = ("count", "den", "dist", "g", "listed", "packed", "size")
+
+    def __init__(self, dist: dict[int, dict[Any, int]], packed: _Packed | None, g: int,
+                 den: int, count: bool) -> None:
+        self.dist, self.packed, self.g, self.den, self.count = dist, packed, g, den, count
+        self.size = sum(map(len, dist.values()))
+        self.listed: list[tuple[Any, int]] | None = None
+
+    def _each(self) -> Iterator[tuple[int, Iterable[Any], Iterable[int]]]:
+        """Per rounds begun: the states and their weights, in the same order."""
+        packed, g = self.packed, self.g
+        for r, states in self.dist.items():
+            yield (r, packed.unpacked(states) if packed is not None else states,
+                   states.values() if g == 1 else
                    map(operator.floordiv, states.values(), itertools.repeat(g)))
-        if count:
-            keys = zip(keys, itertools.repeat(r))
-        out += zip(keys, weights, strict=True)
-    return out
+
+    def options(self) -> list[tuple[Any, int]]:
+        """Each last state (with the rounds begun when ``count``) and its weight."""
+        if self.listed is None:
+            out: list[tuple[Any, int]] = []
+            with _acyclic():
+                for r, keys, weights in self._each():
+                    if self.count:
+                        keys = zip(keys, itertools.repeat(r))
+                    out += zip(keys, weights, strict=True)
+            self.listed = out
+        return self.listed
+
+    def rows(self, row: Callable[[Any, int], Any]) -> list[tuple[Any, int]]:
+        """``row(last state, rounds begun)`` of each last state, with its weight."""
+        out: list[tuple[Any, int]] = []
+        with _acyclic():
+            for r, keys, weights in self._each():
+                out += zip(map(row, keys, itertools.repeat(r)), weights, strict=True)
+        return out
 
 
 def _divided(states: dict[Any, int], g: int) -> Iterable[tuple[Any, int]]:
