@@ -74,6 +74,52 @@ def test_a_part_stage_is_worked_out_once_per_value_of_its_part() -> None:
     assert CALLS["third"] == 3 * 7
 
 
+def _whole_first(s: Trio, d: Dice) -> Trio:
+    return (d.die(rule="t.part.x", what="x"), s[1], s[2])
+
+
+def _fight_whole_first(d: Dice) -> Mapping[str, Any]:
+    # x rolled by a stage on the whole state: the states are packed after it, six at once
+    (x, y, z), fought = d.stages((0, 0, 0), (BEAT, THIRD), rounds=2,
+                                 opening=(fixed(_whole_first),))
+    return {"x": x, "y": y, "z": z, "rounds": fought}
+
+
+@pytest.mark.parametrize("fight", [_fight, _fight_whole_first])
+@pytest.mark.parametrize("bits", [1, 2, 3])
+def test_packed_states_that_run_out_of_bits_go_on_as_tuples(
+        bits: int, fight: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # between stages on parts the exact driver packs each state in one int, a position's
+    # values numbered in ``bits`` bits (16 in use); past 2**bits values at one position
+    # (x takes 6, z up to 3, y 3), met in a stage or when packing, it goes on with
+    # tuples: the same odds as brute force
+    from warroom.engine import exact
+
+    made: list[int] = []
+    real = exact._Packed.__init__
+
+    def narrow(self: Any, width: int, bits_: int = 16) -> None:
+        made.append(width)
+        real(self, width, bits)
+
+    monkeypatch.setattr(exact._Packed, "__init__", narrow)
+    w = exact_run(fight, ("x", "y", "z", "rounds"))
+    assert made  # packed first
+    assert {k: F(v, w.denominator) for k, v in w.weights.items()} == _brute()
+
+
+def test_packed_and_tuple_states_agree() -> None:
+    # a test ``done`` (never true here) keeps the states as tuples: the same weights
+    def fight_done(d: Dice) -> Mapping[str, Any]:
+        (x, y, z), fought = d.stages((0, 0, 0), (BEAT, THIRD), rounds=2, opening=(FIRST,),
+                                     done=lambda s: s[2] > 2)
+        return {"x": x, "y": y, "z": z, "rounds": fought}
+
+    a = exact_run(_fight, ("x", "y", "z", "rounds"))
+    b = exact_run(fight_done, ("x", "y", "z", "rounds"))
+    assert a.denominator == b.denominator and dict(a.weights) == dict(b.weights)
+
+
 def test_part_stages_roll_in_order_with_entered_dice() -> None:
     # x = 4; round 1: z die 5 (>= 4), y die 2; round 2: z die 3 (< 4), y die 6 (6 % 3 = 0)
     dice = RollDice(EnteredSource([4, 5, 2, 3, 6]))

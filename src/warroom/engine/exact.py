@@ -20,7 +20,7 @@ import itertools
 import operator
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from math import comb, gcd, lcm
 from typing import Any
 
@@ -329,29 +329,28 @@ class ExactDice(Dice):
                done: Callable[[State], bool] | None = None,
                opening: Sequence[Stage[State]] = ()) -> Mapping[str, Any]:
         i = self._next()
-        options, den = self._distribution(i, state, tuple(opening), tuple(stages), rounds,
-                                          done, count=True)
+        last = self._distribution(i, state, tuple(opening), tuple(stages), rounds, done,
+                                  count=True)
+        row = getattr(outcome, "_warroom_row", None)
+        if row is not None and last.size > 1:  # context.rows: the outcome tuples as they are
+            names, fn, plain = row
+            return _Outcomes(last.rows(fn), last.den, names, plain)  # type: ignore[return-value]
+        options = last.options()
         if len(options) == 1:
             return outcome(*options[0][0])
-        row = getattr(outcome, "_warroom_row", None)
-        if row is not None:  # context.rows: the outcome tuples as they are
-            names, fn, plain = row
-            with _acyclic():
-                rows = [(fn(s, r), w) for (s, r), w in options]
-            return _Outcomes(rows, den, names, plain)  # type: ignore[return-value]
-        return _Outcomes([(outcome(*s), w) for s, w in options], den)  # type: ignore[return-value]
+        return _Outcomes([(outcome(*s), w) for s, w in options],  # type: ignore[return-value]
+                         last.den)
 
     def _staged(self, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
                 stages: tuple[Stage[Any], ...], rounds: int,
                 done: Callable[[Any], bool] | None, count: bool) -> Any:
         i = self._next()
-        options, den = self._distribution(i, state, opening, stages, rounds, done, count)
-        return self._answer(options, den)
+        last = self._distribution(i, state, opening, stages, rounds, done, count)
+        return self._answer(last.options(), last.den)
 
     def _distribution(self, i: int, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
                       stages: tuple[Stage[Any], ...], rounds: int,
-                      done: Callable[[Any], bool] | None, count: bool
-                      ) -> tuple[list[tuple[Any, int]], int]:
+                      done: Callable[[Any], bool] | None, count: bool) -> _Last:
         hash(state)  # a lazy count in the starting state is made concrete first
         # The request is identified by what its stages and its test compute and the state
         # they start from; failing that (a captured value that cannot be hashed), by the
@@ -420,7 +419,7 @@ def _parent(i: int, n: Any) -> Node | None:
 def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
             stages: tuple[Stage[Any], ...], keys: tuple[Any, ...] | None, rounds: int,
             done: Callable[[Any], bool] | None, count: bool, shared: dict[Any, Any]
-            ) -> tuple[list[tuple[Any, int]], int]:
+            ) -> _Last:
     """The distribution of the last state (with the rounds begun when ``count``): a
     dynamic programme over states. Between stages the states are held with integer
     weights over one denominator, equal ones merged; each stage is enumerated once per
@@ -445,18 +444,39 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
             at, inner = part
             parts.append((at, inner, operator.itemgetter(*at) if len(at) > 1
                           else _single(at[0])))
-    # rounds begun -> state -> weight, all over ``den``
-    dist: dict[int, dict[Outcome, int]] = {0: {state: 1}}
+    # rounds begun -> state -> weight, all over ``den``; while stages on parts follow
+    # one another (and nothing stops early), each state packed in one int (_Packed)
+    dist: dict[int, dict[Any, int]] = {0: {state: 1}}
+    packed: _Packed | None = None
+    packs = True  # until a position has more values than a packed state can number
     same: dict[Any, list[Any]] = {}  # transitions several states share (_add_shared)
     den = 1
-    for index, stage, bump in plan:
+    last_g = 1  # what the last stage's weights are still to be divided by
+    for step, (index, stage, bump) in enumerate(plan, 1):
         # per denominator of a transition: rounds -> state -> weight over den * that
-        buckets: dict[int, dict[int, dict[Outcome, int]]] = {}
+        buckets: dict[int, dict[int, dict[Any, int]]] = {}
         moved = False
         token = tokens[index] if keys else index
         memo = shared if keys else local
         part = parts[index]
-        if part is not None:
+        if part is not None and done is None and packs:
+            if packed is None:
+                packed = _Packed(width)
+                packed_dist = packed.pack(dist)
+                if packed_dist is None:  # too many values at a position: tuples
+                    packed, packs = None, False
+                else:
+                    dist = packed_dist
+            if packed is not None:
+                found_moved = _packed_part_stage(part, token, memo, dist, buckets, bump,
+                                                 shared, packed)
+                if found_moved is None:  # a position with too many values: tuples
+                    dist, packed, packs = packed.unpack(dist), None, False
+                else:
+                    moved, dist = found_moved, {}
+        elif packed is not None:
+            dist, packed = packed.unpack(dist), None
+        if part is not None and packed is None:
             moved = _part_stage(part, token, memo, dist, buckets, done, bump, shared)
             dist = {}
         for r, states in dist.items():
@@ -493,22 +513,217 @@ def _staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
             dist = _merged_buckets(buckets)
             den *= lcm(*buckets)
         g = den
-        for states in dist.values():  # mostly 1 after a few weights: stop there
-            for w in states.values():
-                g = gcd(g, w)
-                if g == 1:
-                    break
-            if g == 1:
-                break
+        for states in dist.values():  # math.gcd skips the rest once it is 1
+            g = gcd(g, *states.values())
         if g > 1:
             den //= g
-            with _acyclic():
-                dist = {r: {s2: w // g for s2, w in states.items()}
-                        for r, states in dist.items()}
+            if step == len(plan):  # divided as the last states are listed, below
+                last_g = g
+                break
+            with _acyclic():  # the weights divided in C (map), not one by one
+                dist = {r: dict(_divided(states, g)) for r, states in dist.items()}
     with _acyclic():
-        if count:
-            return [((s, r), w) for r, states in dist.items() for s, w in states.items()], den
-        return [(s, w) for states in dist.values() for s, w in states.items()], den
+        return _Last(dist, packed, last_g, den, count)
+
+
+class _Last:
+    """The last states of :func:`_staged` over ``den``, their weights still to be
+    divided by ``g``, packed if ``packed``: listed when asked, with the rounds begun
+    when ``count`` (:meth:`options`), or straight into the rows of an outcome
+    (:meth:`rows`: ``Dice.finish`` with ``context.rows``, no pair built per state), in C
+    (map and zip)."""
+
+    __slots__ = ("count", "den", "dist", "g", "listed", "packed", "size")
+
+    def __init__(self, dist: dict[int, dict[Any, int]], packed: _Packed | None, g: int,
+                 den: int, count: bool) -> None:
+        self.dist, self.packed, self.g, self.den, self.count = dist, packed, g, den, count
+        self.size = sum(map(len, dist.values()))
+        self.listed: list[tuple[Any, int]] | None = None
+
+    def _each(self) -> Iterator[tuple[int, Iterable[Any], Iterable[int]]]:
+        """Per rounds begun: the states and their weights, in the same order."""
+        packed, g = self.packed, self.g
+        for r, states in self.dist.items():
+            yield (r, packed.unpacked(states) if packed is not None else states,
+                   states.values() if g == 1 else
+                   map(operator.floordiv, states.values(), itertools.repeat(g)))
+
+    def options(self) -> list[tuple[Any, int]]:
+        """Each last state (with the rounds begun when ``count``) and its weight."""
+        if self.listed is None:
+            out: list[tuple[Any, int]] = []
+            with _acyclic():
+                for r, keys, weights in self._each():
+                    if self.count:
+                        keys = zip(keys, itertools.repeat(r))
+                    out += zip(keys, weights, strict=True)
+            self.listed = out
+        return self.listed
+
+    def rows(self, row: Callable[[Any, int], Any]) -> list[tuple[Any, int]]:
+        """``row(last state, rounds begun)`` of each last state, with its weight."""
+        out: list[tuple[Any, int]] = []
+        with _acyclic():
+            for r, keys, weights in self._each():
+                out += zip(map(row, keys, itertools.repeat(r)), weights, strict=True)
+        return out
+
+
+def _divided(states: dict[Any, int], g: int) -> Iterable[tuple[Any, int]]:
+    """Each state with its weight divided by ``g`` (in C: no loop in Python)."""
+    return zip(states, map(operator.floordiv, states.values(), itertools.repeat(g)),
+               strict=True)
+
+
+class _Packed:
+    """States packed in one int each (:func:`_staged`, between stages on parts): the
+    distinct values met at each position are numbered, and a state is its values'
+    numbers with their bits interleaved (bit ``j`` of position ``f``'s number at bit
+    ``j * width + f``), up to ``bits`` bits a number. Grouping by a part is then a mask,
+    changing a part adding the difference of its bits, hashing an int: single int
+    operations instead of tuples built and hashed per state. Interleaved, the low bits
+    of a state (where a dict looks first) hold the low bits of every position's number,
+    so states that differ anywhere seldom collide in a dict (side by side, the first
+    position alone filled them: about three times slower dicts of states)."""
+
+    __slots__ = ("bits", "by_bits", "codes", "halves", "masks", "width")
+
+    def __init__(self, width: int, bits: int = 16) -> None:
+        self.width = width
+        self.bits = bits
+        # per position: the bits of each value, the value of each bits, its mask
+        self.codes: list[dict[Any, int]] = [{} for _ in range(width)]
+        self.by_bits: list[dict[int, Any]] = [{} for _ in range(width)]
+        self.masks = [sum(1 << (j * width + f) for j in range(bits)) for f in range(width)]
+        h = (width + 1) // 2
+        # the values of the first and second half of a state (positions :h, h:), by the
+        # state's bits there
+        self.halves: tuple[tuple[int, range, dict[int, tuple[Any, ...]]], ...] = (
+            (sum(self.masks[:h]), range(h), {}), (sum(self.masks[h:]), range(h, width), {}))
+
+    def code(self, f: int, v: Any) -> int | None:
+        """The bits of value ``v`` at position ``f`` (None: no room for another)."""
+        codes = self.codes[f]
+        c = codes.get(v)
+        if c is None:
+            n = len(codes)
+            if n >> self.bits:
+                return None
+            c = 0
+            for j in range(n.bit_length()):
+                c |= (n >> j & 1) << (j * self.width + f)
+            codes[v] = c
+            self.by_bits[f][c] = v
+        return c
+
+    def mask(self, at: Sequence[int]) -> int:
+        """The bits of positions ``at``."""
+        return sum(self.masks[f] for f in at)
+
+    def pack(self, dist: dict[int, dict[Any, int]]) -> dict[int, dict[Any, int]] | None:
+        """Every state packed (None: a position has too many values)."""
+        out: dict[int, dict[Any, int]] = {}
+        for r, states in dist.items():
+            into = out[r] = {}
+            for s, w in states.items():
+                n = 0
+                for f, v in enumerate(s):
+                    c = self.code(f, v)
+                    if c is None:
+                        return None
+                    n |= c
+                into[n] = w
+        return out
+
+    def fields(self, n: int, at: Sequence[int]) -> tuple[Any, ...]:
+        """The values at positions ``at`` of the packed state ``n``."""
+        masks, by_bits = self.masks, self.by_bits
+        return tuple([by_bits[f][n & masks[f]] for f in at])
+
+    def unpacked(self, packed: Iterable[int]) -> list[tuple[Any, ...]]:
+        """The states packed ones stand for, in order: the values of each first and
+        second half worked out once (a few dozen of them), each state the two joined,
+        all of it in C (map) rather than a loop in Python."""
+        ns = list(packed)
+        joined: list[Any] = []
+        for mask, at, known in self.halves:
+            bits = list(map(mask.__and__, ns))
+            for b in set(bits).difference(known):
+                known[b] = self.fields(b, at)
+            joined.append(map(known.__getitem__, bits))
+        return list(map(operator.add, *joined))
+
+    def unpack(self, dist: dict[int, dict[Any, int]]) -> dict[int, dict[Any, int]]:
+        with _acyclic():
+            return {r: dict(zip(self.unpacked(states), states.values(), strict=True))
+                    for r, states in dist.items()}
+
+
+def _packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]],
+                       token: Any, memo: dict[Any, Any], dist: dict[int, dict[Any, int]],
+                       buckets: dict[int, dict[int, dict[Any, int]]], bump: int,
+                       shared: dict[Any, Any], packed: _Packed) -> bool | None:
+    """:func:`_part_stage` on packed states (:class:`_Packed`): the states grouped by
+    the bits of their part, each group's transition (worked out once per value of the
+    part, as there) turned into the numbers to add to its states, and added. Whether any
+    state moved; None, with nothing done, when a position would get more values than
+    its bits can number (the caller goes on with tuples)."""
+    at, inner, _ = part
+    width = len(at)
+    fields = tuple(map(str, range(width)))
+    part_mask = packed.mask(at)
+    masks = packed.masks
+    rounds: list[tuple[int, dict[int, list[tuple[int, int]]]]] = []
+    with _acyclic():
+        for r, states in dist.items():
+            groups: dict[int, list[tuple[int, int]]] = {}
+            for item in states.items():
+                g = item[0] & part_mask
+                group = groups.get(g)
+                if group is None:
+                    groups[g] = [item]
+                else:
+                    group.append(item)
+            rounds.append((r, groups))
+    # each group's changes: (number to add, weight over the transition's denominator)
+    moves: dict[int, tuple[list[tuple[int, int]], int]] = {}
+    code = packed.code
+    for _, groups in rounds:
+        for g in groups:
+            if g in moves:
+                continue
+            changes, sden = _part_transition(inner, packed.fields(g, at), at, token, memo,
+                                             width, fields, shared)
+            adds: list[tuple[int, int]] = []
+            for ch, w2 in changes:
+                add = 0
+                for f, v in ch:
+                    c = code(f, v)
+                    if c is None:
+                        return None
+                    add += c - (g & masks[f])
+                adds.append((add, w2))
+            moves[g] = (adds, sden)
+    if not moves:
+        return False
+    common = lcm(*{sden for _, sden in moves.values()})
+    into = buckets.setdefault(common, {})
+    with _acyclic():
+        for r, groups in rounds:
+            bucket = into.setdefault(r + bump, {})
+            for g, group in groups.items():
+                adds, sden = moves[g]
+                scale = common // sden
+                for add, w2 in adds:
+                    w2 *= scale
+                    for s, w in group:
+                        s2 = s + add
+                        if s2 in bucket:
+                            bucket[s2] += w * w2
+                        else:
+                            bucket[s2] = w * w2
+    return True
 
 
 def _merged_buckets(buckets: dict[int, dict[int, dict[Outcome, int]]]
@@ -726,6 +941,11 @@ def _transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple
         return found
     if found is not None:
         shared[branches] = True
+    if not isinstance(found, NeedConcrete) and ("lazy stage", stage) not in shared:
+        plain = _plain_transition(stage, s, width, shared, found)
+        if plain is not None:
+            return plain
+        shared["lazy stage", stage] = True  # the enumeration below, from now on
 
     def pick(after: Any) -> Outcome:
         if not isinstance(after, tuple) or len(after) != width:
@@ -742,6 +962,71 @@ def _transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple
 Transition = tuple[list[tuple[Outcome, int]], int]
 """The states a stage leads to from one state, with integer weights over one
 denominator."""
+
+
+def _plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
+                      shared: dict[Any, Any], first: _Branch | None) -> Transition | None:
+    """A stage's transitions from ``s`` when every run of it ends in a plain state (no
+    lazy count: a stage of single dice and checks, as a stack's): the enumeration of
+    :func:`_enumerate` (the same paths in the same order, the same weights) without its
+    bookkeeping for lazy counts, outcome mappings and replays of a whole procedure.
+    ``first``: where a first run branched, if the caller made one. None, when a run
+    leaves a lazy count, must make one concrete, ends in something that is not a state
+    or the paths pass the budget: the full enumeration takes over (and names the
+    mistake)."""
+    concrete: set[int] = set()
+    memo: dict[Any, Any] = {}
+    if first is None:
+        try:
+            after = stage(s, ExactDice((), concrete, False, memo, shared))
+        except _Branch as br:
+            first = br
+        except NeedConcrete:
+            return None
+        else:
+            if type(after) is not tuple or len(after) != width or any(
+                    isinstance(v, _LAZY) for v in after):
+                return None
+            return [(after, 1)], 1
+    stack: list[tuple[tuple[Any, ...], int, int]] = [
+        ((value,), w, first.den) for value, w in first.options if w]
+    d = ExactDice((), concrete, False, memo, shared)
+    by_den: dict[int, dict[Outcome, int]] = {}
+    runs = 1
+    while stack:
+        runs += 1
+        if runs > MAX_PATHS:
+            return None
+        path, num, den = stack.pop()
+        d.path, d.pos, d.ordinal = path, 0, 0  # one object for every run: no run keeps it
+        try:
+            after = stage(s, d)
+        except _Branch as br:
+            for value, w in br.options:
+                if w:
+                    stack.append(((*path, value), num * w, den * br.den))
+            continue
+        except NeedConcrete:
+            return None
+        if type(after) is not tuple or len(after) != width:
+            return None
+        for v in after:
+            if isinstance(v, _LAZY):
+                return None
+        bucket = by_den.get(den)
+        if bucket is None:
+            bucket = by_den[den] = {}
+        bucket[after] = bucket.get(after, 0) + num
+    if len(by_den) == 1:
+        ((den, bucket),) = by_den.items()
+        return list(bucket.items()), den
+    common = lcm(*by_den)
+    merged: dict[Outcome, int] = {}
+    for den, bucket in by_den.items():
+        scale = common // den
+        for key, w in bucket.items():
+            merged[key] = merged.get(key, 0) + w * scale
+    return list(merged.items()), common
 
 
 def _unbranched_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,

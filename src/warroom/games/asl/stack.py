@@ -335,10 +335,16 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
             roll = d.die(rule="asl.random_selection",
                          what=msg("{who}: Random Selection dr", who=unit_msg(units[i].name))
                          if d.explains else "")
-            cands = (*sub[0], (i, roll))
-            rolls = sorted((r for _, r in cands), reverse=True)
-            if len(rolls) >= n_sel:
-                cands = tuple(c for c in cands if c[1] >= rolls[n_sel - 1])
+            cands = sub[0]
+            if n_sel == 1 and cands:  # every candidate so far tied for the highest
+                top = cands[0][1]
+                cands = ((i, roll),) if roll > top else (
+                    (*cands, (i, roll)) if roll == top else cands)
+            else:
+                cands = (*cands, (i, roll))
+                rolls = sorted((r for _, r in cands), reverse=True)
+                if len(rolls) >= n_sel:
+                    cands = tuple(c for c in cands if c[1] >= rolls[n_sel - 1])
             # the last die leaves only who is selected
             return (tuple(j for j, _ in cands),) if final else (cands,)
 
@@ -430,8 +436,21 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
             groups[-1].append(k)
         else:
             groups.append([k])
-    return tuple(rs_stage(g[0]) if steps[g[0]][0] == "rs" else make((g[0],)) if len(g) == 1
-                 else parts(*[make((k,)) for k in g]) for g in groups)
+    def joined(g: list[int]) -> Stage[State]:
+        # steps on the same values one after another are one piece (a unit's check and
+        # its Leader Loss check, the leaders' own Leader Loss checks): a piece costs the
+        # exact driver more to work out and compose than the few replays it would save
+        runs: list[list[int]] = []
+        for k in g:
+            if runs and steps[k][0] in ("loss", "ll") and steps[runs[-1][-1]][0] in (
+                    ("unit", "loss") if steps[k][0] == "loss" else ("ll",)):
+                runs[-1].append(k)
+            else:
+                runs.append([k])
+        return make(tuple(runs[0])) if len(runs) == 1 else parts(
+            *[make(tuple(r)) for r in runs])
+
+    return tuple(rs_stage(g[0]) if steps[g[0]][0] == "rs" else joined(g) for g in groups)
 
 
 def _lead(units: tuple[Unit, ...], ss: list[int], i: int, order: dict[int, int], k: int
