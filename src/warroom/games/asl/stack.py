@@ -594,12 +594,12 @@ def joint_size(units: tuple[Unit, ...], result: str = "K/1") -> int:
 
 
 WORK_PER_STATE = 5
-"""Exact odds of a stack cost about 5-6 µs of CPU per joint final state (or Random
+"""Exact odds of a stack cost about 4 µs of CPU per joint final state (or Random
 Selection state) on this project's machine (the six-unit K/1 stack: 21,212 outcomes in
-about 0.12 s; ten broken squads after K/2: 59,048 in about 0.7 s, with their ten Random
-Selection dice). Counted in quarters of a state (``_cost``), the budget of 200,000
-replays is spent at 160,000 states, so what is answered exactly takes about a second at
-most; past it, a Monte Carlo estimate."""
+about 83 ms; ten broken squads after K/2: 59,048 in about 0.37 s, with their ten Random
+Selection dice); 5 is kept as a margin for slower machines. Counted in quarters of a
+state (``_cost``), the budget of 200,000 replays is spent at 160,000 states, so what is
+answered exactly takes well under a second; past it, a Monte Carlo estimate."""
 
 
 def _cost(p: StackParams) -> int:
