@@ -81,8 +81,8 @@ def test_a_page_asks_again_until_the_estimate_is_full(quick: Any) -> None:
     r = quick.get("/p/bkc.engagement", params={k: str(v) for k, v in TOO_LARGE.items()})
     assert r.status_code == 200
     text = " ".join(r.text.split())
-    first = re.search(r"counted from the first (\d+) simulated rolls", text)
-    assert first is not None and int(first.group(1)) < FULL
+    first = re.search(r"counted from the first ([\d,]+) simulated rolls", text)
+    assert first is not None and int(first.group(1).replace(",", "")) < FULL
     assert "more rolls are being counted and will replace these" in text
 
     def follow() -> Any:
@@ -93,7 +93,7 @@ def test_a_page_asks_again_until_the_estimate_is_full(quick: Any) -> None:
         r = quick.get(url)
         assert r.status_code == 200
     text = " ".join(r.text.split())
-    assert f"counted from {FULL} simulated rolls" in text
+    assert f"counted from {FULL:,} simulated rolls" in text  # grouped, as in the CLI
     assert "off by up to about 0.5 percentage points" in text
 
 

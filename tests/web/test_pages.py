@@ -200,10 +200,10 @@ def test_odds_too_large_to_work_out_are_estimated_and_say_so(client: Any) -> Non
                    headers={"hx-request": "true"})
     assert r.status_code == 200
     assert "<h2>Estimated odds</h2>" in r.text and "Exact odds</h2>" not in r.text
-    found = re.search(r"counted from (\d+) simulated rolls, so each chance may be off by up "
+    found = re.search(r"counted from ([\d,]+) simulated rolls, so each chance may be off by up "
                       r"to about ([0-9.]+) percentage points", r.text)
     assert found is not None, r.text
-    n = int(found.group(1))
+    n = int(found.group(1).replace(",", ""))
     # the 95% margin at worst (p = 1/2): 1.96 * sqrt(1/4n), in percentage points
     assert found.group(2) == f"{196 * (0.25 / n) ** 0.5:.1f}"
     assert "data-exact" not in r.text and "exact fraction" not in r.text  # no false "exact"
