@@ -53,8 +53,14 @@ EXACT_LIMIT = 120.0
 """No exact job runs longer than this; past it the estimate stands."""
 LINGER = 10.0
 """Seconds an exact job past its deadline goes on without anyone asking for it again."""
-ESTIMATE_SECONDS = 1.0
-"""Time cap of the estimate a page shows instead of exact odds."""
+ESTIMATE_SECONDS = 0.75
+"""Seconds a page's answer takes at most, from the question, when exact odds are past the
+budget or late: the estimate shown instead uses what the wait for exact odds left of
+them (at least :data:`ESTIMATE_FLOOR`), and a full-size estimate still being counted
+replaces it later (``refining``)."""
+ESTIMATE_FLOOR = 0.25
+"""Seconds a page's estimate may always take, even when the wait for exact odds used up
+:data:`ESTIMATE_SECONDS`."""
 API_ESTIMATE_SECONDS = 5.0
 """Time cap of the estimate the JSON API gives instead of exact odds."""
 SIMULATE_SECONDS = 10.0
@@ -714,10 +720,16 @@ class Serving:
                    ) -> Answer:
         """Exact odds if they come within ``deadline`` (the page's by default), else a
         Monte Carlo estimate with the exact job kept going for :attr:`linger` seconds.
+        A page (no ``estimate_seconds``) has its answer within the longer of ``deadline``
+        and :attr:`estimate_seconds` from the question: the estimate takes what the wait
+        for exact odds left (at least :data:`ESTIMATE_FLOOR`), and a full-size estimate
+        still being counted is ``refining``. The API's ``estimate_seconds`` caps the
+        estimate alone, and it waits ``deadline`` again for the full-size one.
         Usage errors are raised at once, on the event loop (validation is quick)."""
         from warroom import api
         from warroom.engine.params import normalized
 
+        start = time.monotonic()
         proc, p = api.prepare(proc_id, raw)
         params = normalized(p)
         key = cache_key(proc.id, params)
@@ -732,6 +744,11 @@ class Serving:
             if isinstance(result, Distribution):
                 return Answer(key, exact=result)
             pending = result is None
+        page = estimate_seconds is None  # a page: its whole answer within its budget
+        budget = max(wait, self.estimate_seconds)
+        if page:
+            left = budget - (time.monotonic() - start)
+            estimate_seconds = max(left, min(self.estimate_seconds, ESTIMATE_FLOOR))
         est = await self.estimate(proc, raw, params, key, estimate_seconds)
         done = self.cache.get("exact", key)
         if isinstance(done, Distribution):  # the exact odds came while it was estimated
@@ -743,7 +760,8 @@ class Serving:
             return Answer(key, estimate=est, pending=pending)
         # no exact odds coming: the estimate cut short by its time cap goes on to its
         # full size (a 95% margin of half a point) in the long lane, like an exact job
-        full = await self._wait(self._refine_job(key, proc, raw, params), wait)
+        full = await self._wait(self._refine_job(key, proc, raw, params), max(
+            0.0, budget - (time.monotonic() - start)) if page else wait)
         if isinstance(full, Estimate):
             return Answer(key, estimate=full)
         return Answer(key, estimate=est, refining=True)
