@@ -746,10 +746,11 @@ class Serving:
             pending = result is None
         page = estimate_seconds is None  # a page: its whole answer within its budget
         budget = max(wait, self.estimate_seconds)
-        if page:
+        if page:  # what is left of the budget; cached as the page's cap, not the rest
             left = budget - (time.monotonic() - start)
             estimate_seconds = max(left, min(self.estimate_seconds, ESTIMATE_FLOOR))
-        est = await self.estimate(proc, raw, params, key, estimate_seconds)
+        est = await self.estimate(proc, raw, params, key, estimate_seconds,
+                                  self.estimate_seconds if page else None)
         done = self.cache.get("exact", key)
         if isinstance(done, Distribution):  # the exact odds came while it was estimated
             return Answer(key, exact=done)
@@ -836,19 +837,22 @@ class Serving:
                                            orders=proc.orders, parts=parts))
 
     async def estimate(self, proc: Any, raw: Mapping[str, Any], params: Mapping[str, Any],
-                       key: str, seconds: float | None = None) -> Estimate:
+                       key: str, seconds: float | None = None, cap: float | None = None
+                       ) -> Estimate:
         """The seeded Monte Carlo stand-in for exact odds (cached; a cached estimate cut
-        short by a smaller time cap is made again for a larger one)."""
+        short by a smaller time cap is made again for a larger one). ``cap`` is the time
+        cap it is cached under when ``seconds`` is what is left of it (a page's)."""
         from warroom.engine import drivers
 
         seconds = self.estimate_seconds if seconds is None else seconds
+        cap = seconds if cap is None else cap
         found = self.cache.get("estimate", key)
-        if found is not None and (found[1] >= seconds
+        if found is not None and (found[1] >= cap
                                   or not found[0].extra.get("stopped_early")):
             return found[0]  # type: ignore[no-any-return]
         est = await self.simulate(proc, raw, params, drivers.samples_for(),
                                   drivers.ESTIMATE_SEED, seconds, lane="short")
-        self.cache.put("estimate", key, (est, seconds))
+        self.cache.put("estimate", key, (est, cap))
         return est
 
     async def simulate(self, proc: Any, raw: Mapping[str, Any], params: Mapping[str, Any],

@@ -190,3 +190,28 @@ def test_each_units_states_are_listed_in_the_rules_order_exact_or_estimated() ->
     for name in (n for n in exact if n.startswith("units: ")):
         for states in (list(exact[name]), list(estimate[name])):
             assert states == sorted(states, key=declared.index), (name, states)
+
+
+def test_a_page_asked_again_keeps_its_estimate_while_the_full_one_is_counted() -> None:
+    """A page's estimate takes what is left of the page's budget, so its time cap differs
+    a little from one ask to the next; it is cached under the page's cap, so asking again
+    (another language, a reload) shows the same estimate until the full one replaces it,
+    never a shorter one counted afresh."""
+    from tests.web.test_serving import run_in_thread
+
+    # ten units past the exact budget: the full estimate takes seconds to count
+    stack = {"units": "squad:7:3,leader:8:-1,hs:6:2,squad:6,leader:9:-2,hs:5,4-6-7,4-6-7,"
+                      "2-4-7,8-1", "result": "K/2"}
+
+    async def scenario() -> None:
+        srv = Serving(cache=OddsCache(), workers=1, estimate_seconds=0.2)
+        await srv.start()
+        try:
+            first = await srv.odds("asl.ift_on_stack", stack)
+            assert first.estimate is not None and first.refining
+            second = await srv.odds("asl.ift_on_stack", stack)
+            assert second.estimate is first.estimate or second.estimate.samples == FULL
+        finally:
+            await srv.stop()
+
+    run_in_thread(scenario)
