@@ -11,7 +11,7 @@ import pytest
 
 from warroom import i18n
 from warroom.engine.messages import nmsg
-from warroom.i18n.formats import fmt_number, fmt_pct, fmt_value
+from warroom.i18n.formats import fmt_count, fmt_number, fmt_pct, fmt_value
 
 SHOT_DOWN = ("one hit against hits value {value}: shot down",
              "{n} hits against hits value {value}: shot down")
@@ -57,6 +57,16 @@ def test_numbers_in_the_language() -> None:
     assert fmt_pct(0.125, pl) == "12,50%" and fmt_pct(0.125) == "12.50%"
     assert fmt_pct(0.00001, pl) == "<0,01%" and fmt_pct(0) == "0%"
     assert fmt_value(True, pl) == "tak" and fmt_value(8.0) == "8" and fmt_value(True) == "yes"
+
+
+def test_counts_set_their_thousands_apart_as_the_language_does() -> None:
+    pl, zh = i18n.translator("pl"), i18n.translator("zh")
+    assert fmt_count(38415) == "38,415" and fmt_count(38415, zh) == "38,415"
+    # Polish: a comma marks decimals, so thousands are set apart by a no-break space
+    assert fmt_count(38415, pl) == "38\xa0415" and fmt_count(415, pl) == "415"
+    # a terminal wraps at any space: there the count is written whole, never split
+    assert fmt_count(38415, pl, terminal=True) == "38415"
+    assert fmt_count(38415, zh, terminal=True) == "38,415"
 
 
 def test_the_cli_prints_polish_numbers(capsys: pytest.CaptureFixture[str]) -> None:

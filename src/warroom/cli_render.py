@@ -15,7 +15,7 @@ from rich.text import Text
 from warroom import i18n
 from warroom.engine.results import Distribution, Estimate, Resolution, cell, columns
 from warroom.engine.steps import says_target, target_label
-from warroom.i18n.formats import fmt_number, fmt_pct, fmt_unit, fmt_value
+from warroom.i18n.formats import fmt_count, fmt_number, fmt_pct, fmt_unit, fmt_value
 
 Tr = Callable[[str], str]
 MAX_ROWS = 40
@@ -188,7 +188,7 @@ def _inline(v: Any, tr: Tr = i18n.translator("en")) -> str:
 def render_parts(console: Console, dist: Distribution, tr: Tr) -> None:
     """Each field's (and each unit's) chances instead of thousands of whole outcomes."""
     console.print(tr("{n} whole outcomes: each field's chances below (--all lists them "
-                     "all).").format(n=f"{len(dist.weights):,}"))
+                     "all).").format(n=fmt_count(len(dist.weights), tr, terminal=True)))
     keep = set(shown(dist.procedure, dist.params, dist.fields))
     for part, chances in dist.parts():
         field, _, unit = part.partition(": ")
@@ -354,9 +354,13 @@ def render_estimate(console: Console, est: Estimate, tr: Tr | None = None,
         console.print(Text(tr("Estimated odds: exact odds would take too long for these "
                               "numbers. Counted from {n} simulated rolls, each chance may be "
                               "off by up to about {m} percentage points.").format(
-            n=f"{est.samples:,}", m=f"{est.margin * 100:.1f}"), style="yellow"))
-    console.print(f"[dim]{est.samples:,} samples, seed {est.seed}, {est.seconds:.2f}s "
-                  f"({est.samples / max(est.seconds, 1e-9):,.0f}/s)[/dim]")
+            n=fmt_count(est.samples, tr, terminal=True), m=fmt_number(est.margin * 100, tr, 1)),
+            style="yellow"))
+    rate = round(est.samples / max(est.seconds, 1e-9))
+    console.print(Text(tr("{n} samples, seed {seed}, {seconds} s ({rate}/s)").format(
+        n=fmt_count(est.samples, tr, terminal=True), seed=est.seed,
+        seconds=fmt_number(est.seconds, tr), rate=fmt_count(rate, tr, terminal=True)),
+        style="dim"))
     if len(est.counts) > MAX_ROWS and not full:
         render_parts(console, est.as_distribution(), tr)
         return

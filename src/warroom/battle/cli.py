@@ -324,6 +324,8 @@ def odds(
     if as_json:
         _out(data)
         return
+    from warroom.i18n.formats import fmt_count, fmt_number
+
     tr = _tr()
     for name, value in data["params"].items():
         where = data["filled"].get(name)
@@ -332,8 +334,8 @@ def odds(
     if odds["estimate"]:
         _echo(tr("Estimated odds: exact odds would take too long for these numbers. "
                  "Counted from {n} simulated rolls, each chance may be off by up to about "
-                 "{m} percentage points.").format(n=f"{odds['samples']:,}",
-                                                  m=f"{odds['margin'] * 100:.1f}"))
+                 "{m} percentage points.").format(n=fmt_count(odds["samples"], tr, terminal=True),
+                                                  m=fmt_number(odds["margin"] * 100, tr, 1)))
     for name, rows in data["chances"].items():
         _echo(f"{name}:")
         for r in rows:

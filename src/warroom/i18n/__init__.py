@@ -183,12 +183,15 @@ def _identity(text: str) -> str:
     return text
 
 
-def format_decimal(value: float, lang: str | None, digits: int = 2) -> str:
-    """``value`` with ``digits`` decimals as ``lang`` writes numbers: ``4.00``, ``4,00``."""
+def format_decimal(value: float, lang: str | None, digits: int = 2,
+                   grouped: bool = False) -> str:
+    """``value`` with ``digits`` decimals as ``lang`` writes numbers: ``4.00``, ``4,00``;
+    ``grouped``, thousands set apart as ``lang`` sets them (``12,750``, ``12 750``)."""
     from babel.numbers import format_decimal as babel_decimal
 
     pattern = "#,##0" + ("." + "0" * digits if digits else "")
-    return babel_decimal(value, format=pattern, locale=normalize(lang), group_separator=False)
+    return babel_decimal(value, format=pattern, locale=normalize(lang),
+                         group_separator=grouped)
 
 
 def label_keys(name: str, scope: str = "") -> list[str]:

@@ -27,6 +27,18 @@ def fmt_number(x: float, tr: Tr | None = None, digits: int = 2) -> str:
     return format_decimal(x, lang, digits)
 
 
+def fmt_count(n: int, tr: Tr | None = None, terminal: bool = False) -> str:
+    """A count with its thousands set apart in ``tr``'s language (``12,750`` in English
+    and Chinese, ``12 750`` with a no-break space in Polish, where a comma marks
+    decimals). ``terminal``: a terminal wraps lines at any space, no-break ones too, so
+    there a count set apart by spaces is written whole (``12750``), never split."""
+    lang = lang_of(tr)
+    if lang == "en":
+        return f"{n:,}"
+    text = format_decimal(n, lang, 0, grouped=True)
+    return "".join(text.split()) if terminal else text
+
+
 def fmt_pct(p: Fraction | float, tr: Tr | None = None) -> str:
     """A probability as a percentage with two decimals; below 0.01% says so."""
     x = float(p)

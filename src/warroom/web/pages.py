@@ -149,11 +149,6 @@ class OddsView:
     """The whole-outcome table's columns (:func:`joint_columns`), worked out once with
     the view: the template reads them for every row."""
 
-    @property
-    def margin(self) -> str:
-        """Percentage points a chance of an estimate may be off by (95%, at worst)."""
-        return f"{self.estimate_margin * 100:.1f}" if self.samples else ""
-
 
 PAGE_JOINT_ROWS = 1000
 """Whole outcomes a page lists with ``?all=1`` (most likely first; fewer where their

@@ -30,7 +30,7 @@ def templates() -> Jinja2Templates:
     tpl.env.globals["LANGUAGES"] = langs.LANGUAGE_NAMES
     from warroom.engine.results import cell
     from warroom.engine.steps import says_target, target_label
-    from warroom.i18n.formats import fmt_unit
+    from warroom.i18n.formats import fmt_count, fmt_number, fmt_unit
     from warroom.web.charts import bar_chart, fmt_pct, fmt_value
 
     tpl.env.globals["bar_chart"] = bar_chart
@@ -40,6 +40,9 @@ def templates() -> Jinja2Templates:
     tpl.env.filters["pct"] = pass_context(lambda ctx, p: fmt_pct(p, ctx.get("_")))
     tpl.env.filters["value"] = fmt_value
     tpl.env.filters["unit"] = pass_context(lambda ctx, name: fmt_unit(name, ctx.get("_")))
+    tpl.env.filters["count"] = pass_context(lambda ctx, n: fmt_count(n, ctx.get("_")))
+    tpl.env.filters["points"] = pass_context(  # percentage points, one decimal
+        lambda ctx, x: fmt_number(x * 100, ctx.get("_"), 1))
     tpl.env.globals["cell"] = cell
     return tpl
 
