@@ -351,9 +351,10 @@ def _counted(label: str, samples: int, show: bool,
 
     with Progress("[progress.description]{task.description}", BarColumn(),
                   "{task.completed:,}/{task.total:,}", TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
+                  console=Console(stderr=True), transient=True,
+                  auto_refresh=False) as bar:  # no refresh thread: a run may fork
         task = bar.add_task(label, total=samples)
-        return run(lambda done, _total: bar.update(task, completed=done))
+        return run(lambda done, _total: bar.update(task, completed=done, refresh=True))
 
 
 _REGISTERED: list[bool] = []

@@ -454,7 +454,7 @@ def test_the_api_answers_a_question_too_large_with_an_estimate(tmp_path: Path,
                                                                client_of: Any) -> None:
     c = client_of(fresh(tmp_path, api_estimate_seconds=0.5))
     r = c.post("/api/odds", json={"procedure": "fow.shoot_mixed", "params": TOO_LARGE,
-                                  "exact": True})
+                                  "exact": True, "all": True})  # every outcome listed
     assert r.status_code == 200
     body = r.json()
     assert body["estimate"] is True and body["exact_pending"] is False

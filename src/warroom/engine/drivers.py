@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 import time
@@ -31,6 +32,14 @@ ESTIMATE_MARGIN = 0.005
 """An estimate standing in for exact odds aims at a 95% margin of half a percentage point."""
 ESTIMATE_SEED = 1
 """Estimates standing in for exact odds are seeded: the same question, the same answer."""
+STREAMS_FROM = 10_000
+"""A Monte Carlo run of at least this many samples is drawn as :data:`STREAMS` streams
+(:func:`_simulate_streams`), run at once where the machine has the cores."""
+STREAMS = 2
+STREAM_CHUNK = 1000
+"""Samples a stream counts between looks at the clock, at its parent and at progress."""
+FORK_STREAMS = True
+"""Whether streams may run in forked processes (False: always here, in turns)."""
 
 
 def samples_for(margin: float = ESTIMATE_MARGIN) -> int:
@@ -100,39 +109,183 @@ def simulate(proc: Procedure, params: Params, samples: int, *, seed: int | None 
     Procedures marked ``vectorize`` run on numpy batches for large runs (``vector=None``
     decides by size; True/False forces it). With ``seconds``, it stops early when the
     time is up (between chunks): the estimate then has fewer samples, and its ``extra``
-    says ``stopped_early`` and how many were asked for."""
+    says ``stopped_early`` and how many were asked for. From :data:`STREAMS_FROM`
+    samples the run is drawn as seeded streams, on several cores where there are
+    (:func:`_simulate_streams`)."""
     from warroom.dice.sources import new_seed
-    from warroom.engine.montecarlo import SampleDice
 
     seed = new_seed() if seed is None else seed
     use_vector = proc.vectorize and (samples >= VECTOR_THRESHOLD if vector is None else vector)
     stop = None if seconds is None else time.perf_counter() + seconds
     if use_vector:
         return _simulate_vector(proc, params, samples, seed, progress, stop)
-    rng = random.Random(seed)
-    ctx: Dice = SampleDice(rng)
-    run = proc.run
-    fields = proc.fields
+    if samples >= STREAMS_FROM:
+        return _simulate_streams(proc, params, samples, seed, progress, stop)
     counts: dict[tuple[Any, ...], int] = {}
     start = time.perf_counter()
+    stream = _Stream(proc, params, random.Random(seed), samples, counts)
     chunk = max(1, min(samples, 5000 if stop is None else TIMED_CHUNK))
-    done = 0
-    first = True
-    while done < samples and (stop is None or not done or time.perf_counter() < stop):
-        todo = min(chunk, samples - done)
-        for _ in range(todo):
-            out = run(params, ctx)
-            if first:
-                _checked(proc, out)
-                first = False
-            key = tuple([out[f] for f in fields])
-            counts[key] = counts.get(key, 0) + 1
-        done += todo
+    while stream.left and (stop is None or not stream.done or time.perf_counter() < stop):
+        stream.run(chunk)
         if progress is not None:
-            progress(done, samples)
-    return Estimate(proc.id, normalized(params), fields, counts, done, seed,
+            progress(stream.done, samples)
+    return _counted(proc, params, counts, stream.done, samples, seed, start)
+
+
+def _counted(proc: Procedure, params: Params, counts: dict[tuple[Any, ...], int], done: int,
+             samples: int, seed: int, start: float) -> Estimate:
+    return Estimate(proc.id, normalized(params), proc.fields, counts, done, seed,
                     time.perf_counter() - start, _stopped(done, samples), orders=proc.orders,
                     leave_out=proc.repeats)
+
+
+class _Stream:
+    """``size`` samples drawn with ``rng`` (a sampler of its own: its tables and random
+    stream), counted into ``counts`` a chunk at a time."""
+
+    def __init__(self, proc: Procedure, params: Params, rng: random.Random, size: int,
+                 counts: dict[tuple[Any, ...], int]) -> None:
+        from warroom.engine.montecarlo import SampleDice
+
+        self.proc, self.params, self.size, self.counts = proc, params, size, counts
+        self.ctx: Dice = SampleDice(rng)
+        self.done = 0
+
+    @property
+    def left(self) -> int:
+        return self.size - self.done
+
+    def run(self, chunk: int) -> None:
+        run, params, ctx, counts, fields = (self.proc.run, self.params, self.ctx,
+                                            self.counts, self.proc.fields)
+        todo = min(chunk, self.left)
+        if todo and not self.done:  # the first sample's fields are checked
+            first = _checked(self.proc, run(params, ctx))
+            key = tuple([first[f] for f in fields])
+            counts[key] = counts.get(key, 0) + 1
+            self.done, todo = 1, todo - 1
+        for _ in range(todo):
+            out = run(params, ctx)
+            key = tuple([out[f] for f in fields])
+            counts[key] = counts.get(key, 0) + 1
+        self.done += todo
+
+
+def _stream_rng(seed: int, k: int) -> random.Random:
+    """Stream ``k``'s generator in a run seeded ``seed`` (a string seed is hashed with
+    SHA-512: the same on every machine and Python run)."""
+    return random.Random(f"warroom:{seed}:{k}")
+
+
+def _simulate_streams(proc: Procedure, params: Params, samples: int, seed: int,
+                      progress: Progress | None, stop: float | None) -> Estimate:
+    """A long run as :data:`STREAMS` seeded streams of (nearly) equal size, counted
+    together. Where the machine has a core to spare and this process no other thread
+    (:func:`_may_fork`), the other streams run in forked processes while this one runs
+    the first; otherwise the streams take turns here, a chunk each. The answer is the
+    same either way (each stream has its own generator and sampler); only the time
+    differs. A stream whose process fails is run here."""
+    sizes = [samples // STREAMS + (k < samples % STREAMS) for k in range(STREAMS)]
+    counts: dict[tuple[Any, ...], int] = {}
+    start = time.perf_counter()
+    streams = [_Stream(proc, params, _stream_rng(seed, k), n, counts)
+               for k, n in enumerate(sizes)]
+    chunk = STREAM_CHUNK if stop is None else TIMED_CHUNK
+    forked = [_Forked.start(s, chunk, stop) for s in streams[1:]] if _may_fork() else []
+    try:
+        here = [streams[0]] if forked else streams
+        while any(s.left for s in here) and (
+                stop is None or not streams[0].done or time.perf_counter() < stop):
+            for s in here:
+                s.run(chunk)
+            if progress is not None:  # the forked streams keep pace with this one
+                progress(min(samples, sum(s.done for s in here) * len(streams) // len(here)),
+                         samples)
+        for s, f in zip(streams[1:], forked, strict=False):
+            if not f.join(s):  # its process failed: this stream is run here
+                while s.left and (stop is None or not s.done or time.perf_counter() < stop):
+                    s.run(chunk)
+    finally:
+        for f in forked:
+            f.kill()
+    done = sum(s.done for s in streams)
+    if progress is not None:
+        progress(done, samples)
+    return _counted(proc, params, counts, done, samples, seed, start)
+
+
+def _may_fork() -> bool:
+    """Whether a run may fork processes for its streams: a spare core, ``os.fork``, and
+    no other thread in this process (forking a threaded process can copy a lock another
+    thread holds)."""
+    import os
+    import threading
+
+    return (FORK_STREAMS and (os.cpu_count() or 1) > 1 and hasattr(os, "fork")
+            and threading.active_count() == 1)
+
+
+class _Forked:
+    """A stream counted in a forked process: it sends back its counts (pickled, through
+    a pipe) and exits; it stops by itself when this process goes away."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid, self.fd = pid, fd
+
+    @classmethod
+    def start(cls, stream: _Stream, chunk: int, stop: float | None) -> _Forked:
+        import os
+        import pickle
+
+        parent = os.getpid()
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid:
+            os.close(write)
+            return cls(pid, read)
+        code = 1  # the child: count, send, exit without the parent's clean-up
+        try:
+            os.close(read)
+            while stream.left and (stop is None or not stream.done
+                                   or time.perf_counter() < stop):
+                if os.getppid() != parent:  # the parent was stopped: stop too
+                    break
+                stream.run(chunk)
+            data = pickle.dumps((stream.counts, stream.done), pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write, "wb") as out:
+                out.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+
+    def join(self, stream: _Stream) -> bool:
+        """Take the stream's counts into ``stream`` (False: its process failed)."""
+        import os
+        import pickle
+
+        with os.fdopen(self.fd, "rb") as pipe:
+            data = pipe.read()
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        if status != 0 or not data:
+            return False
+        counts, done = pickle.loads(data)
+        for key, n in counts.items():
+            stream.counts[key] = stream.counts.get(key, 0) + n
+        stream.done = done
+        return True
+
+    def kill(self) -> None:
+        import os
+        import signal
+
+        if self.pid:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.pid = 0
 
 
 def _stopped(done: int, asked: int) -> dict[str, Any]:
