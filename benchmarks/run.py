@@ -268,9 +268,10 @@ ESTIMATES: list[tuple[str, str, dict[str, Any]]] = [
 
 
 def estimate_rows(old_samples: int = 1000) -> list[list[str]]:
-    """The full estimate standing in for exact odds (drivers.estimate: 38,415 samples)
-    at the new caps, against the item-by-item sampler (SampleDice(tables=False), every
-    chain and check rolled as the table does) over ``old_samples`` samples, per sample."""
+    """The full estimate standing in for exact odds (drivers.estimate: 38,415 samples,
+    its streams on both cores where there are two) at the new caps, against the
+    item-by-item sampler (SampleDice(tables=False), every chain and check rolled as the
+    table does, one core) over ``old_samples`` samples, per sample."""
     import random
 
     from warroom.engine import drivers
@@ -288,8 +289,10 @@ def estimate_rows(old_samples: int = 1000) -> list[list[str]]:
             proc.run(params, old)
         per_old = (time.perf_counter() - start) / old_samples
         per_new = full / est.samples
+        where = (f"{drivers.STREAMS} streams at once" if drivers._may_fork()
+                 else "one core")
         rows.append([f"{proc_id} estimate (±0.5 points, {est.samples:,} samples), {label}",
-                     f"{fmt(full)} ({per_new * 1e6:.0f} µs a sample)",
+                     f"{fmt(full)} ({per_new * 1e6:.0f} µs a sample, {where})",
                      f"item by item: {per_old * 1e6:.0f} µs a sample "
                      f"({fmt(per_old * est.samples)} for the estimate)",
                      f"{per_old / per_new:.1f}×", "≤ 1 s"])
