@@ -101,6 +101,13 @@ def _joined(items: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+_PartStep = tuple[int, Callable[[Any], tuple[Any, ...]], dict[Any, Any],
+                  tuple[tuple[int, ...], Callable[..., Any], dict[Any, Any] | None]]
+"""A step of :meth:`SampleDice._part_steps`: the position of its part when it has one
+(else -1), the getter of its part, the transitions it has drawn from, and its positions,
+function and shared memo (:meth:`SampleDice._part_memo`)."""
+
+
 class SampleDice(Dice):
     """Draws counts directly (a pool is one binomial draw, a chain's category and a part
     stage's next value come from their exact chances); the same process as the table.
@@ -323,8 +330,8 @@ class SampleDice(Dice):
         pieces = getattr(inner, "_warroom_parts", None)
         steps = ([(tuple(at[j] for j in positions), fn) for positions, fn in pieces]
                  if pieces is not None else [(at, inner)])
-        return tuple((positions[0] if len(positions) == 1 else -1, _getter(positions),
-                      positions, fn, self._part_memo(fn)) for positions, fn in steps)
+        return tuple((positions[0] if len(positions) == 1 else -1, _getter(positions), {},
+                      (positions, fn, self._part_memo(fn))) for positions, fn in steps)
 
     def _part_memo(self, fn: Callable[..., Any]) -> dict[Any, Any] | None:
         """Where ``fn``'s transitions are kept, by the value of its part (shared by
@@ -341,38 +348,57 @@ class SampleDice(Dice):
             self._parts[fn] = memo
         return memo
 
-    def _part_steps(self, steps: tuple[tuple[int, Callable[[Any], tuple[Any, ...]],
-                                             tuple[int, ...], Callable[..., Any],
-                                             dict[Any, Any] | None], ...],
-                    state: list[Any]) -> None:
+    def _part_steps(self, steps: tuple[_PartStep, ...], state: list[Any]) -> None:
         """Stages on parts of ``state`` (a list, changed in place), each one draw from
-        its part's transition (kept as the changes it makes: (index in the part,
-        value) pairs)."""
+        its part's transition. A step keeps the transitions it has drawn from by its
+        part's value (the value itself for a part of one position) as they serve it:
+        the table's total, the bits of a draw (0: one value, no draw), its cumulative
+        weights and its changes as (position in the state, value) pairs."""
         bits = self.rng.getrandbits
-        for one, get, at, fn, memo in steps:
-            sub = (state[one],) if one >= 0 else get(state)
-            table = memo.get(sub, 0) if memo is not None else _RAW
-            if type(table) is Table:
-                values = table.values
-                if len(values) == 1:
-                    change = values[0]
-                else:
-                    total, k = table.total, table.bits
+        for one, get, drawn, step in steps:
+            key = state[one] if one >= 0 else get(state)
+            found = drawn.get(key)
+            if found is None:
+                self._part_step(step, key, one >= 0, drawn, state)
+                continue
+            total, k, cumulative, changes = found
+            if k:
+                r = bits(k)
+                while r >= total:
                     r = bits(k)
-                    while r >= total:
-                        r = bits(k)
-                    change = values[bisect_right(table.cumulative, r)]
+                change = changes[bisect_right(cumulative, r)]
             else:
-                if type(table) is int:  # this value seen ``table`` times before
-                    if table + 1 < PART_TABLE_AFTER:  # rolled until its table pays
-                        memo[sub] = table + 1  # type: ignore[index]
-                        table = _RAW
-                    else:
-                        table = memo[sub] = self._work_part(fn, sub)  # type: ignore[index]
-                change = (self._run_part(fn, sub, at) if table is _RAW
-                          else table.draw(self.rng))
+                change = changes[0]
+            for f, v in change:
+                state[f] = v
+
+    def _part_step(self, step: tuple[tuple[int, ...], Callable[..., Any],
+                                     dict[Any, Any] | None],
+                   key: Any, single: bool, drawn: dict[Any, Any], state: list[Any]) -> None:
+        """One step of :meth:`_part_steps` from a value its step has not drawn from yet:
+        the transition from the value of ``fn``'s part (kept as the changes it makes,
+        (index in the part, value) pairs, by every function computing the same) worked
+        out once the value has come up :data:`PART_TABLE_AFTER` times and then drawn
+        from (and kept by the step), or the stage run as it is."""
+        at, fn, memo = step
+        sub = (key,) if single else key
+        table = memo.get(sub, 0) if memo is not None else _RAW
+        if type(table) is int:  # this value seen ``table`` times before
+            if table + 1 < PART_TABLE_AFTER:  # rolled until its table pays
+                memo[sub] = table + 1  # type: ignore[index]
+                table = _RAW
+            else:
+                table = memo[sub] = self._work_part(fn, sub)  # type: ignore[index]
+        if table is _RAW:
+            change = self._run_part(fn, sub, at)
             for j, v in change:
                 state[at[j]] = v
+            return
+        values = table.values
+        drawn[key] = (table.total, table.bits if len(values) > 1 else 0, table.cumulative,
+                      tuple([tuple([(at[j], v) for j, v in ch]) for ch in values]))
+        for f, v in table.draw(self.rng):
+            state[at[f]] = v
 
     def _run_part(self, fn: Callable[..., Any], sub: tuple[Any, ...], at: tuple[int, ...]
                   ) -> tuple[tuple[int, Any], ...]:
