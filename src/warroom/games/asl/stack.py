@@ -564,7 +564,7 @@ def finish_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
     and the ``extra`` fields. Return it as it is (``Dice.finish``: exact odds map each
     distinct end of the attack once, without replaying the procedure)."""
     tail = tuple(extra.values())
-    if all(type(v) in (str, int) for v in tail):  # plain values: the plan kept by them
+    if not tail or all(type(v) in (str, int) for v in tail):  # plain: kept by them
         stages, first, outcome = _finish_plan(units, result, drm, lltc_fail, tuple(extra),
                                               tail)
     else:  # a lazy count (exact odds): a plan for this query only
