@@ -281,30 +281,16 @@ class SampleDice(Dice):
         part_steps = self._part_steps
         cur: list[Any] | None = None  # the state as a list while stages on parts run
         try:
-            self.round = 0
-            for item in first:
-                if done is not None:
-                    if cur is not None:
-                        state, cur = tuple(cur), None  # type: ignore[assignment]
-                    if done(state):
-                        return state, 0
-                if type(item) is tuple:
-                    if cur is None:
-                        cur = list(state)
-                    part_steps(item, cur)
-                else:
-                    if cur is not None:
-                        state, cur = tuple(cur), None  # type: ignore[assignment]
-                    state = item(state, self)
-            for n in range(1, rounds + 1):
+            n, items = 0, first  # the opening (round 0), then rounds 1, 2, ... of each
+            while True:
                 self.round = n
-                for j, item in enumerate(each):
+                for j, item in enumerate(items):
                     if done is not None:
                         if cur is not None:
                             state, cur = tuple(cur), None  # type: ignore[assignment]
                         if done(state):
                             return state, fought
-                    if j == 0:
+                    if n and not j:
                         fought += 1
                     if type(item) is tuple:
                         if cur is None:
@@ -314,7 +300,9 @@ class SampleDice(Dice):
                         if cur is not None:
                             state, cur = tuple(cur), None  # type: ignore[assignment]
                         state = item(state, self)
-            return (state if cur is None else tuple(cur)), fought  # type: ignore[return-value]
+                if n >= rounds:
+                    return (state if cur is None else tuple(cur)), fought  # type: ignore[return-value]
+                n, items = n + 1, each
         finally:
             self.round = outer
 
