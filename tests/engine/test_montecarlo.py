@@ -240,3 +240,64 @@ def test_a_chain_only_rolling_serves_runs_as_it_is() -> None:
     assert CALLS["five"] == 1 + 600  # one try at its table, then each item rolled
     assert sum(counts.values()) == 600
     assert close_enough(counts["destroyed"] / 600, 1 / 6, 600)
+
+
+def _step_up(s: tuple[int, int], d: Dice) -> tuple[int, int]:
+    """No dice: the counter up by one, the second value its double (a part stage the
+    sampler tables at once: one way)."""
+    return (s[0] + 1, 2 * (s[0] + 1))
+
+
+UP = part((0, 2), fixed(_step_up))
+
+
+def _loop(d: Dice, seen: list[tuple[str, int, tuple[Any, ...]]],
+          done: Callable[[Any], bool] | None) -> tuple[Any, int]:
+    def note(name: str) -> Callable[[Any, Dice], Any]:
+        def stage(state: Any, dd: Dice) -> Any:
+            seen.append((name, dd.round, state))
+            return (*state[:1], state[1] + 1, *state[2:])
+        return stage
+
+    return d.stages((0, 0, 0), (UP, UP, note("a"), UP), rounds=4, done=done,
+                    opening=(UP, note("open"), UP))
+
+
+@pytest.mark.parametrize("stop", [None, 5, 7, 9, 100])
+def test_the_sampler_loop_runs_stages_as_the_plain_loop(stop: int | None) -> None:
+    """The sampler's one loop (stages on parts spliced into one list, joined where no
+    ``done`` is checked between them) gives what the plain loop gives: the last state,
+    the rounds begun, each other stage's state and ``round``, ``done`` checked before
+    every stage; and ``round`` is put back after it."""
+    done = None if stop is None else (lambda s: s[0] >= stop)
+    runs = []
+    for dice in (SampleDice(random.Random(1), tables=False), SampleDice(random.Random(1))):
+        seen: list[tuple[str, int, tuple[Any, ...]]] = []
+        dice.round = 3
+        for _ in range(PART_TABLE_AFTER + 2):  # rolled, then drawn from its table
+            seen.clear()
+            out = _loop(dice, seen, done)
+        assert dice.round == 3
+        runs.append((out, seen))
+    assert runs[0] == runs[1]
+    assert type(runs[1][0][0]) is tuple
+
+
+def test_a_part_step_draws_from_its_own_kept_transitions() -> None:
+    """Once a value's transition is known, a sample's part step is a look-up in what
+    that step keeps (no call per step): after the first samples of a stack of checks,
+    the steps' slow path is not entered again."""
+    dice = SampleDice(random.Random(31))
+    for _ in range(500):
+        _stack(dice)
+    slow = dice._part_step
+    calls = []
+
+    def counted(*args: Any) -> None:
+        calls.append(args[1])
+        slow(*args)
+
+    dice._part_step = counted  # type: ignore[method-assign]
+    for _ in range(500):
+        _stack(dice)
+    assert calls == []

@@ -88,6 +88,26 @@ def _changes(sub: tuple[Any, ...], after: tuple[Any, ...]) -> tuple[tuple[int, A
                   if v is not old and v != old])
 
 
+def _joined(items: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A plan's stages with the steps of stages on parts that follow one another joined
+    into one tuple (:meth:`SampleDice._part_steps` runs them in one call): where no
+    ``done`` is checked between them, running them one after another is the same."""
+    out: list[Any] = []
+    for item in items:
+        if type(item) is tuple and out and type(out[-1]) is tuple:
+            out[-1] += item
+        else:
+            out.append(item)
+    return tuple(out)
+
+
+_PartStep = tuple[int, Callable[[Any], tuple[Any, ...]], dict[Any, Any],
+                  tuple[tuple[int, ...], Callable[..., Any], dict[Any, Any] | None]]
+"""A step of :meth:`SampleDice._part_steps`: the position of its part when it has one
+(else -1), the getter of its part, the transitions it has drawn from, and its positions,
+function and shared memo (:meth:`SampleDice._part_memo`)."""
+
+
 class SampleDice(Dice):
     """Draws counts directly (a pool is one binomial draw, a chain's category and a part
     stage's next value come from their exact chances); the same process as the table.
@@ -109,7 +129,7 @@ class SampleDice(Dice):
         self._shared: dict[Any, Any] = {}
         self._chains: dict[Any, Any] = {}
         self._parts: dict[Any, Any] = {}
-        self._staged: dict[Any, tuple[list[Stage[Any]], list[Stage[Any]]]] = {}
+        self._staged: dict[Any, tuple[tuple[Any, ...], ...]] = {}
 
     def _chance(self, at: int, reroll: str) -> float:
         key = (at, reroll)
@@ -240,33 +260,66 @@ class SampleDice(Dice):
     def stages(self, state: State, stages: Sequence[Stage[State]], *, rounds: int,
                done: Callable[[State], bool] | None = None,
                opening: Sequence[Stage[State]] = ()) -> tuple[State, int]:
-        if self.tables:  # the same loop, each stage as the sampler runs it (_drawn)
-            key = (tuple(opening), tuple(stages))
-            plan = self._staged.get(key)
-            if plan is None:
-                if len(self._staged) >= PLANS:  # stages made afresh for each sample
-                    self._staged.clear()
-                plan = self._staged[key] = ([self._drawn(f) for f in key[0]],
-                                            [self._drawn(f) for f in key[1]])
-            opening, stages = plan
-        return super().stages(state, stages, rounds=rounds, done=done, opening=opening)
+        """:meth:`Dice.stages`' loop (``done`` before every stage, the rounds begun,
+        :attr:`round`), each stage as the sampler runs it (:meth:`_drawn`), in one loop:
+        while stages on parts follow one another the state is one list they splice
+        their changes into, made a tuple again only for ``done``, another stage or the
+        end."""
+        if not self.tables:
+            return super().stages(state, stages, rounds=rounds, done=done, opening=opening)
+        key = (tuple(opening), tuple(stages))
+        plan = self._staged.get(key)
+        if plan is None:
+            if len(self._staged) >= PLANS:  # stages made afresh for each sample
+                self._staged.clear()
+            first = tuple([self._drawn(f) for f in key[0]])
+            each = tuple([self._drawn(f) for f in key[1]])
+            plan = self._staged[key] = (first, each, _joined(first), _joined(each))
+        first, each = plan[:2] if done is not None else plan[2:]
+        fought = 0
+        outer = self.round
+        part_steps = self._part_steps
+        cur: list[Any] | None = None  # the state as a list while stages on parts run
+        try:
+            n, items = 0, first  # the opening (round 0), then rounds 1, 2, ... of each
+            while True:
+                self.round = n
+                for j, item in enumerate(items):
+                    if done is not None:
+                        if cur is not None:
+                            state, cur = tuple(cur), None  # type: ignore[assignment]
+                        if done(state):
+                            return state, fought
+                    if n and not j:
+                        fought += 1
+                    if type(item) is tuple:
+                        if cur is None:
+                            cur = list(state)
+                        part_steps(item, cur)
+                    else:
+                        if cur is not None:
+                            state, cur = tuple(cur), None  # type: ignore[assignment]
+                        state = item(state, self)
+                if n >= rounds:
+                    return (state if cur is None else tuple(cur)), fought  # type: ignore[return-value]
+                n, items = n + 1, each
+        finally:
+            self.round = outer
 
-    def _drawn(self, stage: Stage[Any]) -> Stage[Any]:
+    def _drawn(self, stage: Stage[Any]) -> Any:
         """``stage`` as the sampler runs it: a stage on part of the state (context.part,
-        context.parts: each of its pieces in order) draws its part's next value from the
-        exact transition from its value; any other stage runs as it is."""
+        context.parts: each of its pieces in order) is its steps for :meth:`_part_steps`
+        (a tuple), each drawing its part's next value from the exact transition from its
+        value; any other stage runs as it is (the function)."""
         part = getattr(stage, "_warroom_part", None)
         if part is None:
-            found = stage
-        else:
-            at, inner = part
-            pieces = getattr(inner, "_warroom_parts", None)
-            steps = ([(tuple(at[j] for j in positions), fn) for positions, fn in pieces]
-                     if pieces is not None else [(at, inner)])
-            found = functools.partial(self._part_steps, tuple(
-                (_getter(positions), positions, fn, self._part_memo(fn))
-                for positions, fn in steps))
-        return found
+            return stage
+        at, inner = part
+        pieces = getattr(inner, "_warroom_parts", None)
+        steps = ([(tuple(at[j] for j in positions), fn) for positions, fn in pieces]
+                 if pieces is not None else [(at, inner)])
+        return tuple((positions[0] if len(positions) == 1 else -1, _getter(positions), {},
+                      (positions, fn, self._part_memo(fn))) for positions, fn in steps)
 
     def _part_memo(self, fn: Callable[..., Any]) -> dict[Any, Any] | None:
         """Where ``fn``'s transitions are kept, by the value of its part (shared by
@@ -283,41 +336,57 @@ class SampleDice(Dice):
             self._parts[fn] = memo
         return memo
 
-    def _part_steps(self, steps: tuple[tuple[Callable[[Any], tuple[Any, ...]],
-                                             tuple[int, ...], Callable[..., Any],
-                                             dict[Any, Any] | None], ...],
-                    state: tuple[Any, ...], d: Dice) -> tuple[Any, ...]:
-        """Stages on parts of ``state``, each one draw from its part's transition
-        (kept as the changes it makes: (index in the part, value) pairs)."""
+    def _part_steps(self, steps: tuple[_PartStep, ...], state: list[Any]) -> None:
+        """Stages on parts of ``state`` (a list, changed in place), each one draw from
+        its part's transition. A step keeps the transitions it has drawn from by its
+        part's value (the value itself for a part of one position) as they serve it:
+        the table's total, the bits of a draw (0: one value, no draw), its cumulative
+        weights and its changes as (position in the state, value) pairs."""
         bits = self.rng.getrandbits
-        for get, at, fn, memo in steps:
-            sub = get(state)
-            table = memo.get(sub, 0) if memo is not None else _RAW
-            if type(table) is Table:
-                values = table.values
-                if len(values) == 1:
-                    change = values[0]
-                else:
-                    total, k = table.total, table.bits
+        for one, get, drawn, step in steps:
+            key = state[one] if one >= 0 else get(state)
+            found = drawn.get(key)
+            if found is None:
+                self._part_step(step, key, one >= 0, drawn, state)
+                continue
+            total, k, cumulative, changes = found
+            if k:
+                r = bits(k)
+                while r >= total:
                     r = bits(k)
-                    while r >= total:
-                        r = bits(k)
-                    change = values[bisect_right(table.cumulative, r)]
+                change = changes[bisect_right(cumulative, r)]
             else:
-                if type(table) is int:  # this value seen ``table`` times before
-                    if table + 1 < PART_TABLE_AFTER:  # rolled until its table pays
-                        memo[sub] = table + 1  # type: ignore[index]
-                        table = _RAW
-                    else:
-                        table = memo[sub] = self._work_part(fn, sub)  # type: ignore[index]
-                change = (self._run_part(fn, sub, at) if table is _RAW
-                          else table.draw(self.rng))
-            if change:
-                out = list(state)
-                for j, v in change:
-                    out[at[j]] = v
-                state = tuple(out)
-        return state
+                change = changes[0]
+            for f, v in change:
+                state[f] = v
+
+    def _part_step(self, step: tuple[tuple[int, ...], Callable[..., Any],
+                                     dict[Any, Any] | None],
+                   key: Any, single: bool, drawn: dict[Any, Any], state: list[Any]) -> None:
+        """One step of :meth:`_part_steps` from a value its step has not drawn from yet:
+        the transition from the value of ``fn``'s part (kept as the changes it makes,
+        (index in the part, value) pairs, by every function computing the same) worked
+        out once the value has come up :data:`PART_TABLE_AFTER` times and then drawn
+        from (and kept by the step), or the stage run as it is."""
+        at, fn, memo = step
+        sub = (key,) if single else key
+        table = memo.get(sub, 0) if memo is not None else _RAW
+        if type(table) is int:  # this value seen ``table`` times before
+            if table + 1 < PART_TABLE_AFTER:  # rolled until its table pays
+                memo[sub] = table + 1  # type: ignore[index]
+                table = _RAW
+            else:
+                table = memo[sub] = self._work_part(fn, sub)  # type: ignore[index]
+        if table is _RAW:
+            change = self._run_part(fn, sub, at)
+            for j, v in change:
+                state[at[j]] = v
+            return
+        values = table.values
+        drawn[key] = (table.total, table.bits if len(values) > 1 else 0, table.cumulative,
+                      tuple([tuple([(at[j], v) for j, v in ch]) for ch in values]))
+        for f, v in table.draw(self.rng):
+            state[at[f]] = v
 
     def _run_part(self, fn: Callable[..., Any], sub: tuple[Any, ...], at: tuple[int, ...]
                   ) -> tuple[tuple[int, Any], ...]:

@@ -553,3 +553,27 @@ def test_six_unit_stack_checks_follow_distinct_states(monkeypatch: pytest.Monkey
     d = warroom.odds("asl.ift_on_stack", units=units, result="K/1")
     assert len(d.weights) == 21_212
     assert calls[0] == 2_617
+
+
+def test_an_estimate_makes_the_attack_plan_and_rows_once() -> None:
+    """Monte Carlo runs the procedure once a sample: the attack's stages, first state and
+    outcome rows are made once for the question (kept by the attack), and each half of
+    the stack's row once per distinct state of that half, not per sample."""
+    from warroom import api
+    from warroom.engine import drivers
+    from warroom.games.asl import stack
+    from warroom.games.asl.counters import parse_units
+
+    raw = {"result": "K/2", "units": "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,"
+                                     "leader:9:-2,hs:5,4-6-7,4-6-7,2-4-7,8-1"}
+    proc, params = api.prepare("asl.ift_on_stack", raw)
+    stack._finish_plan.cache_clear()
+    stack._halves.cache_clear()
+    est = drivers.simulate(proc, params, 2000, seed=3)
+    info = stack._finish_plan.cache_info()
+    assert (info.misses, info.hits) == (1, 1999)
+    first, second = stack._halves(parse_units(raw["units"]))
+    heads = {k[1:6] for k in est.counts}
+    tails = {k[6:11] for k in est.counts}
+    assert (len(first), len(second)) == (len(heads), len(tails)) and len(heads) < 2000
+

@@ -563,16 +563,33 @@ def finish_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
     """The procedure's outcome after ``result``: every unit's state (:func:`stack_outcome`)
     and the ``extra`` fields. Return it as it is (``Dice.finish``: exact odds map each
     distinct end of the attack once, without replaying the procedure)."""
-    stages = _stages(units, result, drm, lltc_fail) if result != "-" else ()
+    tail = tuple(extra.values())
+    if not tail or all(type(v) in (str, int) for v in tail):  # plain: kept by them
+        stages, first, outcome = _finish_plan(units, result, drm, lltc_fail, tuple(extra),
+                                              tail)
+    else:  # a lazy count (exact odds): a plan for this query only
+        stages, first, outcome = _finish_plan.__wrapped__(units, result, drm, lltc_fail,
+                                                          tuple(extra), tail)
     if not stages:
         return {**extra, **stack_outcome(units, apply_result(d, result, units, drm,
                                                              lltc_fail))}
+    return d.finish(first, (), rounds=0, opening=stages, outcome=outcome)
 
+
+@lru_cache(maxsize=1024)
+def _finish_plan(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail,
+                 names: tuple[str, ...], tail: tuple[Any, ...]
+                 ) -> tuple[tuple[Stage[State], ...], State,
+                            Callable[[State, int], Mapping[str, Any]]]:
+    """What :func:`finish_result` asks ``Dice.finish`` for an attack, the ``extra``
+    fields ``names`` with values ``tail``: the stages, the first state and the outcome
+    (as rows). Kept by the attack and the extra values, not made again for each of a
+    Monte Carlo estimate's samples."""
+    stages = _stages(units, result, drm, lltc_fail) if result != "-" else ()
     start = tuple(initial(u) for u in units)
-    return d.finish(((), *start), (), rounds=0, opening=stages,
-                    outcome=rows((*STACK_FIELDS, *extra),
-                                 _last_row(units, tuple(extra.values())),
-                                 plain=all(type(v) in (str, int) for v in extra.values())))
+    return stages, ((), *start), rows(
+        (*STACK_FIELDS, *names), _last_row(units, tail),
+        plain=all(type(v) in (str, int) for v in tail))
 
 
 _ENDS = {  # states a unit may end in: (good order, broken) per kind, by result
@@ -648,17 +665,31 @@ class _UnitViews(dict[int, tuple[str, str, int]]):
         return view
 
 
+HALF_MEMO = 1 << 13
+"""Rows of the distinct states of half a stack kept (:func:`_halves`); past it they
+start over (the benchmark's ten-unit K/2 estimate meets about 2,900 of each half)."""
+
+
+@lru_cache(maxsize=8)
+def _halves(units: tuple[Unit, ...]
+            ) -> tuple[dict[State, tuple[str, tuple[str, ...], int]], ...]:
+    """The outcome's part for each distinct state of the first and of the second half of
+    ``units`` (:func:`_last_row`), filled as they appear and shared by every question on
+    the same units (exact odds' thousands of last states, an estimate's samples)."""
+    return {}, {}
+
+
 def _last_row(units: tuple[Unit, ...], tail: tuple[Any, ...]
               ) -> Callable[[State, int], tuple[Any, ...]]:
     """The row of a last state of the attack (``(aux, *units' state bits)``): the values
     of STACK_FIELDS, then ``tail``. Exact odds map thousands of last states, so each
     half of the stack's units is worked out once per distinct state of that half (a few
-    dozen) and the row put together from the two (one query's tables: no memory kept)."""
+    dozen; kept by :func:`_halves`) and the row put together from the two."""
     views = _views(units)
     h = 1 + (len(units) + 1) // 2  # the first half: state[1:h], the second: state[h:]
     sep = "," if len(units) > 1 else ""
     pad = ("-",) * (len(UNIT_FIELDS) - len(units))
-    halves: tuple[dict[State, tuple[str, tuple[str, ...], int]], ...] = ({}, {})
+    halves = _halves(units)
     ends: dict[int, tuple[Any, ...]] = {}
 
     def half(n: int, key: State) -> tuple[str, tuple[str, ...], int]:
@@ -667,8 +698,10 @@ def _last_row(units: tuple[Unit, ...], tail: tuple[Any, ...]
         names, pieces, counts = zip(*[view[s] for view, s in
                                       zip(views[:h - 1] if n == 0 else views[h - 1:], key,
                                           strict=True)], strict=True)
-        halves[n][key] = found = (",".join(pieces) + (sep if n == 0 else ""), names,
-                                  sum(counts))
+        found = (",".join(pieces) + (sep if n == 0 else ""), names, sum(counts))
+        if len(halves[n]) >= HALF_MEMO:
+            halves[n].clear()
+        halves[n][key] = found
         return found
 
     def end(packed: int) -> tuple[Any, ...]:
@@ -756,5 +789,6 @@ STACK_NOTE = (
 )
 def ift_on_stack(p: StackParams, d: Dice) -> Mapping[str, Any]:
     units = parse_units(p.units, p.elr)
-    d.note("asl.ift.result", "{res}: {meaning}", res=p.result, meaning=meaning(p.result))
+    if d.explains:
+        d.note("asl.ift.result", "{res}: {meaning}", res=p.result, meaning=meaning(p.result))
     return finish_result(d, p.result, units, p.drm, p.lltc_fail, {})
