@@ -965,7 +965,8 @@ denominator."""
 
 
 def _plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
-                      shared: dict[Any, Any], first: _Branch | None) -> Transition | None:
+                      shared: dict[Any, Any], first: _Branch | None,
+                      budget: int | None = None) -> Transition | None:
     """A stage's transitions from ``s`` when every run of it ends in a plain state (no
     lazy count: a stage of single dice and checks, as a stack's): the enumeration of
     :func:`_enumerate` (the same paths in the same order, the same weights) without its
@@ -973,7 +974,8 @@ def _plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
     ``first``: where a first run branched, if the caller made one. None, when a run
     leaves a lazy count, must make one concrete, ends in something that is not a state
     or the paths pass the budget: the full enumeration takes over (and names the
-    mistake)."""
+    mistake). ``budget``: the runs allowed (past it, None too; :data:`MAX_PATHS`)."""
+    budget = MAX_PATHS if budget is None else budget
     concrete: set[int] = set()
     memo: dict[Any, Any] = {}
     if first is None:
@@ -995,7 +997,7 @@ def _plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
     runs = 1
     while stack:
         runs += 1
-        if runs > MAX_PATHS:
+        if runs > budget:
             return None
         path, num, den = stack.pop()
         d.path, d.pos, d.ordinal = path, 0, 0  # one object for every run: no run keeps it

@@ -400,9 +400,14 @@ class SampleDice(Dice):
     def _work_part(self, fn: Callable[..., Any], sub: tuple[Any, ...]) -> Any:
         """The exact transition of the stage ``fn`` from its part's value ``sub``, as a
         :class:`Table` of the changes it makes (:data:`_RAW`: too large to work out)."""
-        from warroom.engine.exact import exact_run
+        from warroom.engine.exact import _plain_transition, exact_run
 
         width = len(sub)
+        # a stage of single dice and checks ending in plain states (a stack's): its
+        # enumeration without exact_run's bookkeeping (the same weights)
+        plain = _plain_transition(fn, sub, width, self._shared, None, TABLE_PATHS)
+        if plain is not None:
+            return Table([(_changes(sub, s2), w2) for s2, w2 in plain[0]])
 
         def pick(after: Any) -> tuple[Any, ...]:
             if not isinstance(after, tuple) or len(after) != width:
