@@ -188,38 +188,98 @@ def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Te
     a hit each in turn, weapon by weapon, so every weapon's hits are spread evenly (rule
     5). When the shooters
     ``moved``, a bunker buster's hits go only where rule 9 lets them, first
-    (:func:`_bunker_buster_slots`)."""
-    declares = _declares(weapons, priority)
-    declared = tuple(sorted({declares[w] for w, h in enumerate(hits) if h} - {"none"},
-                            key=KINDS.index))
-    order, groups = _layout(weapons, teams, priority, declared)
-    taken: list[list[int]] = [[] for _ in teams]
-    if any(weapons[w].bb and (moved or weapons[w].moved) for w, h in enumerate(hits) if h):
-        slots, pool = _bunker_buster_slots(hits, weapons, teams, list(order), taken, moved)
-        left = [pool.count(w) for w in range(len(weapons))]
-    else:
-        slots = list(_slots(sum(hits), order))
-        left = list(hits)
-    for members, ranking in groups:
-        # the group's share: the hits it likes best (whole weapons in ``ranking`` order)
-        wanted = sum(slots[i] for i in members)
-        runs = []
-        for w in ranking:
-            if not wanted:
-                break
-            k = min(left[w], wanted)
-            if k:
-                runs.append((w, k))
-                left[w] -= k
-                wanted -= k
-        if runs:
-            dealt = _deal(tuple(runs), tuple(slots[i] for i in members))
-            for i, took in zip(members, dealt, strict=True):
-                taken[i] += took
-    return tuple(tuple(sorted(t)) for t in taken)
+    (:func:`_bunker_buster_slots`). What follows from the question alone is worked out
+    once (:class:`Allocation`)."""
+    return _allocation(weapons, teams, priority, moved).plan(hits)
 
 
 KINDS: tuple[str, ...] = tuple(TEAM_NAMES)
+
+Share = tuple[tuple[int, ...], int, tuple[tuple[int, tuple[slice, ...]], ...]]
+"""A group's share of the hits: the weapons it takes first (their indices, best first),
+how many hits it takes, and where they go (each member's index among the teams and the
+slices of the group's hits it takes: :func:`_deal`)."""
+
+
+class Allocation:
+    """:func:`allocate` for one question (its weapons, teams, priority and movement).
+    The groups, the share of each group for each total of hits and how the group deals
+    it are worked out once, so that a plan only takes each group's hits, whole weapons
+    at a time, and hands each member its slices of them."""
+
+    __slots__ = ("busters", "declares", "moved", "plain", "priority", "shares", "teams",
+                 "weapons")
+
+    def __init__(self, weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
+                 moved: bool) -> None:
+        self.weapons, self.teams, self.priority, self.moved = weapons, teams, priority, moved
+        self.declares = _declares(weapons, priority)
+        self.plain = all(kind == "none" for kind in self.declares)  # no type declared
+        # the bunker busters that moved (rule 9)
+        self.busters = tuple(w for w, weapon in enumerate(weapons)
+                             if weapon.bb and (moved or weapon.moved))
+        # the groups' shares by the types declared by the weapons that hit and the hits
+        self.shares: dict[tuple[tuple[str, ...], int], tuple[Share, ...]] = {}
+
+    def plan(self, hits: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+        """Which hits each team takes (see :func:`allocate`)."""
+        if self.plain:
+            declared: tuple[str, ...] = ()
+        else:
+            declares = self.declares
+            declared = tuple(sorted({declares[w] for w, h in enumerate(hits) if h} - {"none"},
+                                    key=KINDS.index))
+        taken: list[list[int]] = [[] for _ in self.teams]
+        if self.busters and any(hits[w] for w in self.busters):
+            order, groups = _layout(self.weapons, self.teams, self.priority, declared)
+            slots, pool = _bunker_buster_slots(hits, self.weapons, self.teams, list(order),
+                                               taken, self.moved)
+            left = [pool.count(w) for w in range(len(self.weapons))]
+            shares = _shares(groups, slots)
+        else:
+            key = (declared, sum(hits))
+            found = self.shares.get(key)
+            if found is None:
+                order, groups = _layout(self.weapons, self.teams, self.priority, declared)
+                found = self.shares[key] = _shares(groups, _slots(key[1], order))
+            shares, left = found, list(hits)
+        for ranking, wanted, deal in shares:
+            chosen: list[int] = []  # the group's hits: whole weapons in ``ranking`` order
+            for w in ranking:
+                k = left[w]
+                if k:
+                    if k >= wanted:
+                        chosen += [w] * wanted
+                        left[w] = k - wanted
+                        break
+                    chosen += [w] * k
+                    left[w] = 0
+                    wanted -= k
+            if chosen:
+                for i, slices in deal:
+                    took = taken[i]
+                    for part in slices:
+                        took += chosen[part]
+        return tuple([tuple(sorted(took)) for took in taken])
+
+
+@lru_cache(maxsize=256)
+def _allocation(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
+                moved: bool) -> Allocation:
+    return Allocation(weapons, teams, priority, moved)
+
+
+def _shares(groups: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
+            slots: tuple[int, ...] | list[int]) -> tuple[Share, ...]:
+    """Each group's share of the hits when the teams take ``slots`` hits (groups that
+    take none left out)."""
+    out = []
+    for members, ranking in groups:
+        caps = tuple([slots[i] for i in members])
+        if any(caps):
+            out.append((ranking, sum(caps), tuple(
+                (i, slices) for i, slices in zip(members, _deal(caps), strict=True) if slices)))
+    return tuple(out)
 
 
 @lru_cache(maxsize=256)
@@ -269,22 +329,22 @@ def _slots(total: int, order: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(slots)
 
 
-@lru_cache(maxsize=8192)
-def _deal(runs: tuple[tuple[int, int], ...], caps: tuple[int, ...]
-          ) -> tuple[tuple[int, ...], ...]:
-    """Deal the hits ``runs`` (weapon, count) in that order a hit at a time to each
-    member in turn that has room (``caps``) left: which weapons each member takes."""
-    chosen = [w for w, k in runs for _ in range(k)]
-    left = list(caps)
-    taken: list[list[int]] = [[] for _ in caps]
-    j = 0
-    while j < len(chosen):
-        for i, room in enumerate(left):
-            if room and j < len(chosen):
-                taken[i].append(chosen[j])
-                left[i] -= 1
-                j += 1
-    return tuple(map(tuple, taken))
+@lru_cache(maxsize=1024)
+def _deal(caps: tuple[int, ...]) -> tuple[tuple[slice, ...], ...]:
+    """Where hits dealt a hit at a time to each member in turn that has room left
+    (``caps``) go: the positions each member takes among the hits, as slices. The
+    members with room go round after round; while the same ``width`` of them have room,
+    the member ``r``-th among them takes every ``width``-th hit from the ``r``-th."""
+    out: list[list[slice]] = [[] for _ in caps]
+    start = done = 0
+    for level in sorted(set(caps) - {0}):  # the rounds up to the next member's last one
+        room = [i for i, cap in enumerate(caps) if cap >= level]
+        width = len(room)
+        stop = start + (level - done) * width
+        for r, i in enumerate(room):
+            out[i].append(slice(start + r, stop, width))
+        start, done = stop, level
+    return tuple(map(tuple, out))
 
 
 def _bunker_buster_slots(hits: tuple[int, ...], weapons: tuple[Weapon, ...],
@@ -478,34 +538,53 @@ def _hits_of(weapon: Weapon, k: int) -> Msg:
     return msg("{k} × (AT {at}, firepower {fp}+)", k=k, at=weapon.at, fp=weapon.firepower)
 
 
-def _gun_tank_plan(d: Dice, counts: tuple[int, ...], weapons: tuple[Weapon, ...],
-                   teams: tuple[Team, ...], priority: str, moved: bool
+class GunTanks(NamedTuple):
+    """How rule 8 splits one question's hits: the allocation over every team, and with
+    some tanks of the declared gun-tank type and other teams beside them, the gun tanks'
+    and the other teams' indices and allocations, and what each weapon's 5+ rolls are."""
+
+    whole: Allocation
+    gun: tuple[int, ...] = ()
+    rest: tuple[int, ...] = ()
+    parts: tuple[Allocation, Allocation] | None = None
+    target: Target | None = None
+    what: tuple[Msg, ...] = ()
+
+
+@lru_cache(maxsize=256)
+def _gun_tanks(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
+               moved: bool) -> GunTanks:
+    whole = _allocation(weapons, teams, priority, moved)
+    gun = tuple(i for i, team in enumerate(teams) if team.gt)
+    if not gun or len(gun) == len(teams):
+        return GunTanks(whole)
+    rest = tuple(i for i in range(len(teams)) if not teams[i].gt)
+    return GunTanks(whole, gun, rest, tuple(  # type: ignore[arg-type]
+        _allocation(weapons, tuple(teams[i] for i in members), priority, moved)
+        for members in (gun, rest)), Target.of(5, msg("gun tank declared")),
+        tuple(msg("gun-tank rolls for AT {at} firepower {fp}+", at=weapon.at,
+                  fp=weapon.firepower) for weapon in weapons))
+
+
+def _gun_tank_plan(d: Dice, counts: tuple[int, ...], split: GunTanks
                    ) -> tuple[tuple[int, ...], ...]:
     """Rule 8: with some tanks of the declared gun-tank type and other teams beside them,
     each hit rolls 5+; those hits are allocated among the gun tanks and the rest among
-    the other teams, each by :func:`allocate`. Without both, the plain allocation."""
-    gun = [i for i, team in enumerate(teams) if team.gt]
-    if not gun or len(gun) == len(teams):
-        return _allocated(counts, weapons, teams, priority, moved)
-    to_gun = []
-    for weapon, count in zip(weapons, counts, strict=True):
-        to_gun.append(int(d.pool(
-            count, Target.of(5, msg("gun tank declared")), rule="fow.shoot_mixed.gun_tank",
-            what=msg("gun-tank rolls for AT {at} firepower {fp}+", at=weapon.at,
-                     fp=weapon.firepower))) if count else 0)
-    rest = [i for i in range(len(teams)) if not teams[i].gt]
-    plan: list[tuple[int, ...]] = [()] * len(teams)
-    for members, hits in ((gun, to_gun), (rest, [c - g for c, g in zip(counts, to_gun,
-                                                                        strict=True)])):
-        part = _allocated(tuple(hits), weapons, tuple(teams[i] for i in members), priority,
-                          moved)
-        for i, took in zip(members, part, strict=True):
+    the other teams, each by :func:`allocate` (``split``: :func:`_gun_tanks`). Without
+    both, the plain allocation."""
+    if split.parts is None:
+        return split.whole.plan(counts)
+    to_gun = tuple([int(d.pool(count, split.target,  # type: ignore[arg-type]
+                                rule="fow.shoot_mixed.gun_tank", what=what)) if count else 0
+                    for count, what in zip(counts, split.what, strict=True)])
+    plan: list[tuple[int, ...]] = [()] * (len(split.gun) + len(split.rest))
+    for members, allocation, hits in (
+            (split.gun, split.parts[0], to_gun),
+            (split.rest, split.parts[1], tuple([c - g for c, g in zip(counts, to_gun,
+                                                                      strict=True)]))):
+        for i, took in zip(members, allocation.plan(hits), strict=True):
             plan[i] = took
     return tuple(plan)
-
-
-_allocated = lru_cache(maxsize=8192)(allocate)
-"""The allocation, memoised: exact odds ask for the same hits in many paths."""
 
 
 @lru_cache(maxsize=4096)
@@ -630,7 +709,8 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
     # rule 8's split rolls dice; without it the allocation and the groups of teams
     # rolling together follow from the hits alone: kept per count of each weapon's hits
     # where no one reads the story (exact odds and Monte Carlo ask again and again)
-    declared = any(t.gt for t in teams) and not all(t.gt for t in teams)
+    split = _gun_tanks(weapons, teams, p.priority, p.moved)
+    declared = split.parts is not None
     quick: dict[tuple[int, ...], list[tuple[int, Any, Any, Any]]] = {}
 
     def resolve(s: Shot, d: Dice) -> Shot:
@@ -649,7 +729,7 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
     def _resolved(d: Dice, counts: tuple[int, ...]) -> list[tuple[int, Any, Any, Any]]:
         """The allocation (its notes), and the groups of teams that roll together with
         their chain and names (none are built where no one reads them)."""
-        plan = _gun_tank_plan(d, counts, weapons, teams, p.priority, p.moved)
+        plan = _gun_tank_plan(d, counts, split)
         lost = sum(counts) - sum(map(len, plan))
         if lost:
             d.note("fow.shoot_mixed.bunker_buster", "one hit of a bunker buster that moved "
