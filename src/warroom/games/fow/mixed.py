@@ -682,7 +682,7 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
     saves = Saves(p.target_has("schurzen") and p.aspect == "side",
                   p.target_has("improvised_armour"))
     anonymous = tuple(team._replace(n=0) for team in teams)
-    rolls: dict[tuple[int, tuple[int, ...]], Any] = {}  # (team, hits it took) -> chain
+    rolls: list[dict[tuple[int, ...], Any]] = [{} for _ in teams]  # hits it took -> chain
 
     def groups(plan: tuple[tuple[int, ...], ...]) -> dict[Any, list[int]]:
         """The teams that roll together (alike but for their number, with the same
@@ -690,20 +690,30 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
         out: dict[Any, list[int]] = {}
         for i, took in enumerate(plan):
             if took:
-                chain = rolls.get((i, took))
+                chain = rolls[i].get(took)
                 if chain is None:
-                    chain = rolls[i, took] = _team_roll(anonymous[i], weapons, took, saves)
-                out.setdefault(chain, []).append(i)
+                    chain = rolls[i][took] = _team_roll(anonymous[i], weapons, took, saves)
+                members = out.get(chain)
+                if members is None:
+                    out[chain] = [i]
+                else:
+                    members.append(i)
         return out
+
+    # each weapon's dice, to-hit number, re-rolls, the note naming a re-roll and what
+    # it rolls, worked out once
+    shots = tuple((weapon.dice, t, reroll, note, _to_hit_what(weapon))
+                  for weapon, (t, reroll, note) in zip(weapons, _to_hit(p, weapons, teams),
+                                                        strict=True))
 
     def to_hit(s: Shot, d: Dice) -> Shot:
         hits = []
-        for weapon, (t, reroll, note) in zip(weapons, _to_hit(p, weapons, teams), strict=True):
+        for dice, t, reroll, note, what in shots:
             if note is not None:  # each weapon its own to-hit number and re-rolls
                 d.note("fow.shoot_mixed.reroll", "{name}: failed to-hit rolls are re-rolled",
                        name=note)
-            hits.append(d.pool(weapon.dice, t, rule="fow.shoot_mixed.to_hit",
-                               what=_to_hit_what(weapon), reroll=reroll))
+            hits.append(d.pool(dice, t, rule="fow.shoot_mixed.to_hit", what=what,
+                               reroll=reroll))
         return (0, *hits, 0, 0)
 
     # rule 8's split rolls dice; without it the allocation and the groups of teams
@@ -711,6 +721,7 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
     # where no one reads the story (exact odds and Monte Carlo ask again and again)
     split = _gun_tanks(weapons, teams, p.priority, p.moved)
     declared = split.parts is not None
+    busters = split.whole.busters  # rule 9 may leave hits with no team to go to
     quick: dict[tuple[int, ...], list[tuple[int, Any, Any, Any]]] = {}
 
     def resolve(s: Shot, d: Dice) -> Shot:
@@ -730,7 +741,7 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
         """The allocation (its notes), and the groups of teams that roll together with
         their chain and names (none are built where no one reads them)."""
         plan = _gun_tank_plan(d, counts, split)
-        lost = sum(counts) - sum(map(len, plan))
+        lost = sum(counts) - sum(map(len, plan)) if busters else 0
         if lost:
             d.note("fow.shoot_mixed.bunker_buster", "one hit of a bunker buster that moved "
                    "has no team it may go to: no effect" if lost == 1 else "{n} hits of a "
@@ -740,9 +751,10 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                 if took:
                     d.note("fow.shoot_mixed.allocate", "{team} is hit: {hits}",
                            team=teams[i].label(), hits=_hit_names(weapons, took))
-        return [(len(members), chain, *(_group_names(teams, members) if d.explains
-                                              else ("", ())))
-                      for chain, members in groups(plan).items()]
+        if d.explains:
+            return [(len(members), chain, *_group_names(teams, members))
+                    for chain, members in groups(plan).items()]
+        return [(len(members), chain, "", ()) for chain, members in groups(plan).items()]
 
     return (fixed(to_hit, ("fow.shoot_mixed", "to_hit", p)),
             fixed(resolve, ("fow.shoot_mixed", "resolve", p)))
