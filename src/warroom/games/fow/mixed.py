@@ -195,10 +195,12 @@ def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Te
 
 KINDS: tuple[str, ...] = tuple(TEAM_NAMES)
 
-Share = tuple[tuple[int, ...], int, tuple[tuple[int, tuple[slice, ...]], ...]]
+Share = tuple[tuple[int, ...], int, bool, tuple[tuple[int, slice, tuple[slice, ...]], ...]]
 """A group's share of the hits: the weapons it takes first (their indices, best first),
-how many hits it takes, and where they go (each member's index among the teams and the
-slices of the group's hits it takes: :func:`_deal`)."""
+how many hits it takes, whether those weapons are in the order of their indices (then
+every member's hits are too), and where the hits go (each member's index among the
+teams and the slices of the group's hits it takes, the first and the others:
+:func:`_deal`)."""
 
 
 class Allocation:
@@ -229,11 +231,13 @@ class Allocation:
             declares = self.declares
             declared = tuple(sorted({declares[w] for w, h in enumerate(hits) if h} - {"none"},
                                     key=KINDS.index))
-        taken: list[list[int]] = [[] for _ in self.teams]
+        out: list[tuple[int, ...]] = [()] * len(self.teams)
         if self.busters and any(hits[w] for w in self.busters):
             order, groups = _layout(self.weapons, self.teams, self.priority, declared)
+            placed: list[list[int]] = [[] for _ in self.teams]
             slots, pool = _bunker_buster_slots(hits, self.weapons, self.teams, list(order),
-                                               taken, self.moved)
+                                               placed, self.moved)
+            taken: list[list[int]] | None = placed
             left = [pool.count(w) for w in range(len(self.weapons))]
             shares = _shares(groups, slots)
         else:
@@ -242,8 +246,8 @@ class Allocation:
             if found is None:
                 order, groups = _layout(self.weapons, self.teams, self.priority, declared)
                 found = self.shares[key] = _shares(groups, _slots(key[1], order))
-            shares, left = found, list(hits)
-        for ranking, wanted, deal in shares:
+            shares, left, taken = found, list(hits), None
+        for ranking, wanted, ordered, deal in shares:
             chosen: list[int] = []  # the group's hits: whole weapons in ``ranking`` order
             for w in ranking:
                 k = left[w]
@@ -256,11 +260,17 @@ class Allocation:
                     left[w] = 0
                     wanted -= k
             if chosen:
-                for i, slices in deal:
-                    took = taken[i]
-                    for part in slices:
+                for i, first, more in deal:
+                    took = chosen[first]
+                    for part in more:
                         took += chosen[part]
-        return tuple([tuple(sorted(took)) for took in taken])
+                    if not ordered:
+                        took.sort()
+                    out[i] = tuple(took)
+        if taken is not None:  # with the hits of bunker busters placed first
+            return tuple([tuple(sorted((*before, *after))) if before else after
+                          for before, after in zip(taken, out, strict=True)])
+        return tuple(out)
 
 
 @lru_cache(maxsize=256)
@@ -277,8 +287,9 @@ def _shares(groups: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
     for members, ranking in groups:
         caps = tuple([slots[i] for i in members])
         if any(caps):
-            out.append((ranking, sum(caps), tuple(
-                (i, slices) for i, slices in zip(members, _deal(caps), strict=True) if slices)))
+            out.append((ranking, sum(caps), list(ranking) == sorted(ranking), tuple(
+                (i, slices[0], slices[1:]) for i, slices in zip(members, _deal(caps),
+                                                                 strict=True) if slices)))
     return tuple(out)
 
 
