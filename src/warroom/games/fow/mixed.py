@@ -235,10 +235,8 @@ class Allocation:
         if self.busters and any(hits[w] for w in self.busters):
             order, groups = _layout(self.weapons, self.teams, self.priority, declared)
             placed: list[list[int]] = [[] for _ in self.teams]
-            slots, pool = _bunker_buster_slots(hits, self.weapons, self.teams, list(order),
-                                               placed, self.moved)
+            slots, left = _bunker_buster_slots(hits, self.busters, self.teams, order, placed)
             taken: list[list[int]] | None = placed
-            left = [pool.count(w) for w in range(len(self.weapons))]
             shares = _shares(groups, slots)
         else:
             key = (declared, sum(hits))
@@ -358,34 +356,49 @@ def _deal(caps: tuple[int, ...]) -> tuple[tuple[slice, ...], ...]:
     return tuple(map(tuple, out))
 
 
-def _bunker_buster_slots(hits: tuple[int, ...], weapons: tuple[Weapon, ...],
-                         teams: tuple[Team, ...], order: list[int], taken: list[list[int]],
-                         moved: bool = True) -> tuple[list[int], list[int]]:
-    """Rule 9 in the allocation: the hits of a bunker buster that moved go first, one at
-    a time, weapon by weapon, to the team it may hit with the fewest hits so far (the
-    earlier in ``order`` on a tie), into ``taken``; with no such team they go nowhere.
-    The other hits then level the count the same way over every team. Returns how many
-    more hits each team takes and the hits left to deal."""
+def _bunker_buster_slots(hits: tuple[int, ...], busters: tuple[int, ...],
+                         teams: tuple[Team, ...], order: tuple[int, ...],
+                         taken: list[list[int]]) -> tuple[list[int], list[int]]:
+    """Rule 9 in the allocation: the hits of the bunker busters that moved (``busters``)
+    go first, one at a time, weapon by weapon, to the team they may hit with the fewest
+    hits so far (the earlier in ``order`` on a tie), into ``taken``; with no such team
+    they go nowhere. The other hits then level the count the same way over every team.
+    Returns how many more hits each team takes and the hits of each weapon left to deal.
+
+    Worked out by rounds: the busters' hits in turn (a round of the weapons with hits
+    left after another) go round the teams they may hit in ``order``; the others raise
+    the fewest counts to a common level and the rest go one each, in ``order``, to the
+    teams at that level."""
     count = [0] * len(teams)
-
-    def place(members: list[int]) -> int:
-        best = min(members, key=lambda i: (count[i], order.index(i)))
-        count[best] += 1
-        return best
-
     may = [i for i in order if not teams[i].bunker_safe]
-    busters = [weapons[w].bb and (moved or weapons[w].moved) for w in range(len(hits))]
-    left = [h if busters[w] else 0 for w, h in enumerate(hits)]
-    while may and any(left):
-        for w, n in enumerate(left):
-            if n:
-                taken[place(may)].append(w)
-                left[w] -= 1
-    slots = [0] * len(teams)
-    pool = [w for w, h in enumerate(hits) if not busters[w] for _ in range(h)]
-    for _ in pool:
-        slots[place(order)] += 1
-    return slots, pool
+    if may:
+        dealt = [w for r in range(max(hits[w] for w in busters)) for w in busters
+                 if hits[w] > r]
+        for q, i in enumerate(may):
+            took = dealt[q::len(may)]
+            taken[i] += took
+            count[i] = len(took)
+    left = [0 if w in busters else h for w, h in enumerate(hits)]
+    spare = sum(left)
+    # the level the other hits raise every count to: past the k lowest counts
+    levels = sorted(count)
+    level, k = levels[0], 1
+    while True:
+        while k < len(levels) and levels[k] <= level:
+            k += 1
+        step = spare // k if k == len(levels) else min(spare // k, levels[k] - level)
+        if not step:
+            break
+        level += step
+        spare -= step * k
+    slots = [max(0, level - c) for c in count]
+    for i in order:  # the rest (fewer than the teams at the level): one each, in order
+        if not spare:
+            break
+        if count[i] <= level:
+            slots[i] += 1
+            spare -= 1
+    return slots, left
 
 
 class MixedParams(RulesParams):
