@@ -504,10 +504,13 @@ def _team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
         return team_chain(_hit_spec(team, weapon, team.hull, saves), k)
 
     steps = tuple(_hit_by(team, weapon, k, saves) for weapon, k in groups)
-    # a tank whose hits split between hull and turret branches on each weapon's split:
-    # its weapons as stages over the worst result so far, so the exact driver works
-    # each weapon out once per worst result instead of once per path through the others
-    staged = split and len(steps) > 1
+    # a tank whose hits split between hull and turret branches on each weapon's split,
+    # and a team hit by four weapons or more has many paths through them: its weapons
+    # as stages over the worst result so far, so the exact driver works each weapon out
+    # once per worst result instead of once per path through the others (a gun tank
+    # taking the 5+ hits of six weapons: its table about twice as quick; with fewer
+    # weapons the stages cost the exact odds more than the paths they save)
+    staged = len(steps) > 3 or (split and len(steps) > 1)
 
     def chain(d: Dice) -> str:
         if staged:
