@@ -1,11 +1,14 @@
 """fow.shoot_mixed's hit allocation against its earlier implementation.
 
 :func:`allocate` deals whole rounds of hits by slicing, with what follows from the question
-alone worked out once. The implementation below is the one it replaced, kept verbatim as
-an oracle: it deals the hits one at a time, team by team. Both must give the same plan for
-every question: weapons of every kind (bunker busters, moved, their own priority type),
-teams with every flag, the platoon's priority and movement, and the gun-tank split that
-the procedure makes from them (rule 8: each part allocated on its own)."""
+alone worked out once. The implementation below is the one it replaced, kept as an
+oracle: it deals the hits one at a time, team by team, and places a moving bunker
+buster's hits and levels the others a hit at a time (the groups and their order,
+``_layout``, and the shares, ``_slots``, are the product's: they did not change). Both
+must give the same plan for every question: weapons of every kind (bunker busters,
+moved, their own priority type), teams with every flag, the platoon's priority and
+movement, and the gun-tank split that the procedure makes from them (rule 8: each part
+allocated on its own)."""
 
 from __future__ import annotations
 
@@ -14,22 +17,32 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from warroom.games.fow.mixed import KINDS, Team, Weapon, allocate, parse_teams, parse_weapons
+from warroom.games.fow.mixed import (
+    KINDS,
+    Team,
+    Weapon,
+    _declares,
+    _layout,
+    _slots,
+    allocate,
+    parse_teams,
+    parse_weapons,
+)
 
 
-# ----------------------------------------------------------------- the earlier allocation
+# ------------------------------------------------------------------ the earlier dealing
 def old_allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Team, ...],
                  priority: str = "none", moved: bool = False) -> tuple[tuple[int, ...], ...]:
-    declares = tuple(w.priority if w.priority != "none" else priority for w in weapons)
+    declares = _declares(weapons, priority)
     declared = tuple(sorted({declares[w] for w, h in enumerate(hits) if h} - {"none"},
                             key=KINDS.index))
-    order, groups = old_layout(weapons, teams, priority, declared)
+    order, groups = _layout(weapons, teams, priority, declared)
     taken: list[list[int]] = [[] for _ in teams]
     if any(weapons[w].bb and (moved or weapons[w].moved) for w, h in enumerate(hits) if h):
         slots, pool = old_bunker_buster_slots(hits, weapons, teams, list(order), taken, moved)
         left = [pool.count(w) for w in range(len(weapons))]
     else:
-        slots = list(old_slots(sum(hits), order))
+        slots = list(_slots(sum(hits), order))
         left = list(hits)
     for members, ranking in groups:
         wanted = sum(slots[i] for i in members)
@@ -47,40 +60,6 @@ def old_allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tupl
             for i, took in zip(members, dealt, strict=True):
                 taken[i] += took
     return tuple(tuple(sorted(t)) for t in taken)
-
-
-def old_layout(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
-               declared: tuple[str, ...]
-               ) -> tuple[tuple[int, ...], tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]]:
-    declares = tuple(w.priority if w.priority != "none" else priority for w in weapons)
-    order = tuple(sorted(range(len(teams)), key=lambda i: (
-        2 if teams[i].out else 1 if teams[i].gtg else 0, teams[i].far,
-        teams[i].kind not in declared, teams[i].armoured,
-        min(teams[i].hull, teams[i].turret))))
-    every = range(len(weapons))
-    groups = []
-    armours = sorted({min(t.hull, t.turret) for t in teams if t.armoured}, reverse=True)
-    for armour in armours:
-        groups.append((tuple(i for i in order if teams[i].armoured and min(
-            teams[i].hull, teams[i].turret) == armour),
-            tuple(sorted(every, key=lambda w: (-weapons[w].at, weapons[w].firepower, w)))))
-    for kind in declared:
-        if kind != "tank":
-            rank = {w: (0 if declares[w] == kind else 1 if declares[w] == "none" else 2,
-                        weapons[w].firepower, -weapons[w].at, w) for w in every}
-            groups.append((tuple(i for i in order if teams[i].kind == kind),
-                           tuple(sorted(every, key=rank.__getitem__))))
-    groups.append((tuple(i for i in order if not teams[i].armoured
-                         and teams[i].kind not in declared), tuple(every)))
-    return order, tuple(groups)
-
-
-def old_slots(total: int, order: tuple[int, ...]) -> tuple[int, ...]:
-    share, extra = divmod(total, len(order))
-    slots = [share] * len(order)
-    for i in order[:extra]:
-        slots[i] += 1
-    return tuple(slots)
 
 
 def old_deal(runs: tuple[tuple[int, int], ...], caps: tuple[int, ...]
@@ -192,7 +171,7 @@ def test_allocation_matches_the_earlier_one_for_every_count_of_hits_of_a_small_q
     for _ in range(150):
         ws, ts, priority, moved = random_question(rng, 4, 8)
         ws = ws[:3]
-        grid = [()]
+        grid: list[tuple[int, ...]] = [()]
         for w in ws:
             grid = [(*g, h) for g in grid for h in range(w.dice + 1)]
         for hits in grid:
