@@ -13,6 +13,7 @@ allocated on its own)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -122,7 +123,7 @@ def team_text(rng: random.Random) -> str:
     return ":".join(fields)
 
 
-def weapon_text(rng: random.Random, kinds: list[str], most: int) -> str:
+def weapon_text(rng: random.Random, kinds: Sequence[str], most: int) -> str:
     fields = [str(rng.randint(0, most)), str(rng.choice((1, 2, 3, 5, 7, 10, 12, 14))),
               str(rng.randint(1, 6))]
     fields += [f for f in WEAPON_FLAGS if rng.random() < 0.2]
