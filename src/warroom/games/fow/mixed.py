@@ -28,6 +28,7 @@ MAX_WEAPONS = 6
 MAX_WEAPON_DICE = 30
 MAX_TEAMS = 20
 QUICK_SIZE = 20_000  # allocations kept per question (see _stages)
+QUICK_TRIAL = 4_096  # past so many kept, more only if a quarter of the lookups found one
 TURRET_AT = 4  # the shooter's die for a hit on a tank with two armour values: 4+ turret
 
 Priority = Literal["none", "tank", "infantry", "gun", "soft"]
@@ -749,17 +750,28 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
     split = _gun_tanks(weapons, teams, p.priority, p.moved)
     declared = split.parts is not None
     busters = split.whole.busters  # rule 9 may leave hits with no team to go to
+    # (a long estimate meets nearly every count of hits once: past QUICK_TRIAL kept with
+    # few found again, it keeps no more, which would cost memory and the garbage
+    # collector's passes over them, about a sixth of each sample at 6 x 30 dice)
     quick: dict[tuple[int, ...], list[tuple[int, Any, Any, Any]]] = {}
+    keep, reused = True, 0
 
     def resolve(s: Shot, d: Dice) -> Shot:
+        nonlocal keep, reused
         counts = s[1:n + 1]  # the allocation depends on the hits: known here
         found = None if d.explains or declared else quick.get(counts)
-        if found is None:
+        if found is not None:
+            reused += 1
+        else:
             found = _resolved(d, counts)
-            if not d.explains and not declared:
+            if keep and not d.explains and not declared:
                 if len(quick) >= QUICK_SIZE:
                     quick.clear()
-                quick[counts] = found
+                    reused = 0
+                elif len(quick) == QUICK_TRIAL and reused * 4 < QUICK_TRIAL:
+                    keep = False
+                if keep:
+                    quick[counts] = found
         # the teams' rolls, a group of alike teams after another, counted together
         res = d.tally(found, LABELS, rule="fow.shoot_mixed.team")
         return (sum(counts), *(0,) * n, res["destroyed"], res["bailed_out"])
