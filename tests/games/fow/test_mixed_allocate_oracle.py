@@ -13,11 +13,16 @@ allocated on its own)."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from warroom import api
+from warroom.engine import drivers
+from warroom.games.fow import mixed
 from warroom.games.fow.mixed import (
     KINDS,
     Team,
@@ -185,3 +190,36 @@ def test_allocation_matches_the_earlier_one(seed: int, most: int, size: int) -> 
     rng = random.Random(seed)
     ws, ts, priority, moved = random_question(rng, most, size)
     check(tuple(rng.randint(0, w.dice) for w in ws), ws, ts, priority, moved)
+
+
+# ------------------------------------------------------- the allocations kept per count
+def _plans_worked_out(monkeypatch: pytest.MonkeyPatch, weapons: str, teams: str,
+                      samples: int) -> tuple[int, int]:
+    """How many times a fresh estimate worked an allocation out, and how many distinct
+    counts of each weapon's hits it met."""
+    calls: Counter[tuple[int, ...]] = Counter()
+    real = mixed._gun_tank_plan
+
+    def counting(d: object, counts: tuple[int, ...], *args: object) -> object:
+        calls[counts] += 1
+        return real(d, counts, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mixed, "_gun_tank_plan", counting)
+    mixed._stages.cache_clear()  # a fresh question: nothing kept yet
+    proc, params = api.prepare("fow.shoot_mixed", {"weapons": weapons, "teams": teams})
+    drivers.simulate(proc, params, samples, seed=5)
+    return sum(calls.values()), len(calls)
+
+
+def test_an_estimate_keeps_allocations_while_they_are_found_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mixed, "QUICK_TRIAL", 40)
+    # few counts (3 x 3 x 3 at most, well under the trial's 40): each worked out once
+    worked, distinct = _plans_worked_out(monkeypatch, "2:10:3,2:2:6,2:7:4",
+                                         "tank:6,infantry,soft", 600)
+    assert worked == distinct <= 27
+    # many counts (31 ** 3): past 40 kept with few found again, none more are kept, so
+    # counts met again are worked out again
+    worked, distinct = _plans_worked_out(monkeypatch, "30:10:3,30:2:6,30:7:4",
+                                         "tank:6,infantry,soft,gun", 3000)
+    assert distinct > 40 and worked > distinct
