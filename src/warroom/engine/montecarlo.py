@@ -64,9 +64,15 @@ class Table:
         self.bits = self.total.bit_length()
 
     def draw(self, rng: random.Random) -> Any:
-        if len(self.values) == 1:
-            return self.values[0]
-        return self.values[bisect_right(self.cumulative, rng.randrange(self.total))]
+        values = self.values
+        if len(values) == 1:
+            return values[0]
+        total, k = self.total, self.bits
+        bits = rng.getrandbits
+        r = bits(k)  # randrange(total) as it draws it, without its checks
+        while r >= total:
+            r = bits(k)
+        return values[bisect_right(self.cumulative, r)]
 
 
 _RAW: Any = object()
@@ -122,6 +128,7 @@ class SampleDice(Dice):
         self.tables = tables
         self._p: dict[tuple[int, str], float] = {}
         self._pools: dict[tuple[int, int, str], Table] = {}
+        self._finals: dict[int, tuple[Target, int]] = {}  # id(target) -> it, its number
         # for the whole simulation: what sub-enumerations computed (exact_run's shared),
         # each chain's table by its key and labels (and by the chain object), each part
         # stage's tables by its function (and key) then by the value of its part, and
@@ -143,7 +150,13 @@ class SampleDice(Dice):
              reroll: Reroll = "none") -> int:
         if n <= 0:
             return 0
-        at = at if isinstance(at, int) else at.final
+        if not isinstance(at, int):  # a target's number, kept by the object (ids stay
+            found = self._finals.get(id(at))  # unique while it holds the target)
+            if found is None or found[0] is not at:
+                if len(self._finals) >= PLANS:
+                    self._finals.clear()
+                found = self._finals[id(at)] = (at, at.final)
+            at = found[1]
         if not self.tables:
             p = self._chance(at, reroll)
             rnd = self.rng.random
@@ -211,35 +224,41 @@ class SampleDice(Dice):
             weights[label] += w
         return Table(list(weights.items()))
 
-    def _add(self, counts: dict[str, int], n: int, chain: Chain,
+    def _add(self, counts: dict[str, int],
+             groups: Sequence[tuple[int, Chain, Text, Sequence[Text]]],
              labels: Sequence[str]) -> None:
-        """Add the categories of ``n`` items of ``chain`` to ``counts``."""
-        mine = self._chains.get(chain)  # a fixed chain seen before: by the object
-        if mine is not None and (mine[0] is labels or mine[0] == labels):
-            table = mine[1]
-        else:
-            table = self._chain_table(chain, labels) if self.tables else _RAW
-        if table is _RAW:
-            for _ in range(n):
-                counts[chain(self)] += 1
-            return
-        values = table.values
-        if len(values) == 1:
-            counts[values[0]] += n
-            return
-        cumulative, total, k = table.cumulative, table.total, table.bits
+        """Add the categories of each group's ``n`` items of its chain to ``counts``, a
+        group after another ((n, chain, what, names): :meth:`tally`'s groups)."""
+        chains = self._chains
         bits = self.rng.getrandbits
-        for _ in range(n):
-            r = bits(k)
-            while r >= total:
+        for n, chain, _, _ in groups:
+            if n <= 0:
+                continue
+            mine = chains.get(chain)  # a fixed chain seen before: by the object
+            if mine is not None and (mine[0] is labels or mine[0] == labels):
+                table = mine[1]
+            else:
+                table = self._chain_table(chain, labels) if self.tables else _RAW
+            if table is _RAW:
+                for _ in range(n):
+                    counts[chain(self)] += 1
+                continue
+            values = table.values
+            if len(values) == 1:
+                counts[values[0]] += n
+                continue
+            cumulative, total, k = table.cumulative, table.total, table.bits
+            for _ in range(n):
                 r = bits(k)
-            counts[values[bisect_right(cumulative, r)]] += 1
+                while r >= total:
+                    r = bits(k)
+                counts[values[bisect_right(cumulative, r)]] += 1
 
     def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
              what: Text, names: Sequence[Text] = ()) -> dict[str, int]:
         counts = dict.fromkeys(labels, 0)
         if n > 0:
-            self._add(counts, n, chain, labels)
+            self._add(counts, ((n, chain, what, names),), labels)
         return counts
 
     def one(self, chain: Chain, labels: Sequence[str], *, rule: str, what: Text) -> str:
@@ -251,9 +270,7 @@ class SampleDice(Dice):
     def tally(self, groups: Sequence[tuple[int, Chain, Text, Sequence[Text]]],
               labels: Sequence[str], *, rule: str) -> dict[str, int]:
         total = dict.fromkeys(labels, 0)
-        for n, chain, _, _ in groups:  # each group's items in turn, as each asks them
-            if n > 0:
-                self._add(total, n, chain, labels)
+        self._add(total, groups, labels)  # each group's items in turn, as each asks them
         return total
 
     # -- stages ------------------------------------------------------------------

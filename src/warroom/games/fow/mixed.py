@@ -28,6 +28,7 @@ MAX_WEAPONS = 6
 MAX_WEAPON_DICE = 30
 MAX_TEAMS = 20
 QUICK_SIZE = 20_000  # allocations kept per question (see _stages)
+QUICK_TRIAL = 4_096  # past so many kept, more only if a quarter of the lookups found one
 TURRET_AT = 4  # the shooter's die for a hit on a tank with two armour values: 4+ turret
 
 Priority = Literal["none", "tank", "infantry", "gun", "soft"]
@@ -188,38 +189,107 @@ def allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tuple[Te
     a hit each in turn, weapon by weapon, so every weapon's hits are spread evenly (rule
     5). When the shooters
     ``moved``, a bunker buster's hits go only where rule 9 lets them, first
-    (:func:`_bunker_buster_slots`)."""
-    declares = _declares(weapons, priority)
-    declared = tuple(sorted({declares[w] for w, h in enumerate(hits) if h} - {"none"},
-                            key=KINDS.index))
-    order, groups = _layout(weapons, teams, priority, declared)
-    taken: list[list[int]] = [[] for _ in teams]
-    if any(weapons[w].bb and (moved or weapons[w].moved) for w, h in enumerate(hits) if h):
-        slots, pool = _bunker_buster_slots(hits, weapons, teams, list(order), taken, moved)
-        left = [pool.count(w) for w in range(len(weapons))]
-    else:
-        slots = list(_slots(sum(hits), order))
-        left = list(hits)
-    for members, ranking in groups:
-        # the group's share: the hits it likes best (whole weapons in ``ranking`` order)
-        wanted = sum(slots[i] for i in members)
-        runs = []
-        for w in ranking:
-            if not wanted:
-                break
-            k = min(left[w], wanted)
-            if k:
-                runs.append((w, k))
-                left[w] -= k
-                wanted -= k
-        if runs:
-            dealt = _deal(tuple(runs), tuple(slots[i] for i in members))
-            for i, took in zip(members, dealt, strict=True):
-                taken[i] += took
-    return tuple(tuple(sorted(t)) for t in taken)
+    (:func:`_bunker_buster_slots`). What follows from the question alone is worked out
+    once (:class:`Allocation`)."""
+    return _allocation(weapons, teams, priority, moved).plan(hits)
 
 
 KINDS: tuple[str, ...] = tuple(TEAM_NAMES)
+
+Share = tuple[tuple[int, ...], int, bool, tuple[tuple[int, slice, tuple[slice, ...]], ...]]
+"""A group's share of the hits: the weapons it takes first (their indices, best first),
+how many hits it takes, whether those weapons are in the order of their indices (then
+every member's hits are too), and where the hits go (each member's index among the
+teams and the slices of the group's hits it takes, the first and the others:
+:func:`_deal`)."""
+
+
+class Allocation:
+    """:func:`allocate` for one question (its weapons, teams, priority and movement).
+    The groups, the share of each group for each total of hits and how the group deals
+    it are worked out once, so that a plan only takes each group's hits, whole weapons
+    at a time, and hands each member its slices of them."""
+
+    __slots__ = ("busters", "declares", "moved", "plain", "priority", "shares", "teams",
+                 "weapons")
+
+    def __init__(self, weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
+                 moved: bool) -> None:
+        self.weapons, self.teams, self.priority, self.moved = weapons, teams, priority, moved
+        self.declares = _declares(weapons, priority)
+        self.plain = all(kind == "none" for kind in self.declares)  # no type declared
+        # the bunker busters that moved (rule 9)
+        self.busters = tuple(w for w, weapon in enumerate(weapons)
+                             if weapon.bb and (moved or weapon.moved))
+        # the groups' shares by the types declared by the weapons that hit and the hits
+        self.shares: dict[tuple[tuple[str, ...], int], tuple[Share, ...]] = {}
+
+    def plan(self, hits: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+        """Which hits each team takes (see :func:`allocate`)."""
+        if self.plain:
+            declared: tuple[str, ...] = ()
+        else:
+            declares = self.declares
+            declared = tuple(sorted({declares[w] for w, h in enumerate(hits) if h} - {"none"},
+                                    key=KINDS.index))
+        out: list[tuple[int, ...]] = [()] * len(self.teams)
+        if self.busters and any(hits[w] for w in self.busters):
+            order, groups = _layout(self.weapons, self.teams, self.priority, declared)
+            placed: list[list[int]] = [[] for _ in self.teams]
+            slots, left = _bunker_buster_slots(hits, self.busters, self.teams, order, placed)
+            taken: list[list[int]] | None = placed
+            shares = _shares(groups, slots)
+        else:
+            key = (declared, sum(hits))
+            found = self.shares.get(key)
+            if found is None:
+                order, groups = _layout(self.weapons, self.teams, self.priority, declared)
+                found = self.shares[key] = _shares(groups, _slots(key[1], order))
+            shares, left, taken = found, list(hits), None
+        for ranking, wanted, ordered, deal in shares:
+            chosen: list[int] = []  # the group's hits: whole weapons in ``ranking`` order
+            for w in ranking:
+                k = left[w]
+                if k:
+                    if k >= wanted:
+                        chosen += [w] * wanted
+                        left[w] = k - wanted
+                        break
+                    chosen += [w] * k
+                    left[w] = 0
+                    wanted -= k
+            if chosen:
+                for i, first, more in deal:
+                    took = chosen[first]
+                    for part in more:
+                        took += chosen[part]
+                    if not ordered:
+                        took.sort()
+                    out[i] = tuple(took)
+        if taken is not None:  # with the hits of bunker busters placed first
+            return tuple([tuple(sorted((*before, *after))) if before else after
+                          for before, after in zip(taken, out, strict=True)])
+        return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def _allocation(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
+                moved: bool) -> Allocation:
+    return Allocation(weapons, teams, priority, moved)
+
+
+def _shares(groups: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
+            slots: tuple[int, ...] | list[int]) -> tuple[Share, ...]:
+    """Each group's share of the hits when the teams take ``slots`` hits (groups that
+    take none left out)."""
+    out = []
+    for members, ranking in groups:
+        caps = tuple([slots[i] for i in members])
+        if any(caps):
+            out.append((ranking, sum(caps), list(ranking) == sorted(ranking), tuple(
+                (i, slices[0], slices[1:]) for i, slices in zip(members, _deal(caps),
+                                                                 strict=True) if slices)))
+    return tuple(out)
 
 
 @lru_cache(maxsize=256)
@@ -269,52 +339,67 @@ def _slots(total: int, order: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(slots)
 
 
-@lru_cache(maxsize=8192)
-def _deal(runs: tuple[tuple[int, int], ...], caps: tuple[int, ...]
-          ) -> tuple[tuple[int, ...], ...]:
-    """Deal the hits ``runs`` (weapon, count) in that order a hit at a time to each
-    member in turn that has room (``caps``) left: which weapons each member takes."""
-    chosen = [w for w, k in runs for _ in range(k)]
-    left = list(caps)
-    taken: list[list[int]] = [[] for _ in caps]
-    j = 0
-    while j < len(chosen):
-        for i, room in enumerate(left):
-            if room and j < len(chosen):
-                taken[i].append(chosen[j])
-                left[i] -= 1
-                j += 1
-    return tuple(map(tuple, taken))
+@lru_cache(maxsize=1024)
+def _deal(caps: tuple[int, ...]) -> tuple[tuple[slice, ...], ...]:
+    """Where hits dealt a hit at a time to each member in turn that has room left
+    (``caps``) go: the positions each member takes among the hits, as slices. The
+    members with room go round after round; while the same ``width`` of them have room,
+    the member ``r``-th among them takes every ``width``-th hit from the ``r``-th."""
+    out: list[list[slice]] = [[] for _ in caps]
+    start = done = 0
+    for level in sorted(set(caps) - {0}):  # the rounds up to the next member's last one
+        room = [i for i, cap in enumerate(caps) if cap >= level]
+        width = len(room)
+        stop = start + (level - done) * width
+        for r, i in enumerate(room):
+            out[i].append(slice(start + r, stop, width))
+        start, done = stop, level
+    return tuple(map(tuple, out))
 
 
-def _bunker_buster_slots(hits: tuple[int, ...], weapons: tuple[Weapon, ...],
-                         teams: tuple[Team, ...], order: list[int], taken: list[list[int]],
-                         moved: bool = True) -> tuple[list[int], list[int]]:
-    """Rule 9 in the allocation: the hits of a bunker buster that moved go first, one at
-    a time, weapon by weapon, to the team it may hit with the fewest hits so far (the
-    earlier in ``order`` on a tie), into ``taken``; with no such team they go nowhere.
-    The other hits then level the count the same way over every team. Returns how many
-    more hits each team takes and the hits left to deal."""
+def _bunker_buster_slots(hits: tuple[int, ...], busters: tuple[int, ...],
+                         teams: tuple[Team, ...], order: tuple[int, ...],
+                         taken: list[list[int]]) -> tuple[list[int], list[int]]:
+    """Rule 9 in the allocation: the hits of the bunker busters that moved (``busters``)
+    go first, one at a time, weapon by weapon, to the team they may hit with the fewest
+    hits so far (the earlier in ``order`` on a tie), into ``taken``; with no such team
+    they go nowhere. The other hits then level the count the same way over every team.
+    Returns how many more hits each team takes and the hits of each weapon left to deal.
+
+    Worked out by rounds: the busters' hits in turn (a round of the weapons with hits
+    left after another) go round the teams they may hit in ``order``; the others raise
+    the fewest counts to a common level and the rest go one each, in ``order``, to the
+    teams at that level."""
     count = [0] * len(teams)
-
-    def place(members: list[int]) -> int:
-        best = min(members, key=lambda i: (count[i], order.index(i)))
-        count[best] += 1
-        return best
-
     may = [i for i in order if not teams[i].bunker_safe]
-    busters = [weapons[w].bb and (moved or weapons[w].moved) for w in range(len(hits))]
-    left = [h if busters[w] else 0 for w, h in enumerate(hits)]
-    while may and any(left):
-        for w, n in enumerate(left):
-            if n:
-                taken[place(may)].append(w)
-                left[w] -= 1
-    slots = [0] * len(teams)
-    pool = [w for w, h in enumerate(hits) if not busters[w] for _ in range(h)]
-    for _ in pool:
-        slots[place(order)] += 1
-    return slots, pool
+    if may:
+        dealt = [w for r in range(max(hits[w] for w in busters)) for w in busters
+                 if hits[w] > r]
+        for q, i in enumerate(may):
+            took = dealt[q::len(may)]
+            taken[i] += took
+            count[i] = len(took)
+    left = [0 if w in busters else h for w, h in enumerate(hits)]
+    spare = sum(left)
+    # the level the other hits raise every count to: past the k lowest counts
+    levels = sorted(count)
+    level, k = levels[0], 1
+    while True:
+        while k < len(levels) and levels[k] <= level:
+            k += 1
+        step = spare // k if k == len(levels) else min(spare // k, levels[k] - level)
+        if not step:
+            break
+        level += step
+        spare -= step * k
+    slots = [max(0, level - c) for c in count]
+    for i in order:  # the rest (fewer than the teams at the level): one each, in order
+        if not spare:
+            break
+        if count[i] <= level:
+            slots[i] += 1
+            spare -= 1
+    return slots, left
 
 
 class MixedParams(RulesParams):
@@ -420,10 +505,13 @@ def _team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
         return team_chain(_hit_spec(team, weapon, team.hull, saves), k)
 
     steps = tuple(_hit_by(team, weapon, k, saves) for weapon, k in groups)
-    # a tank whose hits split between hull and turret branches on each weapon's split:
-    # its weapons as stages over the worst result so far, so the exact driver works
-    # each weapon out once per worst result instead of once per path through the others
-    staged = split and len(steps) > 1
+    # a tank whose hits split between hull and turret branches on each weapon's split,
+    # and a team hit by four weapons or more has many paths through them: its weapons
+    # as stages over the worst result so far, so the exact driver works each weapon out
+    # once per worst result instead of once per path through the others (a gun tank
+    # taking the 5+ hits of six weapons: its table about twice as quick; with fewer
+    # weapons the stages cost the exact odds more than the paths they save)
+    staged = len(steps) > 3 or (split and len(steps) > 1)
 
     def chain(d: Dice) -> str:
         if staged:
@@ -478,34 +566,53 @@ def _hits_of(weapon: Weapon, k: int) -> Msg:
     return msg("{k} × (AT {at}, firepower {fp}+)", k=k, at=weapon.at, fp=weapon.firepower)
 
 
-def _gun_tank_plan(d: Dice, counts: tuple[int, ...], weapons: tuple[Weapon, ...],
-                   teams: tuple[Team, ...], priority: str, moved: bool
+class GunTanks(NamedTuple):
+    """How rule 8 splits one question's hits: the allocation over every team, and with
+    some tanks of the declared gun-tank type and other teams beside them, the gun tanks'
+    and the other teams' indices and allocations, and what each weapon's 5+ rolls are."""
+
+    whole: Allocation
+    gun: tuple[int, ...] = ()
+    rest: tuple[int, ...] = ()
+    parts: tuple[Allocation, Allocation] | None = None
+    target: Target | None = None
+    what: tuple[Msg, ...] = ()
+
+
+@lru_cache(maxsize=256)
+def _gun_tanks(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
+               moved: bool) -> GunTanks:
+    whole = _allocation(weapons, teams, priority, moved)
+    gun = tuple(i for i, team in enumerate(teams) if team.gt)
+    if not gun or len(gun) == len(teams):
+        return GunTanks(whole)
+    rest = tuple(i for i in range(len(teams)) if not teams[i].gt)
+    return GunTanks(whole, gun, rest, tuple(  # type: ignore[arg-type]
+        _allocation(weapons, tuple(teams[i] for i in members), priority, moved)
+        for members in (gun, rest)), Target.of(5, msg("gun tank declared")),
+        tuple(msg("gun-tank rolls for AT {at} firepower {fp}+", at=weapon.at,
+                  fp=weapon.firepower) for weapon in weapons))
+
+
+def _gun_tank_plan(d: Dice, counts: tuple[int, ...], split: GunTanks
                    ) -> tuple[tuple[int, ...], ...]:
     """Rule 8: with some tanks of the declared gun-tank type and other teams beside them,
     each hit rolls 5+; those hits are allocated among the gun tanks and the rest among
-    the other teams, each by :func:`allocate`. Without both, the plain allocation."""
-    gun = [i for i, team in enumerate(teams) if team.gt]
-    if not gun or len(gun) == len(teams):
-        return _allocated(counts, weapons, teams, priority, moved)
-    to_gun = []
-    for weapon, count in zip(weapons, counts, strict=True):
-        to_gun.append(int(d.pool(
-            count, Target.of(5, msg("gun tank declared")), rule="fow.shoot_mixed.gun_tank",
-            what=msg("gun-tank rolls for AT {at} firepower {fp}+", at=weapon.at,
-                     fp=weapon.firepower))) if count else 0)
-    rest = [i for i in range(len(teams)) if not teams[i].gt]
-    plan: list[tuple[int, ...]] = [()] * len(teams)
-    for members, hits in ((gun, to_gun), (rest, [c - g for c, g in zip(counts, to_gun,
-                                                                        strict=True)])):
-        part = _allocated(tuple(hits), weapons, tuple(teams[i] for i in members), priority,
-                          moved)
-        for i, took in zip(members, part, strict=True):
+    the other teams, each by :func:`allocate` (``split``: :func:`_gun_tanks`). Without
+    both, the plain allocation."""
+    if split.parts is None:
+        return split.whole.plan(counts)
+    to_gun = tuple([int(d.pool(count, split.target,  # type: ignore[arg-type]
+                                rule="fow.shoot_mixed.gun_tank", what=what)) if count else 0
+                    for count, what in zip(counts, split.what, strict=True)])
+    plan: list[tuple[int, ...]] = [()] * (len(split.gun) + len(split.rest))
+    for members, allocation, hits in (
+            (split.gun, split.parts[0], to_gun),
+            (split.rest, split.parts[1], tuple([c - g for c, g in zip(counts, to_gun,
+                                                                      strict=True)]))):
+        for i, took in zip(members, allocation.plan(hits), strict=True):
             plan[i] = took
     return tuple(plan)
-
-
-_allocated = lru_cache(maxsize=8192)(allocate)
-"""The allocation, memoised: exact odds ask for the same hits in many paths."""
 
 
 @lru_cache(maxsize=4096)
@@ -603,7 +710,7 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
     saves = Saves(p.target_has("schurzen") and p.aspect == "side",
                   p.target_has("improvised_armour"))
     anonymous = tuple(team._replace(n=0) for team in teams)
-    rolls: dict[tuple[int, tuple[int, ...]], Any] = {}  # (team, hits it took) -> chain
+    rolls: list[dict[tuple[int, ...], Any]] = [{} for _ in teams]  # hits it took -> chain
 
     def groups(plan: tuple[tuple[int, ...], ...]) -> dict[Any, list[int]]:
         """The teams that roll together (alike but for their number, with the same
@@ -611,37 +718,60 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
         out: dict[Any, list[int]] = {}
         for i, took in enumerate(plan):
             if took:
-                chain = rolls.get((i, took))
+                chain = rolls[i].get(took)
                 if chain is None:
-                    chain = rolls[i, took] = _team_roll(anonymous[i], weapons, took, saves)
-                out.setdefault(chain, []).append(i)
+                    chain = rolls[i][took] = _team_roll(anonymous[i], weapons, took, saves)
+                members = out.get(chain)
+                if members is None:
+                    out[chain] = [i]
+                else:
+                    members.append(i)
         return out
+
+    # each weapon's dice, to-hit number, re-rolls, the note naming a re-roll and what
+    # it rolls, worked out once
+    shots = tuple((weapon.dice, t, reroll, note, _to_hit_what(weapon))
+                  for weapon, (t, reroll, note) in zip(weapons, _to_hit(p, weapons, teams),
+                                                        strict=True))
 
     def to_hit(s: Shot, d: Dice) -> Shot:
         hits = []
-        for weapon, (t, reroll, note) in zip(weapons, _to_hit(p, weapons, teams), strict=True):
+        for dice, t, reroll, note, what in shots:
             if note is not None:  # each weapon its own to-hit number and re-rolls
                 d.note("fow.shoot_mixed.reroll", "{name}: failed to-hit rolls are re-rolled",
                        name=note)
-            hits.append(d.pool(weapon.dice, t, rule="fow.shoot_mixed.to_hit",
-                               what=_to_hit_what(weapon), reroll=reroll))
+            hits.append(d.pool(dice, t, rule="fow.shoot_mixed.to_hit", what=what,
+                               reroll=reroll))
         return (0, *hits, 0, 0)
 
     # rule 8's split rolls dice; without it the allocation and the groups of teams
     # rolling together follow from the hits alone: kept per count of each weapon's hits
     # where no one reads the story (exact odds and Monte Carlo ask again and again)
-    declared = any(t.gt for t in teams) and not all(t.gt for t in teams)
+    split = _gun_tanks(weapons, teams, p.priority, p.moved)
+    declared = split.parts is not None
+    busters = split.whole.busters  # rule 9 may leave hits with no team to go to
+    # (a long estimate meets nearly every count of hits once: past QUICK_TRIAL kept with
+    # few found again, it keeps no more, which would cost memory and the garbage
+    # collector's passes over them, about a sixth of each sample at 6 x 30 dice)
     quick: dict[tuple[int, ...], list[tuple[int, Any, Any, Any]]] = {}
+    keep, reused = True, 0
 
     def resolve(s: Shot, d: Dice) -> Shot:
+        nonlocal keep, reused
         counts = s[1:n + 1]  # the allocation depends on the hits: known here
         found = None if d.explains or declared else quick.get(counts)
-        if found is None:
+        if found is not None:
+            reused += 1
+        else:
             found = _resolved(d, counts)
-            if not d.explains and not declared:
+            if keep and not d.explains and not declared:
                 if len(quick) >= QUICK_SIZE:
                     quick.clear()
-                quick[counts] = found
+                    reused = 0
+                elif len(quick) == QUICK_TRIAL and reused * 4 < QUICK_TRIAL:
+                    keep = False
+                if keep:
+                    quick[counts] = found
         # the teams' rolls, a group of alike teams after another, counted together
         res = d.tally(found, LABELS, rule="fow.shoot_mixed.team")
         return (sum(counts), *(0,) * n, res["destroyed"], res["bailed_out"])
@@ -649,8 +779,8 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
     def _resolved(d: Dice, counts: tuple[int, ...]) -> list[tuple[int, Any, Any, Any]]:
         """The allocation (its notes), and the groups of teams that roll together with
         their chain and names (none are built where no one reads them)."""
-        plan = _gun_tank_plan(d, counts, weapons, teams, p.priority, p.moved)
-        lost = sum(counts) - sum(map(len, plan))
+        plan = _gun_tank_plan(d, counts, split)
+        lost = sum(counts) - sum(map(len, plan)) if busters else 0
         if lost:
             d.note("fow.shoot_mixed.bunker_buster", "one hit of a bunker buster that moved "
                    "has no team it may go to: no effect" if lost == 1 else "{n} hits of a "
@@ -660,9 +790,10 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                 if took:
                     d.note("fow.shoot_mixed.allocate", "{team} is hit: {hits}",
                            team=teams[i].label(), hits=_hit_names(weapons, took))
-        return [(len(members), chain, *(_group_names(teams, members) if d.explains
-                                              else ("", ())))
-                      for chain, members in groups(plan).items()]
+        if d.explains:
+            return [(len(members), chain, *_group_names(teams, members))
+                    for chain, members in groups(plan).items()]
+        return [(len(members), chain, "", ()) for chain, members in groups(plan).items()]
 
     return (fixed(to_hit, ("fow.shoot_mixed", "to_hit", p)),
             fixed(resolve, ("fow.shoot_mixed", "resolve", p)))
