@@ -54,6 +54,22 @@ def test_a_pool_given_a_target_draws_as_given_its_number() -> None:
     assert a.rng.getstate() == b.rng.getstate()
 
 
+def test_a_pool_asked_again_draws_as_given_its_number() -> None:
+    """The same few targets asked again and again (a procedure's to-hit numbers, made
+    once per question) take the kept table's path; the draws are the same."""
+    rng = random.Random(6)
+    targets = [Target.of(at, "to hit").plus(plus, "moved") for at in (2, 3, 4, 5, 6)
+               for plus in (-1, 0, 2)]
+    a, b = SampleDice(random.Random(12)), SampleDice(random.Random(12))
+    for _ in range(3000):
+        target = rng.choice(targets)
+        n = rng.choice((0, 1, 5, 12, 30))
+        reroll: Literal["none", "misses"] = rng.choice(("none", "misses"))
+        assert a.pool(n, target, rule="t", what="hits", reroll=reroll) == b.pool(
+            n, target.final, rule="t", what="hits", reroll=reroll)
+    assert a.rng.getstate() == b.rng.getstate()
+
+
 def _hit(at: int) -> Chain:
     def chain(d: Dice) -> str:
         if d.test(at, rule="t.save", what="save"):

@@ -1,7 +1,7 @@
 """Long Monte Carlo runs as seeded streams (drivers._simulate_streams): the same counts
 whether the streams run in forked processes or take turns here, a stream whose process
 fails is run here, a time cap stops every stream, and a stream's process stops by itself
-when the process that started it goes away."""
+when the process that started it goes away. And the outcome counted as a row."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ import warroom
 from tests.helpers import close_enough
 from warroom import api
 from warroom.engine import drivers
+from warroom.engine.context import Row, rows
+from warroom.errors import RuleError
 
 LONG = drivers.STREAMS_FROM + 17  # not a multiple of the streams: sizes differ by one
 QUESTION = ("asl.ift_on_stack", {"units": "squad:7:3,leader:8:-1,hs:6:2,squad:6",
@@ -127,3 +129,20 @@ def _running(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def test_an_outcome_given_as_a_row_is_a_mapping_and_counted_as_it_is() -> None:
+    """``context.rows``: rolling, the outcome reads as a mapping of its fields; Monte
+    Carlo counts its cells as they are (the same counts as the mapping's values)."""
+    outcome = rows(("a", "b"), lambda state, fought: (state[0], fought))
+    row = outcome((3,), 2)
+    assert isinstance(row, Row) and dict(row) == {"a": 3, "b": 2} and row.cells == (3, 2)
+    assert list(row) == ["a", "b"] and len(row) == 2 and row["b"] == 2
+    with pytest.raises(KeyError):
+        row["c"]
+    with pytest.raises(RuleError, match="2 fields"):
+        rows(("a", "b"), lambda state, fought: (1,))((0,), 0)
+    proc, params = api.prepare("fow.shoot_mixed", {"weapons": "3:10:3", "teams": "tank:6,soft"})
+    est = drivers.simulate(proc, params, 500, seed=2)
+    assert sum(est.counts.values()) == 500
+    assert all(type(k) is tuple and len(k) == len(proc.fields) for k in est.counts)

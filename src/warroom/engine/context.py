@@ -15,7 +15,7 @@ branching on it when only the outcome needs it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from warroom.dice.weights import Reroll, View
@@ -50,20 +50,47 @@ def fixed(fn: F, key: Hashable = None) -> F:
 
 
 def rows(fields: Sequence[str], row: Callable[[Any, int], tuple[Any, ...]], *,
-         plain: bool = False) -> Callable[[Any, int], dict[str, Any]]:
+         plain: bool = False) -> Callable[[Any, int], Mapping[str, Any]]:
     """An ``outcome`` for :meth:`Dice.finish` given as a row: ``row(last state, rounds
     begun)`` returns the values of ``fields`` in that order. Rolling, it is the mapping
     of those fields to those values; the exact driver takes the rows as they are, with
     no mapping built and read back for each of the (thousands of) last states. With
     ``plain`` the rows hold only plain values (str, int: no lazy count), so the driver
-    does not look for lazy counts in each value."""
+    does not look for lazy counts in each value. Rolling, the outcome is a :class:`Row`."""
     names = tuple(fields)
 
-    def outcome(state: Any, fought: int) -> dict[str, Any]:
-        return dict(zip(names, row(state, fought), strict=True))
+    def outcome(state: Any, fought: int) -> Row:
+        return Row(names, row(state, fought))
 
     outcome._warroom_row = (names, row, plain)  # type: ignore[attr-defined]
     return outcome
+
+
+class Row(Mapping[str, Any]):
+    """An outcome given as a row (:func:`rows`): the values of ``names``, in order, read
+    as a mapping. Monte Carlo counts them (``cells``) as they are, without a mapping
+    built and read back for each sample."""
+
+    __slots__ = ("cells", "names")
+
+    def __init__(self, names: tuple[str, ...], values: tuple[Any, ...]) -> None:
+        if len(values) != len(names):
+            raise RuleError(f"an outcome row of {len(names)} fields {names} has "
+                            f"{len(values)} values: {values!r}")
+        self.names = names
+        self.cells = tuple(values)
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self.cells[self.names.index(key)]
+        except ValueError:
+            raise KeyError(key) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
 
 
 def part(fields: Sequence[int], stage: Callable[[tuple[Any, ...], Dice], tuple[Any, ...]]

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from warroom.engine.context import Row
 from warroom.engine.exact import MAX_PATHS, exact_run
 from warroom.engine.params import normalized
 from warroom.engine.procedure import Params, Procedure
@@ -166,7 +167,10 @@ class _Stream:
             self.done, todo = 1, todo - 1
         for _ in range(todo):
             out = run(params, ctx)
-            key = tuple([out[f] for f in fields])
+            if type(out) is Row and out.names == fields:  # the outcome as a row: as it is
+                key = out.cells
+            else:
+                key = tuple([out[f] for f in fields])
             counts[key] = counts.get(key, 0) + 1
         self.done += todo
 

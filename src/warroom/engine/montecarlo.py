@@ -129,6 +129,7 @@ class SampleDice(Dice):
         self._p: dict[tuple[int, str], float] = {}
         self._pools: dict[tuple[int, int, str], Table] = {}
         self._finals: dict[int, tuple[Target, int]] = {}  # id(target) -> it, its number
+        self._asked: dict[tuple[int, int, str], tuple[int | Target, Table]] = {}
         # for the whole simulation: what sub-enumerations computed (exact_run's shared),
         # each chain's table by its key and labels (and by the chain object), each part
         # stage's tables by its function (and key) then by the value of its part, and
@@ -150,6 +151,20 @@ class SampleDice(Dice):
              reroll: Reroll = "none") -> int:
         if n <= 0:
             return 0
+        if self.tables:  # a pool asked before: its table by the target object (ids stay
+            asked = self._asked.get((id(at), n, reroll))  # unique while it holds it)
+            if asked is not None and asked[0] is at:
+                table = asked[1]
+                values = table.values
+                if len(values) == 1:
+                    return values[0]  # type: ignore[no-any-return]
+                total, k = table.total, table.bits
+                bits = self.rng.getrandbits
+                r = bits(k)  # as Table.draw draws
+                while r >= total:
+                    r = bits(k)
+                return values[bisect_right(table.cumulative, r)]  # type: ignore[no-any-return]
+        target = at
         if not isinstance(at, int):  # a target's number, kept by the object (ids stay
             found = self._finals.get(id(at))  # unique while it holds the target)
             if found is None or found[0] is not at:
@@ -166,11 +181,14 @@ class SampleDice(Dice):
                     k += 1
             return k
         key = (n, at, reroll)
-        table = self._pools.get(key)
-        if table is None:
+        made = self._pools.get(key)
+        if made is None:
             num, den = success_weight(at, reroll)
-            table = self._pools[key] = Table(binomial(n, num, den)[0])
-        return table.draw(self.rng)  # type: ignore[no-any-return]
+            made = self._pools[key] = Table(binomial(n, num, den)[0])
+        if len(self._asked) >= PLANS:
+            self._asked.clear()
+        self._asked[id(target), n, reroll] = (target, made)
+        return made.draw(self.rng)  # type: ignore[no-any-return]
 
     def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: Text,
               target: Target | None = None) -> dict[str, int]:
