@@ -244,7 +244,9 @@ def monte_carlo_rows() -> list[list[str]]:
     proc, params = api.prepare("demo.pool", {"dice": 10})
     drivers.simulate(proc, params, 1000, seed=1, vector=True)  # numpy import, warm-up
     rows = []
-    for label, n, vector in (("single core, one sample at a time", 200_000, False),
+    at_once = (f"its {drivers.STREAMS} streams at once" if drivers._may_fork()
+               else "single core")
+    for label, n, vector in ((f"one sample at a time, {at_once}", 200_000, False),
                              ("vectorised (numpy batches)", 2_000_000, True)):
         start = time.perf_counter()
         drivers.simulate(proc, params, n, seed=1, vector=vector)

@@ -5,6 +5,7 @@ when the process that started it goes away. And the outcome counted as a row."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -42,6 +43,7 @@ def test_forked_streams_count_as_streams_in_turns(monkeypatch: pytest.MonkeyPatc
     assert forked.samples == here.samples == LONG
     assert sum(forked.counts.values()) == LONG
     assert dict(forked.counts) == dict(here.counts)
+    assert gc.get_freeze_count() == 0  # the heap left out of collections is let back
     # and they follow the rule's law: every unit's chances against the exact odds
     proc, params = api.prepare(*QUESTION)
     exact = drivers.exact(proc, params)
