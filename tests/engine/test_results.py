@@ -33,3 +33,23 @@ def test_without_a_declared_order_text_sorts_alphabetically() -> None:
     # a value the field does not declare comes after those it does
     odd = Distribution("x.y", {}, ("kind",), {("z",): 1, ("a",): 1}, 2, ({"z": 0},))
     assert odd.outcomes() == [("z",), ("a",)]
+
+
+def test_a_field_listing_units_splits_into_each_units_chances() -> None:
+    """results.split_units reads each value once: every value must list the same units,
+    each with a state; the weights add up per unit and state, in the order states first
+    appear."""
+    from warroom.engine.results import split_units
+
+    got = split_units({"squad1=ok,hs1=broken": 1, "squad1=broken,hs1=broken": 3,
+                       "squad1=ok,hs1=ok": 2})
+    assert got == {"squad1": {"ok": 3, "broken": 3}, "hs1": {"broken": 4, "ok": 2}}
+    assert list(got["hs1"]) == ["broken", "ok"]
+    assert split_units({"a=1=2,b=2": 1, "a=3,b=1": 1}) == {"a": {"1=2": 1, "3": 1},
+                                                           "b": {"2": 1, "1": 1}}
+    for not_units in ({"a=1,b=2": 1, "a=2,c=2": 3},  # other units
+                      {"a=1,b=2": 1, "a=1": 2},  # fewer
+                      {"a=1": 1, "a=": 1},  # no state
+                      {"x": 1, "y": 2}, {1: 1, 2: 2},  # no listing
+                      {"a=1,b=2": 1}):  # a single value
+        assert split_units(not_units) is None
