@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction as F
 from typing import Any
+
+import pytest
 
 import warroom
 
@@ -18,3 +21,19 @@ def prob(pid: str, where: dict[str, Any], **raw: Any) -> F:
 
 def marginal(pid: str, field: str, **raw: Any) -> dict[Any, F]:
     return dict(warroom.odds(pid, **raw).marginal(field))
+
+
+def count_plans(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[int, ...]]:
+    """From now on, how many times fow.shoot_mixed works out an allocation, by the
+    counts of each weapon's hits it is worked out for."""
+    from warroom.games.fow import mixed
+
+    calls: Counter[tuple[int, ...]] = Counter()
+    real = mixed._gun_tank_plan
+
+    def counting(d: object, counts: tuple[int, ...], *args: object) -> object:
+        calls[counts] += 1
+        return real(d, counts, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mixed, "_gun_tank_plan", counting)
+    return calls

@@ -13,12 +13,12 @@ allocated on its own)."""
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.games.fow.helpers_fow import count_plans
 
 from warroom import api
 from warroom.engine import drivers
@@ -197,14 +197,7 @@ def _plans_worked_out(monkeypatch: pytest.MonkeyPatch, weapons: str, teams: str,
                       samples: int) -> tuple[int, int]:
     """How many times a fresh estimate worked an allocation out, and how many distinct
     counts of each weapon's hits it met."""
-    calls: Counter[tuple[int, ...]] = Counter()
-    real = mixed._gun_tank_plan
-
-    def counting(d: object, counts: tuple[int, ...], *args: object) -> object:
-        calls[counts] += 1
-        return real(d, counts, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(mixed, "_gun_tank_plan", counting)
+    calls = count_plans(monkeypatch)
     mixed._stages.cache_clear()  # a fresh question: nothing kept yet
     proc, params = api.prepare("fow.shoot_mixed", {"weapons": weapons, "teams": teams})
     drivers.simulate(proc, params, samples, seed=5)

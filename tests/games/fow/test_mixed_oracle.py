@@ -14,9 +14,9 @@ from fractions import Fraction as F
 from functools import cache
 
 import pytest
+from tests.games.fow.helpers_fow import count_plans
 
 import warroom
-from warroom.games.fow import mixed
 from warroom.games.fow.mixed import allocate, parse_teams, parse_weapons
 
 WORST = {"unharmed": 0, "bailed_out": 1, "destroyed": 2}
@@ -104,14 +104,7 @@ def test_resolution_is_worked_out_once_per_count_of_each_weapons_hits(
     # the allocation and the teams' rolls form one stage: the exact driver works it out
     # once per distinct (hits of weapon 1, hits of weapon 2, hits of weapon 3), here
     # 3 x 4 x 3 = 36 states, not once per path through the dice
-    calls: Counter[tuple[int, ...]] = Counter()
-    real = mixed._gun_tank_plan
-
-    def counting(d: object, counts: tuple[int, ...], *args: object) -> object:
-        calls[counts] += 1
-        return real(d, counts, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(mixed, "_gun_tank_plan", counting)
+    calls = count_plans(monkeypatch)
     warroom.odds("fow.shoot_mixed", weapons="2:4:3,3:1:6,2:7:2", teams="soft,infantry,tank:1")
     assert len(calls) == 36
     assert set(calls.values()) == {1}
