@@ -216,10 +216,9 @@ def split_units(marginal: Mapping[Any, Any]) -> dict[str, dict[str, Any]] | None
     if len(marginal) <= 1:
         return None
     names: list[str] = []
-    prefixes: list[str] = []
-    units: list[dict[str, Any]] = []
+    items_at: list[dict[str, Any]] = []  # each position's items (unit=state), weighed
     for value, w in marginal.items():
-        if not isinstance(value, str) or "=" not in value:
+        if not isinstance(value, str):
             return None
         items = value.split(",")
         if not names:  # the first value names the units
@@ -227,17 +226,18 @@ def split_units(marginal: Mapping[Any, Any]) -> dict[str, dict[str, Any]] | None
             if pairs is None:
                 return None
             names = [unit for unit, _ in pairs]
-            prefixes = [unit + "=" for unit in names]
-            units = [{} for _ in names]
+            items_at = [{} for _ in names]
         if len(items) != len(names):
             return None
-        for item, prefix, acc in zip(items, prefixes, units, strict=True):
-            # the unit's name and "=" (a name has no "="), then a state
-            if len(item) <= len(prefix) or not item.startswith(prefix):
-                return None
-            state = item[len(prefix):]
-            acc[state] = acc.get(state, 0) + w
-    return dict(zip(names, units, strict=True))
+        for item, acc in zip(items, items_at, strict=True):
+            acc[item] = acc.get(item, 0) + w
+    units: dict[str, dict[str, Any]] = {}
+    for unit, acc in zip(names, items_at, strict=True):
+        prefix = unit + "="  # then a state (a unit's name has no "=")
+        if any(len(item) <= len(prefix) or not item.startswith(prefix) for item in acc):
+            return None
+        units[unit] = {item[len(prefix):]: w for item, w in acc.items()}
+    return units
 
 
 Column = tuple[str, str]
