@@ -348,7 +348,6 @@ def render_estimate(console: Console, est: Estimate, tr: Tr | None = None,
     exact odds, and says so. Without ``full``, more than :data:`MAX_ROWS` outcomes are
     summarised per field and unit."""
     tr = tr or _active_tr()
-    data = est.to_json()
     console.print(Text(est.procedure, style="bold"), Text(_params_line(est.params), style="dim"))
     if standing_in:
         console.print(Text(tr("Estimated odds: exact odds would take too long for these "
@@ -364,6 +363,7 @@ def render_estimate(console: Console, est: Estimate, tr: Tr | None = None,
     if len(est.counts) > MAX_ROWS and not full:
         render_parts(console, est.as_distribution(), tr)
         return
+    data = est.to_json()  # every outcome: only for the whole list
     fields = shown(est.procedure, est.params, est.fields)
     cols = columns(est.as_distribution(), fields)
     heads = [fmt_unit(unit, tr) if unit else field_label(tr, f, est.procedure)
