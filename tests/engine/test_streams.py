@@ -88,11 +88,12 @@ def test_streams_are_used_from_their_size_and_seeded() -> None:
     assert first == drivers._stream_rng(3, 0).random() != drivers._stream_rng(3, 1).random()
 
 
-CHILDREN = Path("/proc/self/task")
+CHILDREN = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+"""Where Linux lists a process's children (kernels built with CONFIG_PROC_CHILDREN)."""
 
 
 @pytest.mark.skipif(not hasattr(os, "fork") or not CHILDREN.exists(),
-                    reason="needs os.fork and Linux's /proc")
+                    reason="needs os.fork and Linux's /proc/PID/task/PID/children")
 def test_a_stream_process_stops_when_its_parent_goes(tmp_path: Path) -> None:
     """A worker killed while counting (a request abandoned) leaves no process counting:
     its forked stream sees it gone after at most one chunk and exits."""
