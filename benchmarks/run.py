@@ -1,4 +1,4 @@
-"""The performance suite: `make bench`. Prints a Markdown table (paste it in the README).
+"""The performance suite: `make bench`. Prints a Markdown table (kept in docs/performance.md).
 
 Times are the best of several repeats on this machine, measured side by side in one run
 (for Q1, in alternating rounds); identical fractions are checked in the same run before

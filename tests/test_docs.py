@@ -71,3 +71,48 @@ def test_every_shell_example_runs(path: Path, tmp_path: Path, monkeypatch: pytes
 def test_the_readme_python_examples_run() -> None:
     for body in blocks(ROOT / "README.md", "python"):
         exec(compile(body, "README.md", "exec"), {})  # our own docs, run as written
+
+
+def curls(path: Path) -> list[list[str]]:
+    """The ``curl`` commands of a file's sh blocks, as words."""
+    return [shlex.split(line) for body in blocks(path, "sh") for line in body.splitlines()
+            if line.startswith("curl ")]
+
+
+def test_the_curl_examples_answer_as_the_docs_say(tmp_path: Path) -> None:
+    """docs/web.md's curl lines, sent to the app in process: each answers, the last (an
+    unknown procedure) with the documented error body."""
+    import json
+    import warnings
+    from urllib.parse import urlsplit
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # starlette's note on httpx, not ours
+        from fastapi.testclient import TestClient
+
+    from warroom.web.app import create_app
+
+    examples = curls(ROOT / "docs" / "web.md")
+    assert len(examples) >= 4
+    answers = []
+    with TestClient(create_app(tmp_path / "battles.sqlite3")) as client:
+        for words in examples:
+            method, headers, data, url = "GET", {}, None, ""
+            it = iter(words[1:])
+            for word in it:
+                if word == "-X":
+                    method = next(it)
+                elif word == "-H":
+                    name, _, value = next(it).partition(":")
+                    headers[name.strip()] = value.strip()
+                elif word == "-d":
+                    data = next(it)
+                elif not word.startswith("-"):
+                    url = word
+            parts = urlsplit(url)
+            assert parts.hostname == "127.0.0.1" and parts.port == 8000
+            target = parts.path + (f"?{parts.query}" if parts.query else "")
+            answers.append(client.request(method, target, headers=headers, content=data))
+    assert all(a.status_code == 200 for a in answers[:-1]), [a.text for a in answers]
+    assert answers[-1].status_code == 422
+    assert json.loads(answers[-1].text)["error"]["code"] == "unknown_procedure"
