@@ -249,6 +249,24 @@ def test_installable(visit: Any, server_url: str) -> None:
     assert "No internet needed" in footer and "Works offline" not in footer
 
 
+
+def test_a_page_never_visited_falls_back_to_the_home_page_offline(
+        visit: Any, server_url: str) -> None:
+    """Offline, a rule page the phone never opened shows the cached home page, not the
+    browser's error (sw.js waits for each cache look-up before trying the next)."""
+    v = visit(PHONE, "en")
+    v.open(server_url + "/")
+    v.page.evaluate("() => navigator.serviceWorker.ready")
+    v.page.reload()  # now the worker controls the page
+    assert v.page.evaluate("() => !!navigator.serviceWorker.controller")
+    v.context.set_offline(True)
+    try:
+        v.page.goto(server_url + "/p/asl.rally")
+        assert v.page.locator("#rule-search").count() == 1  # the home page's search
+    finally:
+        v.context.set_offline(False)
+    v.errors.clear()  # the failed fetch of the page itself is logged
+
 def test_odds_are_never_left_looking_current(visit: Any, server_url: str) -> None:
     from playwright.sync_api import expect
 

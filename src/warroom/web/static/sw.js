@@ -55,8 +55,12 @@ self.addEventListener("fetch", function (event) {
     if (response.ok) { caches.open(CACHE).then(function (c) { c.put(event.request, copy); }); }
     return response;
   }).catch(function () {
+    // each look-up is a promise: wait for one before asking the next (a pending promise
+    // is truthy, so `a || b` would never reach the home page)
     return caches.match(event.request).then(function (hit) {
-      return hit || caches.match(new URL(event.request.url).pathname) || caches.match("/");
+      return hit || caches.match(new URL(event.request.url).pathname);
+    }).then(function (hit) {
+      return hit || caches.match("/");
     });
   }));
 });
