@@ -60,9 +60,11 @@ def battle_link(server_url: str) -> str:
 class Visit:
     """One browser context at one size and language, collecting console errors."""
 
-    def __init__(self, browser: Any, size: dict[str, int], lang: str) -> None:
-        self.context = browser.new_context(viewport=size, locale={"en": "en-US", "pl": "pl-PL",
-                                                                  "zh": "zh-CN"}[lang])
+    def __init__(self, browser: Any, size: dict[str, int], lang: str,
+                 scheme: str = "light") -> None:
+        self.context = browser.new_context(viewport=size, color_scheme=scheme,
+                                           locale={"en": "en-US", "pl": "pl-PL",
+                                                   "zh": "zh-CN"}[lang])
         # axe-core, served as if from the site itself: the pages' CSP allows no inline
         # script (one route for the context, whatever page asks for it)
         self.context.route("**/__axe__.js", lambda route: route.fulfill(
@@ -128,8 +130,8 @@ class Visit:
 def visit(browser: Any) -> Iterator[Any]:
     opened: list[Visit] = []
 
-    def make(size: dict[str, int], lang: str) -> Visit:
-        v = Visit(browser, size, lang)
+    def make(size: dict[str, int], lang: str, scheme: str = "light") -> Visit:
+        v = Visit(browser, size, lang, scheme)
         opened.append(v)
         return v
 
@@ -266,6 +268,43 @@ def test_a_page_never_visited_falls_back_to_the_home_page_offline(
     finally:
         v.context.set_offline(False)
     v.errors.clear()  # the failed fetch of the page itself is logged
+
+
+def luminance(css_colour: str) -> float:
+    """WCAG relative luminance of an ``rgb(r, g, b)`` colour."""
+    channels = [int(c) / 255 for c in re.findall(r"\d+", css_colour)[:3]]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def test_evening_colours_follow_the_phone_and_the_theme_button(
+        visit: Any, server_url: str, battle_link: str) -> None:
+    """A phone set to dark gets dark pages (home, a rule with its odds and a roll, a
+    battle) that pass axe in all three languages; the theme button forces day or evening
+    colours and the choice stays on the next page."""
+    for lang in LANGS:
+        v = visit(PHONE, lang, "dark")
+        for path in ("/", f"/p/fow.shoot?{SEED}", battle_link):
+            v.open(f"{server_url}{path}{'&' if '?' in path else '?'}lang={lang}")
+            if path.startswith("/p/"):
+                roll(v)
+                rolled(v, path)
+            bg = v.page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
+            assert luminance(bg) < 0.05, f"{path} ({lang}): background {bg} in the dark"
+            v.check(f"{path}, dark")
+    v = visit(PHONE, "en", "dark")
+    v.open(server_url + "/")
+    button = v.page.locator("#theme-toggle")
+    assert button.is_visible() and button.bounding_box()["height"] >= 44
+    label_auto = button.get_attribute("aria-label")
+    button.click()  # auto -> dark (already dark here): the label says so
+    assert button.get_attribute("aria-label") != label_auto
+    button.click()  # dark -> light: a bright page although the phone is set to dark
+    bg = v.page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
+    assert luminance(bg) > 0.8, bg
+    v.open(server_url + "/battles")  # the choice is kept on this device
+    assert v.page.evaluate("document.documentElement.dataset.theme") == "light"
+    v.check("battles, forced light")
 
 def test_odds_are_never_left_looking_current(visit: Any, server_url: str) -> None:
     from playwright.sync_api import expect

@@ -6,7 +6,7 @@
 var VERSION = "__VERSION__";
 var CACHE = "warroom-" + VERSION;
 var SHELL = ["/", "/static/app.css", "/static/app.js", "/static/htmx.min.js",
-             "/static/icon.svg", "/static/icon-192.png", "/static/icon-512.png",
+             "/static/theme.js", "/static/icon.svg", "/static/icon-192.png", "/static/icon-512.png",
              "/static/apple-touch-icon.png", "/static/manifest.webmanifest", "/favicon.ico"];
 
 self.addEventListener("install", function (event) {
