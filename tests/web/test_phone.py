@@ -331,6 +331,46 @@ def test_evening_colours_follow_the_phone_and_the_theme_button(
     assert v.page.evaluate("document.documentElement.dataset.theme") == "light"
     v.check("battles, forced light")
 
+
+BROKEN_WORDS = """() => {
+    // words (letters only, up to 14) of the units table that are split over two lines
+    const broken = [];
+    for (const cell of document.querySelectorAll('#units th, #units td')) {
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const m of node.data.matchAll(/[\\p{L}]{2,14}/gu)) {
+                const range = document.createRange();
+                range.setStart(node, m.index);
+                range.setEnd(node, m.index + m[0].length);
+                const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+                if (tops.size > 1) broken.push(m[0]);
+            }
+        }
+    }
+    return broken;
+}"""
+
+
+def test_the_units_table_breaks_no_word_on_a_phone(visit: Any, server_url: str) -> None:
+    """At 360 px the units table wraps between words ("Shermans", "Markers" whole), in
+    every language, and the page still does not scroll sideways."""
+    import httpx
+
+    made = httpx.post(f"{server_url}/api/battles", json={"game": "fow", "name": "Bocage"}).json()
+    bid, keys = made["id"], made["keys"]
+    r = httpx.post(f"{server_url}/api/battles/{bid}/force?key={keys['A']}",
+                   json={"side": "A", "force": "example:fow"})
+    assert r.status_code < 300, r.text
+    r = httpx.post(f"{server_url}/api/battles/{bid}/mark?key={keys['A']}",
+                   json={"unit": "Shermans", "marker": "bailed_out", "value": 1})
+    assert r.status_code < 300, r.text
+    for lang in LANGS:
+        v = visit(PHONE, lang)
+        v.open(f"{server_url}/battles/{bid}/{keys['A']}?lang={lang}")
+        assert v.page.locator("#units tbody tr").count() >= 3
+        assert v.page.evaluate(BROKEN_WORDS) == [], lang
+        v.check(f"units table ({lang})", axe=False)
+
 def test_odds_are_never_left_looking_current(visit: Any, server_url: str) -> None:
     from playwright.sync_api import expect
 
