@@ -92,9 +92,12 @@ class RosterError(UsageError):
                  **args: object) -> None:
         text = problem if isinstance(problem, ErrorText) else ErrorText(problem, **args)
         file, *path = (where,) if isinstance(where, str) else where
-        if path:
-            super().__init__("{file}, {path}: {problem}", file=file,
-                             path=" > ".join(path), problem=text)
+        if len(path) > 1:  # the platoon and the innermost name, each shown whole
+            super().__init__("{file}, {unit} > {item}: {problem}", file=file,
+                             unit=path[0], item=path[-1], problem=text)
+        elif path:
+            super().__init__("{file}, {unit}: {problem}", file=file, unit=path[0],
+                             problem=text)
         else:
             super().__init__("{file}: {problem}", file=file, problem=text)
         self.parameter = "roster"
@@ -283,7 +286,8 @@ class _Reader:
         self.file = file
 
     def where(self, path: tuple[str, ...]) -> tuple[str, ...]:
-        return (self.file, *path)
+        """The file and the names below the force (a platoon and what is in it)."""
+        return (self.file, *path[1:])
 
     def text(self, node: dict[str, Any], key: str, path: tuple[str, ...],
              required: bool = False) -> str:
@@ -295,7 +299,13 @@ class _Reader:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise RosterError(self.where(path), "{field}: expected text, got {kind}",
                               field=key, kind=type(value).__name__)
-        return str(value)
+        text = str(value)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate from JSON's \ud800
+            raise RosterError(self.where(path), "{field}: not valid Unicode text",
+                              field=key) from None
+        return text
 
     def name(self, node: dict[str, Any], path: tuple[str, ...]) -> str:
         raw = self.text(node, "customName", path) or self.text(node, "name", path, True)
@@ -683,7 +693,9 @@ def _value(value: Any) -> str:
 
 
 def _comment(text: str) -> str:
-    return "# " + " ".join(text.split())
+    """A TOML comment line (no control characters: TOML forbids them there)."""
+    return "# " + "".join(ch for ch in " ".join(text.split())
+                          if ord(ch) >= 0x20 and ord(ch) != 0x7F)
 
 
 def to_toml(imported: Imported) -> str:
