@@ -399,3 +399,68 @@ def test_to_toml_escapes_names() -> None:
     force = force_from_text(text, "x.json")
     assert force.unit('Sappers "A"\\\x01\x7f').name == 'Sappers "A"\\\x01\x7f'
     assert "# special rules not known to warroom, left out: Oddrule" in text
+
+
+# -- the command line -----------------------------------------------------------------
+
+
+def test_cli_prints_the_force_and_notes_on_stderr(capsys: pytest.CaptureFixture[str]
+                                                  ) -> None:
+    from tests.test_cli import run
+
+    code, out, err = run(capsys, "force", "import", str(DATA / "fow_newrecruit.json"))
+    assert code == 0
+    assert out == force_toml_from_upload(data("fow_newrecruit.json"), "x.json")
+    assert ("Tank Company: special rules not known to warroom, left out: Tank Riders, "
+            "Hull MG") in err.splitlines()
+
+
+def test_cli_writes_the_file_that_force_check_accepts(capsys: pytest.CaptureFixture[str],
+                                                      tmp_path: Path) -> None:
+    from tests.test_cli import run
+
+    target = tmp_path / "company.toml"
+    code, out, _ = run(capsys, "force", "import", str(DATA / "fow.rosz"), "-o", str(target))
+    assert code == 0 and out.endswith(f"fow, 2 units, written to {target}\n")
+    assert target.read_text(encoding="utf-8") == force_toml_from_upload(
+        data("fow.rosz"), "fow.rosz")
+    code, out, _ = run(capsys, "force", "check", str(target))
+    assert code == 0 and "2 units, OK" in out
+    code, out, _ = run(capsys, "odds", "fow.shoot", "--from", f"{target}:Tank Platoon",
+                       "--at", f"{target}:Armored Rifle Platoon", "range_cm=30")
+    assert code == 0 and "dice 6: Tank Platoon: 3 x M4 Sherman (test), ROF 2 halted" in out
+    code, out, _ = run(capsys, "--lang", "pl", "force", "import", str(DATA / "fow.rosz"),
+                       "-o", str(target))
+    assert code == 0 and "2 jednostki, zapisano do" in out
+
+
+def test_cli_errors_exit_2_in_one_line_or_json(capsys: pytest.CaptureFixture[str],
+                                               tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_cli import run
+
+    monkeypatch.chdir(tmp_path)
+    bad = tmp_path / "list.ros"
+    bad.write_bytes(with_system("Team Yankee"))
+    code, out, err = run(capsys, "force", "import", str(bad))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "game system 'Team Yankee'" in err
+    assert "Traceback" not in err
+    code, out, err = run(capsys, "force", "import", str(bad), "--json")
+    assert code == 2 and err == ""
+    error = json.loads(out)["error"]
+    assert error["code"] == "other_system" and "'Team Yankee'" in error["message"]
+    code, out, err = run(capsys, "force", "import", "missing.ros")
+    assert code == 2 and "missing.ros: file:" in err
+    code, _, err = run(capsys, "--lang", "zh", "force", "import", str(bad))
+    assert code == 2 and "游戏系统 'Team Yankee'" in err
+
+
+def test_cli_json_gives_the_toml_and_the_notes(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.test_cli import run
+
+    code, out, _ = run(capsys, "force", "import", str(DATA / "fow_new.ros"), "--json")
+    body = json.loads(out)
+    assert code == 0 and body["game"] == "fow" and body["units"] == 3
+    assert body["toml"] == force_toml_from_upload(data("fow_new.ros"), "x.ros")
+    assert any("Gun Shield" in n for n in body["notes"])

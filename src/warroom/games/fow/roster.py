@@ -457,9 +457,10 @@ class _Converter:
         if kind == "vehicle":
             sides = []
             for word in ("front", "side", "top"):
-                raw = next((v for k, v in chars.items() if word in k), "")
+                label, raw = next(((k, v) for k, v in chars.items() if word in k),
+                                  (word, ""))
                 sides.append(None if raw.strip().lower() in _BLANK
-                             else self.whole(raw, f"{word} armour", "armour", path))
+                             else self.whole(raw, label, "armour", path))
             team_type = "soft" if all(s is None for s in sides) else "tank"
             armour = (sides[0] or 0, sides[1] or 0, sides[2] or 0)
         rules = [n for n in notes if _norm(n) not in ("no_he", "bunker_buster")
