@@ -2,8 +2,9 @@
 as force TOML: hand-checked conversions of hand-made test rosters, the refusals and bad
 files, and properties that odd rosters never raise anything but the typed error.
 
-The test rosters under tests/units/data/ were written by hand for these tests; every
-stat in them is made up."""
+The test rosters under tests/units/data/ (and the example src/warroom/units/examples/
+fow.ros, here "fow_new.ros") were written by hand for these tests; every stat in them is
+made up."""
 
 from __future__ import annotations
 
@@ -22,12 +23,15 @@ from warroom.errors import UsageError
 from warroom.games.fow import roster
 from warroom.games.fow.roster import OtherSystemError, RosterError, import_roster, to_toml
 from warroom.units.forces import ForceError, force_from_text
-from warroom.units.importers import force_toml_from_upload, import_upload
+from warroom.units.importers import example_roster, force_toml_from_upload, import_upload
 
 DATA = Path(__file__).parent / "data"
 
 
 def data(name: str) -> bytes:
+    """A test roster; ``fow_new.ros`` is the example shipped with warroom."""
+    if name == "fow_new.ros":
+        return example_roster("example:fow.ros").read_bytes()
     return (DATA / name).read_bytes()
 
 
@@ -91,13 +95,13 @@ def test_new_form_ros_text_characteristics() -> None:
                                                               "veteran")
     # the force's rules (Mission Tactics, Kampfgruppe) for every platoon, then the notes
     assert zug["rules"] == ["mission_tactics", "kampfgruppe", "protected_ammo", "schurzen"]
-    assert zug["teams"] == [{"type": "tank", "count": 4, "name": "Panzer IV (test)",
+    assert zug["teams"] == [{"type": "tank", "count": 4, "name": "Panzer IV (example)",
                              "front": 6, "side": 3, "top": 1,
-                             "weapons": [weapon("Panzer IV (test)", 80, 2, 11, 3)]}]
+                             "weapons": [weapon("Panzer IV (example)", 80, 2, 11, 3)]}]
     # Gun Bombardment: 24" = 60 cm, firepower 2+ -> 2, Bunker Buster a weapon flag; the
     # second line (ROF2 "Artillery") is not direct fire and is left out
-    assert battery["teams"] == [{"type": "gun", "count": 2, "name": "10.5cm gun (test)",
-                                 "weapons": [weapon("10.5cm gun (test)", 60, 2, 9, 2,
+    assert battery["teams"] == [{"type": "gun", "count": 2, "name": "10.5cm gun (example)",
+                                 "weapons": [weapon("10.5cm gun (example)", 60, 2, 9, 2,
                                                     bb=True)]}]
     assert battery["rules"] == ["mission_tactics", "kampfgruppe"]  # Gun Shield unknown
     # the platoon's own rating selection "Reluctant Trained" wins over the force's
@@ -238,7 +242,7 @@ BAD: dict[str, tuple[bytes, str, str]] = {
     "no platoons": (b'<roster gameSystemName="Flames of War"><forces/></roster>', "a.ros",
                     "no platoons"),
     "count not a number": (NEW.replace('number="4"', 'number="four"').encode(), "a.ros",
-                           "a.ros, 1st Zug > Panzer IV (test): number: expected a whole "
+                           "a.ros, 1st Zug > Panzer IV (example): number: expected a whole "
                            "number, got 'four'"),
     "armour not a number": (NEW.replace(">6</characteristic>", ">six</characteristic>")
                             .encode(), "a.ros", "front armour 'six' is not a whole number"),
@@ -459,7 +463,7 @@ def test_cli_errors_exit_2_in_one_line_or_json(capsys: pytest.CaptureFixture[str
 def test_cli_json_gives_the_toml_and_the_notes(capsys: pytest.CaptureFixture[str]) -> None:
     from tests.test_cli import run
 
-    code, out, _ = run(capsys, "force", "import", str(DATA / "fow_new.ros"), "--json")
+    code, out, _ = run(capsys, "force", "import", "example:fow.ros", "--json")
     body = json.loads(out)
     assert code == 0 and body["game"] == "fow" and body["units"] == 3
     assert body["toml"] == force_toml_from_upload(data("fow_new.ros"), "x.ros")

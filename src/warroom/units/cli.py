@@ -67,7 +67,7 @@ def show(file: FileArg, as_json: Annotated[bool, typer.Option(
 @force_app.command("import")
 def import_(roster: Annotated[str, typer.Argument(
         help="a roster: BattleScribe .ros or .rosz, New Recruit .json (Flames of War "
-        "3rd edition), or a .toml force to check")],
+        "3rd edition), or a .toml force to check; example:fow.ros for the example")],
             output: Annotated[str | None, typer.Option(
                 "-o", "--output", help="Write the force TOML to this file instead of "
                 "printing it.")] = None,
@@ -82,15 +82,16 @@ def import_(roster: Annotated[str, typer.Argument(
     from warroom.engine.messages import nmsg
     from warroom.errors import verbatim
     from warroom.units.forces import ForceError
-    from warroom.units.importers import MAX_UPLOAD, import_upload
+    from warroom.units.importers import MAX_UPLOAD, example_roster, import_upload
 
     tr = _tr()
+    path = example_roster(roster) if roster.startswith("example:") else Path(roster)
     try:
-        with Path(roster).open("rb") as fh:
+        with path.open("rb") as fh:
             data = fh.read(MAX_UPLOAD + 1)
     except OSError as exc:
         raise ForceError(roster, None, "file", verbatim(exc.strerror or str(exc))) from None
-    upload = import_upload(data, roster)
+    upload = import_upload(data, path.name if roster.startswith("example:") else roster)
     if output is not None:
         try:
             Path(output).write_text(upload.toml, encoding="utf-8")

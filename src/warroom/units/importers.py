@@ -11,6 +11,7 @@ usage error naming the file and what is wrong.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from warroom.engine.messages import Msg
 from warroom.errors import ErrorText
@@ -30,6 +31,21 @@ class Upload:
     toml: str
     force: Force
     notes: tuple[Msg, ...] = field(default=())
+
+
+def example_roster(name: str) -> Path:
+    """``example:fow.ros``: a roster shipped with warroom (for the docs and to try)."""
+    from importlib import resources
+
+    from warroom.errors import UsageError
+
+    folder = resources.files("warroom.units") / "examples"
+    valid = sorted(f"example:{p.name}" for p in folder.iterdir()
+                   if p.name.endswith(ROSTER_TYPES))
+    if name not in valid:
+        raise UsageError("unknown example roster {name!r}: give one of {valid}", name=name,
+                         valid=", ".join(valid))
+    return Path(str(folder / name.removeprefix("example:")))
 
 
 def import_upload(data: bytes, filename: str) -> Upload:
