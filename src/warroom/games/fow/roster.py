@@ -319,9 +319,8 @@ class _Reader:
         value = node.get(key)
         if value is None:
             return []
-        if isinstance(value, dict):  # {"selection": [...]}: a wrapped list
-            inner = [v for k, v in value.items() if not k.startswith("$")]
-            value = inner[0] if len(inner) == 1 else value.get("$items", [])
+        if isinstance(value, dict) and len(value) == 1:  # {"selection": [...]}: wrapped
+            value = next(iter(value.values()))
             if isinstance(value, dict):
                 value = [value]
         if not isinstance(value, list):
@@ -582,15 +581,28 @@ class _Converter:
             top = (*path, self.r.name(sel, path))
             if fallback is None and _rating_name(top[-1]):
                 fallback = rating(top[-1])
-            for node, where in self.walk(sel, top):
-                cats = [self.r.text(c, "name", where).lower()
-                        for c in self.r.items(node, "categories", where)]
-                if "army rating" in cats or "army rating" in where[-1].lower():
-                    for _, inner in self.walk(node, where):
-                        found = rating(inner[-1])
-                        if found:
-                            return found
+            found = self.rating_below(sel, top, False, 0)
+            if found:
+                return found
         return fallback
+
+    def rating_below(self, node: dict[str, Any], path: tuple[str, ...], flagged: bool,
+                     depth: int) -> tuple[str, str] | None:
+        """The first rating named in or below a selection of the Army Rating category
+        (or named so), looking at each selection once."""
+        if depth > MAX_DEPTH:
+            raise RosterError(self.r.where(path), "the selections nest too deeply")
+        cats = [self.r.text(c, "name", path).lower()
+                for c in self.r.items(node, "categories", path)]
+        flagged = flagged or "army rating" in cats or "army rating" in path[-1].lower()
+        if flagged and rating(path[-1]):
+            return rating(path[-1])
+        for child in self.r.items(node, "selections", path):
+            found = self.rating_below(child, (*path, self.r.name(child, path)), flagged,
+                                      depth + 1)
+            if found:
+                return found
+        return None
 
 
 def _rating_name(name: str) -> bool:
