@@ -468,3 +468,25 @@ def test_cli_json_gives_the_toml_and_the_notes(capsys: pytest.CaptureFixture[str
     assert code == 0 and body["game"] == "fow" and body["units"] == 3
     assert body["toml"] == force_toml_from_upload(data("fow_new.ros"), "x.ros")
     assert any("Gun Shield" in n for n in body["notes"])
+
+
+@pytest.mark.parametrize("lang", ["pl", "zh"])
+def test_every_error_and_note_of_the_import_is_translated(lang: str) -> None:
+    from warroom import i18n
+
+    table = i18n.catalog(lang)
+    templates: set[str] = set()
+    for body, name, _ in BAD.values():
+        with pytest.raises(UsageError) as info:
+            force_toml_from_upload(body, name)
+        templates.update(info.value.text.templates())
+    for name in FIXTURES:
+        for note in import_upload(data(name), name).notes:
+            templates.update(note.templates())
+    with pytest.raises(UsageError) as info:
+        example_roster("example:nothing.ros")
+    templates.update(info.value.text.templates())
+    missing = sorted(t for t in templates if t.strip("{}") not in ("text", "file") and not
+                     table.get(t))
+    assert not missing, missing
+    assert len(templates) > 30
