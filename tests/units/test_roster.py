@@ -215,6 +215,8 @@ NEW = data("fow_new.ros").decode()
 BAD: dict[str, tuple[bytes, str, str]] = {
     "not xml": (b"hello", "a.ros", "the XML is not well-formed (line 1, column 1)"),
     "html": (b"<html><body/></html>", "a.ros", "the root element is <html>, not <roster>"),
+    "unknown encoding": (b'<?xml version="1.0" encoding="RTF-8"?><roster/>', "a.ros",
+                         "the XML names an unknown encoding"),
     "empty": (b"  \n", "a.ros", "the file is empty"),
     "dtd": (b'<?xml version="1.0"?><!DOCTYPE roster [<!ENTITY a "x">]><roster>&a;</roster>',
             "a.ros", "may not contain a DTD or entity declarations"),

@@ -243,6 +243,9 @@ def parse_xml(data: bytes, where: str) -> dict[str, Any]:
         parser.Parse(data, True)
     except _Refused as exc:
         raise RosterError(where, exc.problem) from None
+    except LookupError:  # <?xml ... encoding="nonsense"?>
+        raise RosterError(where, "not a BattleScribe roster: the XML names an unknown "
+                          "encoding") from None
     except expat.ExpatError as exc:
         raise RosterError(where, "not a BattleScribe roster: the XML is not well-formed "
                           "(line {line}, column {column})", line=exc.lineno,
