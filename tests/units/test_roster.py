@@ -58,13 +58,19 @@ def test_old_form_ros_value_attributes() -> None:
     # the Army Rating selection "Confident Trained": confident, trained
     assert (tanks["name"], tanks["motivation"], tanks["skill"]) == (
         "Tank Platoon", "confident", "trained")
-    # notes "Co-ax MG, Hull MG, Stabilizers": Stabilizers known, the MGs not
+    # notes "Co-ax MG, Hull MG, .50 cal AA MG, Stabilizers, Smoke": Stabilizers a known
+    # rule, Smoke not; the MGs weapon lines
     assert tanks["rules"] == ["stabilizers"]
     # 3 Shermans, Range 32" = 32 x 2.5 = 80 cm, ROF 2 (1 moving: the reading), AT 10,
-    # firepower "3+" -> 3, armour 6/4/1
+    # firepower "3+" -> 3, armour 6/4/1; then the reference card's vehicle MGs: Co-ax
+    # and Hull MG one Vehicle MG line (40 cm, ROF 3, AT 2, FP 6), the .50 cal AA MG a
+    # .50 cal Vehicle MG line (40 cm, ROF 3, AT 4, FP 5)
     assert tanks["teams"] == [{"type": "tank", "count": 3, "name": "M4 Sherman (test)",
                                "front": 6, "side": 4, "top": 1,
-                               "weapons": [weapon("M4 Sherman (test)", 80, 2, 10, 3)]}]
+                               "weapons": [weapon("M4 Sherman (test)", 80, 2, 10, 3),
+                                           weapon("Vehicle MG", 40, 3, 2, 6, moving=3),
+                                           weapon(".50 cal Vehicle MG", 40, 3, 4, 5,
+                                                  moving=3)]}]
     assert rifles["rules"] == ["automatic_rifles", "tank_assault"]  # "Tank Assault 3"
     assert rifles["teams"] == [
         # 4 rifle teams in the platoon and 2 in its second squad: one entry of 6;
@@ -81,7 +87,9 @@ def test_old_form_ros_value_attributes() -> None:
 
 def test_the_toml_lists_unknown_rules_and_readings_as_comments() -> None:
     text = force_toml_from_upload(data("fow_old.ros"), "fow_old.ros")
-    assert "# special rules not known to warroom, left out: Co-ax MG, Hull MG\n" in text
+    assert "# special rules not known to warroom, left out: Smoke\n" in text
+    assert ("Co-ax MG, Hull MG read as a Vehicle MG weapon line, from the FoW reference "
+            "card's vehicle machine-guns table") in text
     assert "moving ROF 1 for every weapon" in text
     assert "Fighter-bomber (test) (aircraft) left out" in text
     assert '5" is 12.5 cm, kept as 13 cm' in text
@@ -97,7 +105,8 @@ def test_new_form_ros_text_characteristics() -> None:
     assert zug["rules"] == ["mission_tactics", "kampfgruppe", "protected_ammo", "schurzen"]
     assert zug["teams"] == [{"type": "tank", "count": 4, "name": "Panzer IV (example)",
                              "front": 6, "side": 3, "top": 1,
-                             "weapons": [weapon("Panzer IV (example)", 80, 2, 11, 3)]}]
+                             "weapons": [weapon("Panzer IV (example)", 80, 2, 11, 3),
+                                         weapon("Vehicle MG", 40, 3, 2, 6, moving=3)]}]
     # Gun Bombardment: 24" = 60 cm, firepower 2+ -> 2, Bunker Buster a weapon flag; the
     # second line (ROF2 "Artillery") is not direct fire and is left out
     assert battery["teams"] == [{"type": "gun", "count": 2, "name": "10.5cm gun (example)",
@@ -124,12 +133,13 @@ def test_new_recruit_json() -> None:
     # Army Rating > "Fearless Conscript"
     assert (tanks["motivation"], tanks["skill"]) == ("fearless", "conscript")
     # force rule Hen and Chicks, notes Limited Vision and Wide Tracks; the selection's
-    # rule "Tank Riders" and the note "Hull MG" are unknown
+    # rule "Tank Riders" is unknown; the Hull MG a Vehicle MG line
     assert tanks["rules"] == ["hen_and_chicks", "limited_vision", "wide_tracks"]
     # 10 + 12 identical T-34s = 22: a team entry holds at most 20, so 20 and 2;
     # 24" = 60 cm
     t34 = {"type": "tank", "name": "T-34 (test)", "front": 6, "side": 5, "top": 1,
-           "weapons": [weapon("T-34 (test)", 60, 2, 9, 3)]}
+           "weapons": [weapon("T-34 (test)", 60, 2, 9, 3),
+                       weapon("Vehicle MG", 40, 3, 2, 6, moving=3)]}
     assert tanks["teams"] == [{**t34, "count": 20}, {**t34, "count": 2}]
     # "No HE" is a known rule and the weapon's flag; 4" = 10 cm
     assert sappers["name"] == "Sappers"
@@ -137,8 +147,7 @@ def test_new_recruit_json() -> None:
     assert sappers["teams"][0]["weapons"] == [weapon("Flame-thrower team (test)", 10, 2,
                                                      2, 6, no_he=True)]
     notes = [n.render() for n in import_upload(data("fow_newrecruit.json"), "x.json").notes]
-    assert ("Tank Company: special rules not known to warroom, left out: Tank Riders, "
-            "Hull MG") in notes
+    assert "Tank Company: special rules not known to warroom, left out: Tank Riders" in notes
     assert "Sappers: special rules not known to warroom, left out: Flame-thrower" in notes
 
 
@@ -175,6 +184,11 @@ def test_rating_and_rule_names() -> None:
     assert roster.rule_name(".50 cal Vehicle MG") == "cal_50_vehicle_mg"
     assert roster.rule_name("Schurzen") == "schurzen"
     assert roster.rule_name("Stabiliser") is None  # warroom knows "Stabilizers" only
+    assert roster._vehicle_mg("Co-ax MG") == roster._vehicle_mg("AA MG") == "vehicle_mg"
+    assert roster._vehicle_mg(".50 cal AA MG") == "cal50_vehicle_mg"
+    # fired by the passengers (a special rule), not the vehicle; an MG team is infantry
+    assert roster._vehicle_mg("Passenger-fired AA MG") is None
+    assert roster._vehicle_mg("Smoke") is None
 
 
 # -- refusals and bad files -----------------------------------------------------------
@@ -417,8 +431,8 @@ def test_cli_prints_the_force_and_notes_on_stderr(capsys: pytest.CaptureFixture[
     code, out, err = run(capsys, "force", "import", str(DATA / "fow_newrecruit.json"))
     assert code == 0
     assert out == force_toml_from_upload(data("fow_newrecruit.json"), "x.json")
-    assert ("Tank Company: special rules not known to warroom, left out: Tank Riders, "
-            "Hull MG") in err.splitlines()
+    assert ("Tank Company: special rules not known to warroom, left out: Tank Riders"
+            in err.splitlines())
 
 
 def test_cli_writes_the_file_that_force_check_accepts(capsys: pytest.CaptureFixture[str],

@@ -17,14 +17,17 @@ and :func:`import_roster` turns it into a force of :class:`~warroom.games.fow.un
   a second line (``Range2``...) as a second weapon;
 * armour from the front/side/top characteristics (``-`` on all three: an unarmoured
   vehicle, ``soft``);
+* a vehicle's MGs named in its notes (``Co-ax MG``, ``Hull MG``, ``AA MG``, ``.50 cal AA
+  MG``) as a Vehicle MG or .50 cal Vehicle MG weapon line after its own, from the
+  reference card's vehicle machine-guns table;
 * skill and motivation from the force's Army Rating selection (``Confident Trained``),
   or a rating selection inside the platoon;
 * special rules (the roster's rules and the items of the profiles' notes) kept by name
   where warroom knows them, and listed as unknown otherwise.
 
 Readings, because a roster does not say: a team that moved fires ROF 1 (``rof_moving =
-1``; edit it for Stabilizers, SMGs and vehicle MGs). Every one is written in the TOML as a
-comment and returned as a note.
+1``; edit it for Stabilizers and SMGs), a vehicle MG its card ROF. Every one is written
+in the TOML as a comment and returned as a note.
 
 Only the standard library reads the files, carefully: expat with no DTD and no entity
 declarations (refused), depth and element caps; zips with size caps read in bounded
@@ -395,9 +398,27 @@ class _Team:
         return (self.type, self.name, self.armour, json.dumps(self.weapons, sort_keys=True))
 
 
+def _vehicle_mg(note: str) -> str | None:
+    """The vehicle MG a vehicle's note names (``Co-ax MG``, ``Hull MG``, ``AA MG``:
+    ``vehicle_mg``; ``.50 cal AA MG``: ``cal50_vehicle_mg``), or None. Passenger-fired
+    MGs are the passengers' (a special rule), not the vehicle's."""
+    key = _norm(note)
+    if key.startswith("passenger") or not key.endswith("mg"):
+        return None
+    if key.startswith(("50_cal", "cal_50")):
+        return "cal50_vehicle_mg"
+    return "vehicle_mg" if key in _VEHICLE_MG_NOTES else None
+
+
+_VEHICLE_MG_NOTES = frozenset({"co_ax_mg", "coax_mg", "hull_mg", "aa_mg", "vehicle_mg",
+                               "turret_mg", "hull_mounted_mg", "twin_mg", "co_ax_mgs"})
+VEHICLE_MGS = {"vehicle_mg": "Vehicle MG", "cal50_vehicle_mg": ".50 cal Vehicle MG"}
+
+
 class _Converter:
     def __init__(self, file: str) -> None:
         self.r = _Reader(file)
+        self.mg_table: dict[str, Any] | None = None
         self.known = _known_rules()
         self.notes: list[Msg] = []
         self.said: set[str] = set()
@@ -465,9 +486,35 @@ class _Converter:
                              else self.whole(raw, label, "armour", path))
             team_type = "soft" if all(s is None for s in sides) else "tank"
             armour = (sides[0] or 0, sides[1] or 0, sides[2] or 0)
-        rules = [n for n in notes if _norm(n) not in ("no_he", "bunker_buster")
-                 or rule_name(n, self.known)]
+        mgs: dict[str, list[str]] = {}
+        if kind == "vehicle":
+            for n in notes:
+                key = _vehicle_mg(n)
+                if key:
+                    mgs.setdefault(key, []).append(n)
+        for key, said in mgs.items():
+            weapons.append(self.card_mg(key, said, unit, name))
+        rules = [n for n in notes if (_norm(n) not in ("no_he", "bunker_buster")
+                                      or rule_name(n, self.known)) and not _vehicle_mg(n)]
         return _Team(team_type, name, count, armour, weapons), rules
+
+    def card_mg(self, key: str, said: list[str], unit: str, profile: str
+                ) -> dict[str, Any]:
+        """A vehicle MG weapon line from the reference card's vehicle machine-guns table
+        (its one ROF halted and moving), for the MGs a vehicle's notes name."""
+        if self.mg_table is None:
+            from warroom.games.fow import load_tables
+
+            self.mg_table = load_tables()["vehicle_mgs"]
+        row = self.mg_table[key]
+        title = VEHICLE_MGS[key]
+        self.note(msg("{unit}: {profile}: {mgs} read as a {weapon} weapon line, from the "
+                      "FoW reference card's vehicle machine-guns table", unit=unit,
+                      profile=profile, mgs=", ".join(said), weapon=title))
+        return {"name": title, "range_cm": int(row["range_cm"]),
+                "rof_halted": int(row["rof"]), "rof_moving": int(row["rof"]),
+                "at": int(row["at"]), "firepower": int(row["firepower"]),
+                "no_he": False, "bunker_buster": False}
 
     def whole(self, raw: str, label: str, bound: str, path: tuple[str, ...]) -> int:
         m = _WHOLE.match(raw)
@@ -663,8 +710,8 @@ def import_tree(roster: dict[str, Any], file: str, source: str) -> Imported:
     if not out.platoons:
         raise RosterError(file, "no platoons: no selection holds a Tank, Infantry, Gun or "
                           "Transport Team profile")
-    conv.note(msg("moving ROF 1 for every weapon (a roster gives only the halted ROF): "
-                  "edit rof_moving for Stabilizers, SMGs and vehicle MGs"))
+    conv.note(msg("moving ROF 1 for every weapon but the vehicle MGs (a roster gives only "
+                  "the halted ROF): edit rof_moving for Stabilizers and SMGs"))
     out.notes = conv.notes
     return out
 
