@@ -74,8 +74,10 @@ def import_(roster: Annotated[str, typer.Argument(
             as_json: Annotated[bool, typer.Option(
                 "--json", help="Print the force TOML and the import's notes as JSON.")
             ] = False) -> None:
-    """Import a roster as a force file: a platoon per unit, a team per model profile.
-    What warroom read for itself and the special rules it left out go to stderr."""
+    """Import a roster (BattleScribe, New Recruit; Flames of War 3rd edition) as a force.
+
+    A platoon per unit, a team per model profile; what warroom read for itself and the
+    special rules it left out go to stderr and into the file as comments."""
     from pathlib import Path
 
     from warroom.cli import _tr

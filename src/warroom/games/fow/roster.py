@@ -605,8 +605,8 @@ class _Converter:
             name = rule_name(r, self.known)
             if name and name not in known:
                 known.append(name)
-            elif not name and r not in unknown:
-                unknown.append(r)
+            elif not name and r[:MAX_NAME] not in unknown:
+                unknown.append(r[:MAX_NAME])
         motivation, skill = own_rating or force_rating or ("confident", "trained")
         team_dicts: list[dict[str, Any]] = []
         for t in merged.values():
