@@ -31,8 +31,17 @@ def test_the_doc_has_commands_for_every_game() -> None:
         assert any(f"example:{game}" in c for c in found), game
 
 
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One directory for the doc's commands, in order: a file one writes (``force
+    import -o company.toml``) is there for the next; none lands in the source tree."""
+    return tmp_path_factory.mktemp("units-doc")
+
+
 @pytest.mark.parametrize("command", commands())
-def test_command_runs(capsys: pytest.CaptureFixture[str], command: str) -> None:
+def test_command_runs(capsys: pytest.CaptureFixture[str], command: str, workdir: Path,
+                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(workdir)
     code, out, err = run(capsys, *shlex.split(command)[1:])
     assert code == 0, err
     assert out

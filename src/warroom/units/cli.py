@@ -64,6 +64,61 @@ def show(file: FileArg, as_json: Annotated[bool, typer.Option(
         console.print(force.note)
 
 
+@force_app.command("import")
+def import_(roster: Annotated[str, typer.Argument(
+        help="a roster: BattleScribe .ros or .rosz, New Recruit .json (Flames of War "
+        "3rd edition), or a .toml force to check; example:fow.ros for the example")],
+            output: Annotated[str | None, typer.Option(
+                "-o", "--output", help="Write the force TOML to this file instead of "
+                "printing it.")] = None,
+            as_json: Annotated[bool, typer.Option(
+                "--json", help="Print the force TOML and the import's notes as JSON.")
+            ] = False) -> None:
+    """Import a roster (BattleScribe, New Recruit; Flames of War 3rd edition) as a force.
+
+    A platoon per unit, a team per model profile; what warroom read for itself and the
+    special rules it left out go to stderr and into the file as comments."""
+    from pathlib import Path
+
+    from warroom.cli import _tr
+    from warroom.engine.messages import nmsg
+    from warroom.errors import verbatim
+    from warroom.units.forces import ForceError
+    from warroom.units.importers import MAX_UPLOAD, example_roster, import_upload
+
+    tr = _tr()
+    path = example_roster(roster) if roster.startswith("example:") else Path(roster)
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_UPLOAD + 1)
+    except OSError as exc:
+        raise ForceError(roster, None, "file", verbatim(exc.strerror or str(exc))) from None
+    upload = import_upload(data, path.name if roster.startswith("example:") else roster)
+    if output is not None:
+        try:
+            Path(output).write_text(upload.toml, encoding="utf-8")
+        except OSError as exc:
+            raise ForceError(output, None, "file",
+                             verbatim(exc.strerror or str(exc))) from None
+    if as_json:
+        import json
+
+        body = {"file": roster, "game": upload.force.game, "units": len(upload.force.units),
+                "notes": [n.render(tr) for n in upload.notes], "output": output,
+                "toml": upload.toml}
+        sys.stdout.write(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
+        return
+    for note in upload.notes:
+        sys.stderr.write(note.render(tr) + "\n")
+    if output is None:
+        sys.stdout.write(upload.toml)
+    else:
+        sys.stdout.write(nmsg("{file}: {game}, {n} unit, written to {output}",
+                              "{file}: {game}, {n} units, written to {output}",
+                              n=len(upload.force.units), file=roster,
+                              game=upload.force.game, output=output).render(tr) + "\n")
+
+
 def register(app: typer.Typer) -> None:
     """Add ``warroom force`` to the main app (once)."""
     if any(group.typer_instance is force_app for group in app.registered_groups):

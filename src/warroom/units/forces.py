@@ -171,6 +171,13 @@ def load_force(source: str | Path) -> Force:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ForceError(name, None, "file", verbatim(exc.strerror or str(exc))) from None
+    except UnicodeDecodeError:
+        raise ForceError(name, None, "file", ErrorText("not UTF-8 text")) from None
+    return force_from_text(text, name)
+
+
+def force_from_text(text: str, name: str) -> Force:
+    """Check a force given as TOML text (``name`` says where it came from in errors)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
