@@ -171,6 +171,12 @@ def load_force(source: str | Path) -> Force:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ForceError(name, None, "file", verbatim(exc.strerror or str(exc))) from None
+    return loads_force(text, name)
+
+
+def loads_force(text: str, name: str) -> Force:
+    """Read and check a force from its TOML text (``name`` stands for the file in
+    errors: a pasted or uploaded force's)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
