@@ -209,11 +209,12 @@ def form_view(game: str, fields: Mapping[str, str]) -> dict[str, Any]:
     ones and one more, to add a kind of team, a weapon, a counter, an attack)."""
     view: dict[str, Any] = {"game": game, "f": dict(fields)}
     if game == "fow":
-        teams = min(MAX_TEAMS, max(1, _used(fields, "t", MAX_TEAMS, "type")) + 1)
-        view["teams"] = [
-            {"i": i, "weapons": list(range(min(MAX_WEAPONS, max(
-                1, _used(fields, f"t{i}.w", MAX_WEAPONS, "name")) + 1)))}
-            for i in range(teams)]
+        used = max(1, _used(fields, "t", MAX_TEAMS, "type"))
+        view["teams"] = []
+        for i in range(min(MAX_TEAMS, used + 1)):
+            armed = max(1, _used(fields, f"t{i}.w", MAX_WEAPONS, "name"))
+            view["teams"].append({"i": i, "spare": i >= used, "weapons": [
+                {"j": j, "spare": j >= armed} for j in range(min(MAX_WEAPONS, armed + 1))]})
     elif game == "asl":
         view["counters"] = list(range(min(MAX_COUNTER_ROWS,
                                           _used(fields, "c", MAX_COUNTER_ROWS, "text") + 3)))
