@@ -192,7 +192,7 @@ def chosen(entry: Entry, names: Sequence[str] | None) -> list[dict[str, Any]]:
         return list(entry.units)
     wanted = {n.strip().casefold() for n in names if n.strip()}
     known = {str(u["name"]).casefold() for u in entry.units}
-    unknown = sorted(wanted - known)
+    unknown = [n.strip() for n in names if n.strip().casefold() not in known]
     if unknown:
         raise BattleError("{force} has no unit {name!r} (units: {valid})", force=entry.name,
                           name=unknown[0], valid=", ".join(u["name"] for u in entry.units))
