@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from tests.battle.fakes import battles
 from warroom.battle.core import Battles
 from warroom.battle.errors import AccessError, BattleError, StaleStateError
-from warroom.errors import UsageError
 from warroom.battle.library import (
     MAX_TEXT,
     ForceTooLargeError,
@@ -29,6 +28,7 @@ from warroom.battle.library import (
     entry_of_text,
     force_toml_from_upload,
 )
+from warroom.errors import UsageError
 from warroom.units.forces import GAMES, load_force, profile_model
 from warroom.web.forces import fields_of, form_view, profile_from_form
 
@@ -117,9 +117,11 @@ def test_every_example_unit_goes_through_its_form_unchanged(game: str) -> None:
     st.text(max_size=12)), st.sampled_from(GAMES))
 def test_odd_forms_give_a_profile_or_a_usage_error(fields: dict[str, str], game: str) -> None:
     try:
-        profile_model(game, profile_from_form(game, fields))
-    except UsageError:
-        pass
+        made = profile_model(game, profile_from_form(game, fields))
+    except UsageError as exc:
+        assert str(exc)  # one clear message, never another exception
+        return
+    assert made.name == fields["name"].strip()
 
 
 # ---------------------------------------------------------------------------- the library

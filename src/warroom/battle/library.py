@@ -93,7 +93,7 @@ def force_from_text(text: str, name: str = "pasted force") -> Force:
     except RecursionError:
         raise BattleError("{name}: the TOML is nested too deeply", name=name) from None
     if len(force.units) > MAX_UNITS:
-        raise BattleError("a force adds at most {most} units; this one has {count}",
+        raise BattleError("too many units: a force adds at most {most}; this one has {count}",
                           most=MAX_UNITS, count=len(force.units))
     return force
 
@@ -222,7 +222,7 @@ def add_force(bt: Battles, battle_id: str, side: str, units: Sequence[dict[str, 
     if not units:
         raise BattleError("pick at least one unit of the force")
     if len(units) > MAX_UNITS:
-        raise BattleError("a force adds at most {most} units; this one has {count}",
+        raise BattleError("too many units: a force adds at most {most}; this one has {count}",
                           most=MAX_UNITS, count=len(units))
     taken = {n.casefold() for n in state.units}
     seen: set[str] = set()

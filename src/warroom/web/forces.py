@@ -47,8 +47,8 @@ LONGEST = 60
 LABELS: dict[str, str] = {
     "count": "Count", "front": "Front armour", "side": "Side armour", "top": "Top armour",
     "range_cm": "Range (cm)", "rof_halted": "ROF halted", "rof_moving": "ROF moving",
-    "at": "AT", "firepower": "Firepower (N+)", "elr": "ELR", "hits": "Hits", "cv": "CV",
-    "value": "Attack",
+    "at": "AT", "firepower": "Firepower (N+)", "elr": "ELR", "hits": "Hits",
+    "cv": "CV (HQ only)", "value": "Attack", "save": "Save",
 }
 """The form's labels of the number fields (message ids: errors name the field so)."""
 
