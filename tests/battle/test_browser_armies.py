@@ -49,7 +49,7 @@ def armies(browser: Any, server_url: str) -> None:
         force.locator('input[value="Panthers"]').uncheck()
         force.locator("button.add-force").click()
         expect(a.locator("#units")).to_contain_text("Rifle platoon")
-        expect(a.locator('tr[data-unit="Shermans"]')).to_contain_text(
+        expect(a.locator('tr[data-profile="Shermans"]')).to_contain_text(
             "75mm gun (example): 80 cm, ROF 2/1, AT 10, FP 3+")
 
         # B: the same force, A's platoons left unticked: one tap adds the Panthers
@@ -75,7 +75,7 @@ def armies(browser: Any, server_url: str) -> None:
                              ("t0.w0.firepower", "3")):
             form.locator(f'[name="{field}"]').fill(value)
         form.locator("#add-profile").click()
-        expect(b.locator('tr[data-unit="PaK 40"]')).to_contain_text(
+        expect(b.locator('tr[data-profile="PaK 40"]')).to_contain_text(
             "7.5cm PaK40: 80 cm, ROF 2/1, AT 12, FP 3+")
 
         # B: one save changes the Panthers' profile: one event, one log line
@@ -85,7 +85,7 @@ def armies(browser: Any, server_url: str) -> None:
         edit.locator("button.save-profile").click()
         expect(b.locator("#log li").first).to_have_attribute("data-kind", "unit_edited")
         expect(b.locator("#log li").first).to_contain_text("Panthers: new profile")
-        expect(b.locator('tr[data-unit="Panthers"]')).to_contain_text("3× Panther")
+        expect(b.locator('tr[data-profile="Panthers"]')).to_contain_text("3× Panther")
         log = b.locator("#log li")
         assert [log.nth(i).get_attribute("data-kind") for i in range(log.count())] == [
             "unit_edited", "unit_added", "unit_added", "unit_added", "unit_added",
@@ -124,6 +124,11 @@ def narrow(browser: Any, link: str) -> None:
         v = Visit(browser, PHONE, lang)
         try:
             v.open(f"{link}?lang={lang}")
+            if lang == "en":  # the docs' picture comes from here (WARROOM_SCREENSHOTS)
+                v.page.locator("#new-unit-box > summary").click()
+                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                v.page.locator("section.card", has=v.page.locator("#units")).screenshot(
+                    path=str(SCREENSHOTS / "battle-armies-phone.png"))
             v.page.evaluate("document.querySelectorAll('details.adder, details.spare, "
                             "details.edit-unit').forEach(d => { d.open = true; })")
             v.check(f"the battle page's armies ({lang})", axe=lang == "pl")
@@ -134,10 +139,6 @@ def narrow(browser: Any, link: str) -> None:
                 .filter(e => e.getBoundingClientRect().height < %d)
                 .map(e => e.outerHTML.slice(0, 80))""" % TAP)
             assert not small, f"{lang}: tap targets under {TAP} px: {small[:5]}"
-            if lang == "en":  # the docs' picture comes from here (WARROOM_SCREENSHOTS)
-                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-                v.page.locator("section.card", has=v.page.locator("#units")).screenshot(
-                    path=str(SCREENSHOTS / "battle-armies-phone.png"))
             text = v.page.locator("#new-unit").inner_text()
             assert re.search({"en": "Team type", "pl": "Rodzaj zespołu",
                               "zh": "小组类型"}[lang], text), text[:200]
