@@ -132,12 +132,12 @@ def narrow(browser: Any, link: str) -> None:
             v.page.evaluate("document.querySelectorAll('details.adder, details.spare, "
                             "details.edit-unit').forEach(d => { d.open = true; })")
             v.check(f"the battle page's armies ({lang})", axe=lang == "pl")
-            small = v.page.evaluate("""() => [...document.querySelectorAll(
+            small = v.page.evaluate("""tap => [...document.querySelectorAll(
                 '#units ~ * :is(input, select, button, textarea, summary)')]
                 .filter(e => e.type !== 'hidden' && e.offsetParent)
                 .map(e => e.type === 'checkbox' ? e.closest('label') : e)
-                .filter(e => e.getBoundingClientRect().height < %d)
-                .map(e => e.outerHTML.slice(0, 80))""" % TAP)
+                .filter(e => e.getBoundingClientRect().height < tap)
+                .map(e => e.outerHTML.slice(0, 80))""", TAP)
             assert not small, f"{lang}: tap targets under {TAP} px: {small[:5]}"
             text = v.page.locator("#new-unit").inner_text()
             assert re.search({"en": "Team type", "pl": "Rodzaj zespołu",

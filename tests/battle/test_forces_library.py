@@ -88,7 +88,7 @@ def test_a_commander_unit_with_marked_attacks_and_an_hq() -> None:
     ("fow", {**SHERMANS_FORM, "t0.type": ""}, "at least one kind of team"),
     ("fow", {**SHERMANS_FORM, "name": ""}, "give the unit a name"),
     ("asl", {"name": "S", "c0.text": ""}, "at least one counter"),
-    ("bkc", {"name": "HQ", "type": "hq", "hits": "3"}, "CV: give a number"),
+    ("bkc", {"name": "HQ", "type": "hq", "hits": "3"}, "CV (HQ only): give a number"),
     ("demo", {"name": "x"}, "carry no profiles"),
 ])
 def test_bad_short_forms_say_what_is_wrong(game: str, fields: dict[str, str],

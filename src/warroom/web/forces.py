@@ -16,7 +16,8 @@ The page routes live on :data:`router`, the JSON API's on :data:`api` (under
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -251,27 +252,27 @@ def context(bt: Any, info: Mapping[str, Any], side: str | None,
 router = APIRouter(tags=["battle pages"])
 
 
-async def _form(request: Request) -> tuple[dict[str, str], list[str], Any]:
-    """The posted fields (text), the picked units (``pick``, repeated) and the file."""
+@dataclass(frozen=True)
+class Posted:
+    """A posted form: its text fields, the picked units (``pick``, repeated) and an
+    uploaded file's name and first bytes (at most one more than the library takes)."""
+
+    fields: dict[str, str]
+    picks: list[str]
+    filename: str = ""
+    data: bytes | None = None
+
+
+async def _form(request: Request) -> Posted:
+    from warroom.battle.library import MAX_TEXT
+
     form = await request.form()
     fields = {k: v for k, v in form.multi_items() if isinstance(v, str)}
     picks = [v for k, v in form.multi_items() if k == "pick" and isinstance(v, str)]
     upload = form.get("file")
-    return fields, picks, (upload if upload is not None and not isinstance(upload, str)
-                           else None)
-
-
-def _redo(request: Request, battle_id: str, key: str, exc: UsageError,
-          draft: Mapping[str, Any]) -> Response:
-    from warroom.battle.errors import StaleStateError
-    from warroom.web.battles import _message, _page
-
-    status = 409 if isinstance(exc, StaleStateError) else exc.http_status
-    return _page(request, battle_id, key, _message(request, exc), status, draft=draft)
-
-
-def _done(battle_id: str, key: str, anchor: str = "units") -> Response:
-    return RedirectResponse(f"/battles/{battle_id}/{key}#{anchor}", status_code=303)
+    if upload is None or isinstance(upload, str) or not upload.filename:
+        return Posted(fields, picks)
+    return Posted(fields, picks, str(upload.filename)[:80], await upload.read(MAX_TEXT + 1))
 
 
 def _expect(fields: Mapping[str, str]) -> int | None:
@@ -280,138 +281,123 @@ def _expect(fields: Mapping[str, str]) -> int | None:
     return expect(str(fields.get("expect", "")))
 
 
-@router.post("/battles/{battle_id}/{key}/units/new")
-async def page_new_unit(battle_id: str, key: str, request: Request) -> Response:
-    """Add a unit to the link's side from the short form (one ``unit_added`` event)."""
-    fields, _picks, _file = await _form(request)
+async def _act(request: Request, battle_id: str, key: str,
+               action: Callable[[Any, str, Posted], None],
+               draft: Callable[[Posted], dict[str, Any]], anchor: str = "units") -> Response:
+    """Run a form's action for the link's side: back to the page (303), or the page with
+    the error and what was typed (``draft``) kept."""
+    from warroom.battle.errors import StaleStateError
+    from warroom.web.battles import _message, _page
+
+    posted = await _form(request)
     bt = battles(request)
     side = await run_in_threadpool(_side, bt, battle_id, key)
 
     def run() -> Response:
         try:
-            game = bt.state(battle_id).game
-            profile = profile_from_form(game, fields)
-            bt.add_unit(battle_id, side, profile["name"], profile=profile,
-                        expect=_expect(fields), by=side)
+            action(bt, side, posted)
         except UsageError as exc:
-            return _redo(request, battle_id, key, exc, {"new": fields, "open": "new"})
-        return _done(battle_id, key)
+            status = 409 if isinstance(exc, StaleStateError) else exc.http_status
+            return _page(request, battle_id, key, _message(request, exc), status,
+                         draft=draft(posted))
+        return RedirectResponse(f"/battles/{battle_id}/{key}#{anchor}", status_code=303)
 
     return await run_in_threadpool(run)
+
+
+def _new_unit(bt: Any, side: str, battle_id: str, posted: Posted) -> None:
+    profile = profile_from_form(bt.state(battle_id).game, posted.fields)
+    bt.add_unit(battle_id, side, profile["name"], profile=profile,
+                expect=_expect(posted.fields), by=side)
+
+
+def _edit_profile(bt: Any, side: str, battle_id: str, posted: Posted) -> None:
+    st = bt.state(battle_id)
+    old = st.unit(str(posted.fields.get("unit", "")))
+    base = dict(old.profile or {})
+    profile = profile_from_form(st.game, {**posted.fields, "name": base.get("name", "")},
+                                base)
+    if profile == base:
+        raise BattleError("nothing to change: edit a value first")
+    bt.edit_unit(battle_id, old.name, {}, profile=profile, expect=_expect(posted.fields),
+                 by=side)
+
+
+def _library_force(bt: Any, side: str, battle_id: str, posted: Posted) -> None:
+    from warroom.battle.library import Library, add_force, chosen
+
+    entry = Library(bt.store).get(str(posted.fields.get("force", "")),
+                                  bt.state(battle_id).game)
+    add_force(bt, battle_id, side, chosen(entry, posted.picks),
+              expect=_expect(posted.fields), by=side)
+
+
+def _pasted_force(bt: Any, side: str, battle_id: str, posted: Posted) -> None:
+    from warroom.battle.library import (
+        Library,
+        add_force,
+        entry_of_text,
+        force_toml_from_upload,
+    )
+
+    name, text = "pasted force", str(posted.fields.get("text", ""))
+    if posted.data is not None:  # the upload's own size cap gives its 413
+        name, text = posted.filename, force_toml_from_upload(posted.data, posted.filename)
+    elif not text.strip():
+        raise BattleError("paste a force (TOML) or choose a file")
+    entry = entry_of_text(text, bt.state(battle_id).game, name)
+    if _on(posted.fields, "keep"):
+        Library(bt.store).save(entry.game, entry.name, entry.units, text,
+                               battle_id=battle_id, side=side)
+    add_force(bt, battle_id, side, entry.units, expect=_expect(posted.fields), by=side)
+
+
+def _saved_force(bt: Any, side: str, battle_id: str, posted: Posted) -> None:
+    from warroom.battle.library import Library, side_units
+
+    Library(bt.store).save(bt.state(battle_id).game, _text(posted.fields, "name"),
+                           side_units(bt, battle_id, side), battle_id=battle_id, side=side)
+
+
+@router.post("/battles/{battle_id}/{key}/units/new")
+async def page_new_unit(battle_id: str, key: str, request: Request) -> Response:
+    """Add a unit to the link's side from the short form (one ``unit_added`` event)."""
+    return await _act(request, battle_id, key,
+                      lambda bt, side, p: _new_unit(bt, side, battle_id, p),
+                      lambda p: {"new": p.fields, "open": "new"})
 
 
 @router.post("/battles/{battle_id}/{key}/units/edit")
 async def page_edit_profile(battle_id: str, key: str, request: Request) -> Response:
     """Change one of the side's units' profile from its short form: one event."""
-    fields, _picks, _file = await _form(request)
-    bt = battles(request)
-    side = await run_in_threadpool(_side, bt, battle_id, key)
-    unit = str(fields.get("unit", ""))
-
-    def run() -> Response:
-        try:
-            st = bt.state(battle_id)
-            old = st.unit(unit)
-            base = dict(old.profile or {})
-            profile = profile_from_form(st.game, {**fields, "name": base.get("name", "")},
-                                        base)
-            if profile == base:
-                raise BattleError("nothing to change: edit a value first")
-            bt.edit_unit(battle_id, old.name, {}, profile=profile, expect=_expect(fields),
-                         by=side)
-        except UsageError as exc:
-            return _redo(request, battle_id, key, exc, {"edit": fields, "unit": unit})
-        return _done(battle_id, key)
-
-    return await run_in_threadpool(run)
+    return await _act(request, battle_id, key,
+                      lambda bt, side, p: _edit_profile(bt, side, battle_id, p),
+                      lambda p: {"edit": p.fields, "unit": p.fields.get("unit", "")})
 
 
 @router.post("/battles/{battle_id}/{key}/forces/add")
 async def page_add_force(battle_id: str, key: str, request: Request) -> Response:
     """Add the picked units of a library force to the link's side."""
-    from warroom.battle.library import Library, add_force, chosen
-    fields, picks, _file = await _form(request)
-    bt = battles(request)
-    side = await run_in_threadpool(_side, bt, battle_id, key)
-
-    def run() -> Response:
-        try:
-            entry = Library(bt.store).get(str(fields.get("force", "")),
-                                          bt.state(battle_id).game)
-            add_force(bt, battle_id, side, chosen(entry, picks), expect=_expect(fields),
-                      by=side)
-        except UsageError as exc:
-            return _redo(request, battle_id, key, exc, {"open": "library"})
-        return _done(battle_id, key)
-
-    return await run_in_threadpool(run)
+    return await _act(request, battle_id, key,
+                      lambda bt, side, p: _library_force(bt, side, battle_id, p),
+                      lambda p: {"open": "library"})
 
 
 @router.post("/battles/{battle_id}/{key}/forces/paste")
 async def page_paste_force(battle_id: str, key: str, request: Request) -> Response:
     """A force pasted or uploaded as a file: kept in the library (unless unticked), and
     all its units added to the link's side."""
-    from warroom.battle.library import (
-        MAX_TEXT,
-        ForceTooLargeError,
-        Library,
-        add_force,
-        entry_of_text,
-        force_toml_from_upload,
-    )
-    fields, _picks, upload = await _form(request)
-    bt = battles(request)
-    side = await run_in_threadpool(_side, bt, battle_id, key)
-    data: bytes | None = None
-    name = "pasted force"
-    if upload is not None and upload.filename:
-        data = await upload.read(MAX_TEXT + 1)
-        name = str(upload.filename)[:80]
-    text = str(fields.get("text", ""))
-
-    def run() -> Response:
-        try:
-            if data is not None:
-                if len(data) > MAX_TEXT:
-                    raise ForceTooLargeError("the file is too large: at most {most} bytes",
-                                             most=MAX_TEXT)
-                source = force_toml_from_upload(data, name)
-            elif text.strip():
-                source = text
-            else:
-                raise BattleError("paste a force (TOML) or choose a file")
-            game = bt.state(battle_id).game
-            entry = entry_of_text(source, game, name)
-            if _on(fields, "keep"):
-                Library(bt.store).save(entry.game, entry.name, entry.units, source,
-                                       battle_id=battle_id, side=side)
-            add_force(bt, battle_id, side, entry.units, expect=_expect(fields), by=side)
-        except UsageError as exc:
-            return _redo(request, battle_id, key, exc, {"open": "paste", "text": text})
-        return _done(battle_id, key)
-
-    return await run_in_threadpool(run)
+    return await _act(request, battle_id, key,
+                      lambda bt, side, p: _pasted_force(bt, side, battle_id, p),
+                      lambda p: {"open": "paste", "text": p.fields.get("text", "")})
 
 
 @router.post("/battles/{battle_id}/{key}/forces/save")
 async def page_save_force(battle_id: str, key: str, request: Request) -> Response:
     """Keep the side's units (those with profiles) in the library as one force."""
-    from warroom.battle.library import Library, side_units
-    fields, _picks, _file = await _form(request)
-    bt = battles(request)
-    side = await run_in_threadpool(_side, bt, battle_id, key)
-
-    def run() -> Response:
-        try:
-            st = bt.state(battle_id)
-            Library(bt.store).save(st.game, _text(fields, "name"),
-                                   side_units(bt, battle_id, side), battle_id=battle_id,
-                                   side=side)
-        except UsageError as exc:
-            return _redo(request, battle_id, key, exc, {"open": "library"})
-        return _done(battle_id, key, "library")
-
-    return await run_in_threadpool(run)
+    return await _act(request, battle_id, key,
+                      lambda bt, side, p: _saved_force(bt, side, battle_id, p),
+                      lambda p: {"open": "library"}, "library")
 
 
 # ---------------------------------------------------------------------------- JSON API
