@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.battle.test_browser_battle import in_browser
-from tests.battle.test_browser_two_phones import PHONE, odds_text, pick
+from tests.battle.test_browser_two_phones import PHONE, odds_text, pick, two_devices
 from tests.web.conftest import SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -30,12 +30,7 @@ def test_two_phones_bring_their_armies_and_shoot(server_url: str) -> None:
 def armies(browser: Any, server_url: str) -> None:
     from playwright.sync_api import expect
 
-    phones = {side: browser.new_context(viewport=PHONE, locale="en-US").new_page()
-              for side in "AB"}
-    errors: list[str] = []
-    for side, page in phones.items():
-        page.set_default_timeout(15_000)
-        page.on("pageerror", lambda exc, side=side: errors.append(f"{side}: {exc}"))
+    phones, errors = two_devices(browser, 15_000)
     try:
         a, b = phones["A"], phones["B"]
         made = a.request.post(f"{server_url}/api/battles",

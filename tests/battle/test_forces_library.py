@@ -354,3 +354,10 @@ def test_the_api_adds_and_edits_units_with_profiles(client: Any) -> None:
         assert r.status_code == status, (body, r.text)
         assert r.json()["error"]["code"] == code, (body, r.json())
     assert client.get(f"{api}?key={ka}").json()["counter"] == counter
+
+
+def test_a_force_with_a_lone_surrogate_is_refused_not_stored(bt: Battles) -> None:
+    text = (EXAMPLE / "fow.toml").read_text().replace("Shermans", "Sher\ud800mans")
+    with pytest.raises(BattleError, match="not valid Unicode"):
+        Library(bt.store).save_text("fow", text)
+    assert [e.ref for e in Library(bt.store).entries("fow")] == ["example:fow"]

@@ -89,6 +89,10 @@ def force_from_text(text: str, name: str = "pasted force") -> Force:
         raise ForceTooLargeError("the force is too long: at most {most} characters",
                                  most=MAX_TEXT)
     try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from a JSON body
+        raise BattleError("{name} is not valid Unicode text", name=name) from None
+    try:
         force = loads_force(text, name)
     except RecursionError:
         raise BattleError("{name}: the TOML is nested too deeply", name=name) from None
