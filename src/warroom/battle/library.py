@@ -19,6 +19,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
@@ -115,7 +116,9 @@ def _dump(units: Sequence[Any]) -> tuple[dict[str, Any], ...]:
     return tuple(u.model_dump(mode="json") for u in units)
 
 
+@cache
 def _example(game: str) -> Entry:
+    """The example force shipped for ``game`` (read once: it never changes)."""
     from warroom.units.forces import load_force
 
     force = load_force(f"example:{game}")
