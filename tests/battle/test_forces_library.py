@@ -361,3 +361,26 @@ def test_a_force_with_a_lone_surrogate_is_refused_not_stored(bt: Battles) -> Non
     with pytest.raises(BattleError, match="not valid Unicode"):
         Library(bt.store).save_text("fow", text)
     assert [e.ref for e in Library(bt.store).entries("fow")] == ["example:fow"]
+
+
+def test_a_force_checked_on_a_state_that_moves_on_is_checked_again(
+        bt: Battles, fow: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    bid = fow["id"]
+    entry = Library(bt.store).get("example:fow", "fow")
+    real = bt.state
+    racing = {"left": 1}
+
+    def state_then_a_racing_write(battle_id: str) -> Any:
+        seen = real(battle_id)
+        if racing["left"]:  # the other side adds a unit right after the check
+            racing["left"] -= 1
+            bt.add_unit(bid, "B", f"Intruder {len(seen.units)}", {"teams": 1}, by="B")
+        return seen
+
+    monkeypatch.setattr(bt, "state", state_then_a_racing_write)
+    added = add_force(bt, bid, "A", chosen(entry, ["Shermans"]), by="A")
+    assert [e["seq"] for e in added] == [3]  # checked again after the Intruder (2)
+    racing["left"] = 1
+    with pytest.raises(StaleStateError):  # with expect: refused, nothing added
+        add_force(bt, bid, "A", chosen(entry, ["Panthers"]), expect=3, by="A")
+    assert "Panthers" not in real(bid).units and bt.row(bid)["counter"] == 4

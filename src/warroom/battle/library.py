@@ -215,22 +215,42 @@ def add_force(bt: Battles, battle_id: str, side: str, units: Sequence[dict[str, 
 
     Everything is checked first (the side is the link's own, every profile fits the
     battle's game, no name is taken or given twice, the battle is at ``expect``): a
-    force that cannot be added whole adds nothing."""
+    force that cannot be added whole adds nothing. Without ``expect``, a battle that
+    moves on between the check and the first unit is checked again."""
     side = side.strip().upper()
     if side not in ("A", "B"):
         raise BattleError("side must be A or B, not {side!r}", side=side)
     if by is not None and by != side:
         raise AccessError("your link acts for side {by}; it cannot add units to {side}",
                           code="not_your_side", by=by, side=side)
-    state = bt.state(battle_id)
-    if state.game not in GAMES:
-        raise BattleError("units of {game} battles carry no profiles (profiles: {valid})",
-                          game=state.game, valid=", ".join(GAMES))
     if not units:
         raise BattleError("pick at least one unit of the force")
     if len(units) > MAX_UNITS:
         raise BattleError("too many units: a force adds at most {most}; this one has {count}",
                           most=MAX_UNITS, count=len(units))
+    for attempt in range(3):
+        counter = int(bt.row(battle_id)["counter"])  # before the state: never newer
+        if expect is not None and expect != counter:
+            raise StaleStateError(expect, counter)
+        checked = _checked(bt.state(battle_id), units)
+        try:  # the first write holds the battle to the state checked; the others follow
+            first = bt.add_unit(battle_id, side, checked[0].name, profile=checked[0],
+                                expect=counter, by=by)
+        except StaleStateError:
+            if expect is not None or attempt == 2:
+                raise
+            continue
+        return [first, *(bt.add_unit(battle_id, side, p.name, profile=p, by=by)
+                         for p in checked[1:])]
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _checked(state: Any, units: Sequence[dict[str, Any]]) -> list[Any]:
+    """The profiles of ``units`` checked against the battle: its game's model, names
+    neither taken nor given twice."""
+    if state.game not in GAMES:
+        raise BattleError("units of {game} battles carry no profiles (profiles: {valid})",
+                          game=state.game, valid=", ".join(GAMES))
     taken = {n.casefold() for n in state.units}
     seen: set[str] = set()
     checked = []
@@ -247,13 +267,7 @@ def add_force(bt: Battles, battle_id: str, side: str, units: Sequence[dict[str, 
             raise BattleError("{name!r} is given twice", name=name)
         seen.add(name.casefold())
         checked.append(profile)
-    counter = int(bt.row(battle_id)["counter"])
-    if expect is not None and expect != counter:
-        raise StaleStateError(expect, counter)
-    # the first write holds the battle to the state checked here; the others follow it
-    return [bt.add_unit(battle_id, side, p.name, profile=p,
-                        expect=counter if i == 0 else None, by=by)
-            for i, p in enumerate(checked)]
+    return checked
 
 
 def side_units(bt: Battles, battle_id: str, side: str) -> list[Any]:
