@@ -57,7 +57,8 @@ bench: dev
 # refresh docs/screenshots/ (the browser tests write them; elsewhere to a temporary folder)
 screenshots: dev
 	WARROOM_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/pytest -m browser \
-	  tests/web/test_browser.py tests/battle/test_browser_battle.py
+	  tests/web/test_browser.py tests/battle/test_browser_battle.py \
+	  tests/battle/test_browser_armies.py
 
 # every translatable message, as pybabel finds it (babel.cfg; keywords in pyproject.toml)
 messages: dev

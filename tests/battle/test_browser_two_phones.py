@@ -75,15 +75,22 @@ def test_two_phones_play_a_turn_of_each_game(server_url: str) -> None:
     in_browser(lambda browser, _page: two_phones(browser, server_url))
 
 
-def two_phones(browser: Any, server_url: str) -> None:
-    from playwright.sync_api import expect
-
+def two_devices(browser: Any, timeout_ms: int = 10_000) -> tuple[dict[str, Any], list[str]]:
+    """Side A's and side B's phones (390 x 844, English), and the list their pages'
+    script errors go to."""
     phones = {side: browser.new_context(viewport=PHONE, locale="en-US").new_page()
               for side in "AB"}
     errors: list[str] = []
     for side, page in phones.items():
-        page.set_default_timeout(10_000)
+        page.set_default_timeout(timeout_ms)
         page.on("pageerror", lambda exc, side=side: errors.append(f"{side}: {exc}"))
+    return phones, errors
+
+
+def two_phones(browser: Any, server_url: str) -> None:
+    from playwright.sync_api import expect
+
+    phones, errors = two_devices(browser)
     try:
         for game, turns in TURNS.items():
             links = start(phones["A"], server_url, game)

@@ -489,9 +489,11 @@ class Battles:
         return out
 
     def edit_unit(self, battle_id: str, unit: str, stats: Mapping[str, Any], *,
-                  expect: int | None = None, by: str | None = None) -> dict[str, Any]:
-        """Change a unit's stats (``key=value``; an empty value removes the stat)."""
-        if not stats:
+                  expect: int | None = None, by: str | None = None,
+                  profile: Any = None) -> dict[str, Any]:
+        """Change a unit's stats (``key=value``; an empty value removes the stat) and/or
+        its whole typed ``profile`` (object or JSON form), in one event."""
+        if not stats and profile is None:
             raise BattleError("give the stats to change as key=value (key= removes one)")
         changes: dict[str, Any] = {}
         for key, value in stats.items():
@@ -506,8 +508,11 @@ class Battles:
         def build(snap: Snapshot) -> dict[str, Any]:
             u = snap.state.unit(unit)
             self._own(by, u)
-            return {"kind": "unit_edited", "unit": u.name, "stats": changes,
-                    "before": {k: u.stats.get(k) for k in changes}}
+            event = {"kind": "unit_edited", "unit": u.name, "stats": changes,
+                     "before": {k: u.stats.get(k) for k in changes}}
+            if profile is not None:
+                event["profile"] = _profile_json(snap.state.game, profile)
+            return event
 
         return self._write(battle_id, expect, build, by)
 
@@ -1088,7 +1093,8 @@ class Battles:
                     if e[k] is None:
                         del e[k]
             for k in ("profile", "units"):
-                if k in e and e[k] is None and e["kind"] in ("unit_added", "resolved"):
+                if k in e and e[k] is None and e["kind"] in ("unit_added", "resolved",
+                                                             "unit_edited"):
                     del e[k]
         raw_meta = dict(data["battle"])
         battle_id = meta.id

@@ -22,6 +22,7 @@ from pydantic import (
     StrictStr,
     TypeAdapter,
     field_validator,
+    model_validator,
 )
 
 from warroom.battle import phases
@@ -118,8 +119,21 @@ class UnitAdded(Event):
 class UnitEdited(Event):
     kind: Literal["unit_edited"]
     unit: Name
-    stats: Annotated[dict[Word, Stat | None], Field(min_length=1, max_length=60)]
+    stats: Annotated[dict[Word, Stat | None], Field(max_length=60)]
     before: Annotated[dict[Word, Stat | None], Field(max_length=60)]
+    profile: dict[str, Any] | None = Field(
+        None, description="the unit's new typed profile, whole (checked by the game's model)")
+
+    @field_validator("profile")
+    @classmethod
+    def _small(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return UnitAdded._small(v)
+
+    @model_validator(mode="after")
+    def _changes(self) -> UnitEdited:
+        if not self.stats and self.profile is None:
+            raise ValueError("an edit changes stats or the profile")
+        return self
 
     def apply(self, state: State) -> State:
         new = copy.deepcopy(state)
@@ -129,10 +143,17 @@ class UnitEdited(Event):
                 unit.stats.pop(key, None)
             else:
                 unit.stats[key] = value
+        if self.profile is not None:  # the game's model checks it (imports too)
+            from warroom.units.forces import profile_model
+
+            unit.profile = profile_model(state.game, self.profile).model_dump(mode="json")
         return new
 
     def describe(self, tr: Translate) -> str:
-        return f"{self.unit}: {_stats(self.stats)}"
+        parts = [_stats(self.stats)] if self.stats else []
+        if self.profile is not None:
+            parts.append(tr("new profile"))
+        return f"{self.unit}: {'; '.join(parts)}"
 
 
 class Marked(Event):

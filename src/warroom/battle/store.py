@@ -27,7 +27,7 @@ from warroom.battle.errors import (
     StaleStateError,
 )
 
-HEAD = "0002"
+HEAD = "0003"
 """The newest migration; the store skips Alembic entirely when the DB is at it."""
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -62,6 +62,17 @@ events = sa.Table(
     sa.Column("at", sa.String(40), nullable=False),
     sa.Column("body", sa.Text, nullable=False),
     sa.Column("state", sa.Text, nullable=True),  # 0002: the state after the event
+)
+forces = sa.Table(  # 0003: the force library (warroom.battle.library)
+    "forces", metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("game", sa.String(32), nullable=False),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("units", sa.Text, nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("created_at", sa.String(40), nullable=False),
+    sa.Column("battle_id", sa.String(32), nullable=True),
+    sa.Column("side", sa.String(1), nullable=True),
 )
 
 

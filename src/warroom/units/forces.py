@@ -184,6 +184,8 @@ def force_from_text(text: str, name: str) -> Force:
         m = re.search(r"\(at line (\d+)", str(exc))
         raise ForceError(name, int(m.group(1)) if m else None, "TOML",
                          verbatim(str(exc).split(" (at line")[0])) from None
+    except RecursionError:
+        raise ForceError(name, None, "TOML", ErrorText("nested too deeply")) from None
     lines = line_map(text)
     game = data.get("game")
     if game not in GAMES:

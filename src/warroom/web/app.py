@@ -281,8 +281,9 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
         if exc.name != "warroom.web.battles":
             raise
     else:
-        api_routers.append(battles.api)
-        page_routers.append(battles.router)
+        forces = importlib.import_module("warroom.web.forces")
+        api_routers += [battles.api, forces.api]
+        page_routers += [battles.router, forces.router]
     for prefix, old in ((API, False), (LEGACY_API, True)):
         for router in api_routers:  # the same handlers, mounted twice
             app.include_router(router, prefix=prefix, deprecated=True if old else None,

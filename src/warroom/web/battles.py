@@ -173,12 +173,20 @@ class NewUnit(Write):
 
 class NewForce(Write):
     side: Literal["A", "B"]
-    force: StrictStr = Field(examples=["example:fow"], description="an example force")
+    force: StrictStr | None = Field(
+        None, examples=["example:fow"], description="a force of the library: an example "
+        "(example:GAME) or a saved one (saved:ID, from battle_forces)")
+    toml: StrictStr | None = Field(None, description="or a force file's text (TOML)")
+    units: list[StrictStr] | None = Field(
+        None, max_length=100, description="only these units of the force (default: all)")
 
 
 class EditUnit(Write):
     unit: StrictStr
-    stats: dict[str, StrictInt | StrictStr] = Field(description="\"\" removes a stat")
+    stats: dict[str, StrictInt | StrictStr] = Field(
+        default_factory=dict, description="\"\" removes a stat")
+    profile: dict[str, Any] | None = Field(
+        None, description="the unit's new typed profile, whole (as battle_add_unit takes)")
 
 
 class Mark(Write):
@@ -263,9 +271,17 @@ def api_add_unit(battle_id: str, body: NewUnit, request: Request, key: KeyQuery 
           response_model=list[schema.BattleEvent], summary="Add an example force to your side")
 def api_add_force(battle_id: str, body: NewForce, request: Request, key: KeyQuery = None,
                   x_key: KeyHeader = None) -> list[dict[str, Any]]:
+    from warroom.battle.library import Library, add_force, chosen, entry_of_text
+
     bt = battles(request)
     side = _side(bt, battle_id, _key(key, x_key))
-    return bt.add_force(battle_id, body.side, body.force, expect=body.expect, by=side)
+    if (body.force is None) == (body.toml is None):
+        raise BattleError("give the force once: force (a library ref) or toml")
+    game = bt.state(battle_id).game
+    entry = entry_of_text(body.toml, game) if body.toml is not None else \
+        Library(bt.store).get(body.force or "", game)
+    return add_force(bt, battle_id, body.side, chosen(entry, body.units),
+                     expect=body.expect, by=side)
 
 
 class Prepare(_Body):
@@ -307,7 +323,8 @@ def api_edit_unit(battle_id: str, body: EditUnit, request: Request, key: KeyQuer
                   x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
     side = _side(bt, battle_id, _key(key, x_key))
-    return bt.edit_unit(battle_id, body.unit, body.stats, expect=body.expect, by=side)
+    return bt.edit_unit(battle_id, body.unit, body.stats, expect=body.expect, by=side,
+                        profile=body.profile)
 
 
 @api.post("/{battle_id}/mark", name="battle_mark", response_model=schema.BattleEvent,
@@ -491,11 +508,14 @@ def page_new(request: Request, game: Annotated[str, Form()],
 
 
 def _context(request: Request, battle_id: str, key: str, form: Any = None,
-             keep: bool = False, before: int | None = None) -> dict[str, Any]:
+             keep: bool = False, before: int | None = None,
+             draft: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """What the battle section shows to this link's holder: the battle from its
     snapshot and the latest :data:`LOG_PAGE` events below ``before`` (never the whole
     log, so a page costs the same at 3,000 events as at 10); the Resolve form as
     ``form`` (else the address's query) picks it (:func:`_resolve_view`)."""
+    from warroom.web import forces
+
     bt = battles(request)
     role, side = _role(bt, battle_id, key)
     view = bt.page(battle_id, limit=LOG_PAGE, before=before)
@@ -513,6 +533,7 @@ def _context(request: Request, battle_id: str, key: str, form: Any = None,
         "mine": [u for u in info["units"] if side is not None and u["side"] == side],
         "r": _resolve_view(request, bt, battle_id, key, side, info["counter"],
                            request.query_params if form is None else form, keep=keep),
+        **forces.context(bt, info, side, draft),
     }
 
 
@@ -529,8 +550,9 @@ def _describe(request: Request, events: list[dict[str, Any]]) -> None:
 
 def _page(request: Request, battle_id: str, key: str, error: str | None = None,
           status: int = 200, form: Any = None, keep: bool = False,
-          before: int | None = None) -> HTMLResponse:
-    ctx = _context(request, battle_id, key, form, keep, before)
+          before: int | None = None, draft: Mapping[str, Any] | None = None
+          ) -> HTMLResponse:
+    ctx = _context(request, battle_id, key, form, keep, before, draft)
     response = _render(request, "battles/battle.html", {**ctx, "error": error}, status)
     _remember(request, response, battle_id, key)
     return response
