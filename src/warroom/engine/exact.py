@@ -1706,3 +1706,8 @@ def _binomial_row(m: int, wb: int, wc: int) -> list[int]:
         pb.append(pb[-1] * wb)
         pc.append(pc[-1] * wc)
     return [comb(m, b) * pb[b] * pc[m - b] for b in range(m + 1)]
+
+
+# public names for the other drivers (Monte Carlo, batched)
+transition = _transition
+gc_frozen = _gc_frozen

@@ -51,7 +51,7 @@ class Table:
     placed among the cumulative weights (put over their greatest common divisor
     first)."""
 
-    __slots__ = ("bits", "cumulative", "total", "values")
+    __slots__ = ("bits", "cumulative", "probs", "total", "values")
 
     def __init__(self, options: Sequence[tuple[Any, int]]) -> None:
         live = [(v, w) for v, w in options if w]
@@ -62,6 +62,7 @@ class Table:
         self.cumulative = list(accumulate(w // g for _, w in live))
         self.total = self.cumulative[-1]
         self.bits = self.total.bit_length()
+        self.probs: Any = None  # the chances as floats, for batched draws (batched.py)
 
     def draw(self, rng: random.Random) -> Any:
         values = self.values
