@@ -72,7 +72,7 @@ def fmt(seconds: float) -> str:
 
 
 def warroom_q1(n: int) -> dict[tuple[int, int], Fraction]:
-    d = warroom.odds("bench.q1", dice=n)
+    d = warroom.odds("bench.q1", dice=n, exact=True)
     return {(o["destroyed"], o["bailed"]): p for o, p in d.items()}
 
 

@@ -37,7 +37,7 @@ from warroom.engine.montecarlo import _RAW, SampleDice, Table
 from warroom.engine.steps import Target
 from warroom.errors import RuleError
 
-PART_TABLE_FROM = 2
+PART_TABLE_FROM = 3
 """A stage on part of the state has its exact transition from a value of its part worked
 out (and kept for the run, shared by every state with that value) once that value has
 come up for this many samples; before, its samples run the stage one by one."""
@@ -322,6 +322,11 @@ def _population(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any], ..
     last states with the rounds begun, each with its samples."""
     hash(state)
     first, each = _plan(run, opening, stages)
+    if done is None and n >= COLUMNS_FROM:
+        columns = _columnar(run, state, first, each, rounds, n)
+        if columns is not None:
+            fought = rounds if count and each else 0
+            return [((s, fought), k) for s, k in columns]
     pop: dict[tuple[Any, int], int] = {(state, 0): n}
     sampler = run.sampler
     outer = sampler.round
@@ -353,6 +358,107 @@ def _population(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any], ..
             r, items = r + 1, each
     finally:
         sampler.round = outer
+
+
+COLUMNS_FROM = 64
+"""Samples from which stages that are all on parts of the state, with no ``done``, run
+on columns (:func:`_columnar`)."""
+
+
+COLUMN_TABLE_FROM = 16
+"""On columns, a part's exact transition from a value is worked out once that value has
+come up for this many samples (working it out costs about as much as running the
+stage for a score of samples); before, its samples run the stage one by one."""
+
+
+def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any],
+              rounds: int, n: int) -> list[tuple[Any, int]] | None:
+    """``n`` samples through stages that are all on parts of the state (no ``done``: every
+    sample runs every stage) held as columns: a row of value codes per group of samples
+    in one state, with its samples. Each piece groups the rows by the value of its part
+    (numpy), draws the samples of every row of a group in one multinomial from the
+    part's exact transition, and writes the changes into the rows that drew them: the
+    Python work is per distinct value of a part, not per state or sample. The last
+    states with their samples; None where a stage is not tabled (not marked fixed, or
+    too large): the caller then holds the states one by one."""
+    import numpy as np
+
+    items = [*first, *(item for _ in range(rounds) for item in each)]
+    if not all(type(item) is list for item in items):
+        return None
+    width = len(state)
+    values: list[list[Any]] = [[v] for v in state]  # per position: code -> value
+    codes: list[dict[Any, int]] = [{v: 0} for v in state]  # per position: value -> code
+
+    def code(f: int, v: Any) -> int:
+        c = codes[f].get(v)
+        if c is None:
+            c = codes[f][v] = len(values[f])
+            values[f].append(v)
+        return c
+
+    rows = np.zeros((1, width), dtype=np.int64)
+    counts = np.array([n], dtype=np.int64)
+    gen = run.np
+    work_part, run_part = run.sampler._work_part, run.sampler._run_part
+    ones = np.ones(1, dtype=np.int64)
+    for at, fn, memo in (piece for item in items for piece in item):
+        if memo is None:
+            return None
+        cols = list(at)
+        if len(cols) == 1:
+            uniq, inverse = np.unique(rows[:, cols[0]], return_inverse=True)
+            subs = [(values[cols[0]][c],) for c in uniq.tolist()]
+        else:
+            uniq, inverse = np.unique(rows[:, cols], axis=0, return_inverse=True)
+            subs = [tuple([values[f][c] for f, c in zip(cols, u, strict=True)])
+                    for u in uniq.tolist()]
+        inverse = inverse.reshape(-1)
+        order = np.argsort(inverse, kind="stable")
+        bounds = np.searchsorted(inverse[order], np.arange(len(subs) + 1)).tolist()
+        out_rows: list[Any] = []
+        out_counts: list[Any] = []
+        for u, sub in enumerate(subs):
+            idx = order[bounds[u]:bounds[u + 1]]
+            table = memo.get(sub, 0)
+            if type(table) is int:  # samples seen from this value: rolled until it pays
+                many = table + int(counts[idx].sum())
+                if many < COLUMN_TABLE_FROM:
+                    memo[sub] = many
+                    for i in idx.tolist():
+                        for _ in range(int(counts[i])):
+                            got = rows[i:i + 1].copy()
+                            for pj, v in run_part(fn, sub, at):
+                                got[0, at[pj]] = code(at[pj], v)
+                            out_rows.append(got)
+                            out_counts.append(ones)
+                    continue
+                table = memo[sub] = work_part(fn, sub)
+            if table is _RAW:
+                return None
+            changes = table.values
+            if len(changes) == 1:
+                drawn = [(changes[0], rows[idx], counts[idx])]
+            else:
+                multi = gen.multinomial(counts[idx], _probs(table))
+                drawn = []
+                for j, change in enumerate(changes):
+                    col = multi[:, j]
+                    nz = col > 0
+                    if nz.any():
+                        drawn.append((change, rows[idx[nz]], col[nz]))
+            for change, got, k in drawn:
+                for pj, v in change:
+                    got[:, at[pj]] = code(at[pj], v)
+                out_rows.append(got)
+                out_counts.append(k)
+        rows, counts = np.concatenate(out_rows), np.concatenate(out_counts)
+    uniq, inverse = np.unique(rows, axis=0, return_inverse=True)
+    merged = np.zeros(len(uniq), dtype=np.int64)
+    np.add.at(merged, inverse.reshape(-1), counts)
+    columns = [np.array(values[f] + [None], dtype=object)[:-1][uniq[:, f]]
+               for f in range(width)]
+    return list(zip(zip(*columns, strict=True), merged.tolist(), strict=True))
 
 
 def _add(out: dict[Any, int], key: Any, k: int) -> None:

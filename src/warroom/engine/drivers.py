@@ -120,7 +120,7 @@ def simulate(proc: Procedure, params: Params, samples: int, *, seed: int | None 
     stop = None if seconds is None else time.perf_counter() + seconds
     if use_vector:
         return _simulate_vector(proc, params, samples, seed, progress, stop)
-    if samples >= STREAMS_FROM:
+    if samples >= STREAMS_FROM and BATCHED:
         batched = _simulate_batched(proc, params, samples, seed, progress, stop)
         if batched is not None:
             return batched
@@ -136,6 +136,8 @@ def simulate(proc: Procedure, params: Params, samples: int, *, seed: int | None 
     return _counted(proc, params, counts, stream.done, samples, seed, start)
 
 
+BATCHED = True
+"""Whether long runs try the batched driver first (False: the sequential streams)."""
 BATCH_PILOT = 1000
 """A long run's first samples on the batched driver, which tell whether it pays."""
 BATCH_ALONE = 1.0
