@@ -6,9 +6,10 @@ Only the questions written here have a reference: ``fow.assault`` of infantry ag
 infantry (trained, confident, no special rules) with defensive fire, as the procedure's
 note and ``benchmarks/assault_dp.py`` read the rules: defensive fire hits on 3+ (4/6),
 the hits spread evenly, a team is lost unless it saves every hit on 3+, and 5 hits pin
-(the assault is repelled); then rounds of close combat: each team hits on a skill test of 4+, hits spread evenly
-destroy infantry, a side that lost teams tests motivation 4+ to counterattack (a side
-with no team hit counterattacks without a test), or the striker wins.
+(the assault is repelled); then rounds of close combat: each team hits on a skill test
+of 4+, hits spread evenly destroy infantry, a side that lost teams tests motivation 4+
+to counterattack (a side with no team hit counterattacks without a test), or the
+striker wins.
 """
 
 from __future__ import annotations
