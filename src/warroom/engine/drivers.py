@@ -120,8 +120,9 @@ def simulate(proc: Procedure, params: Params, samples: int, *, seed: int | None 
     stop = None if seconds is None else time.perf_counter() + seconds
     if use_vector:
         return _simulate_vector(proc, params, samples, seed, progress, stop)
-    if samples >= STREAMS_FROM and BATCHED:
-        batched = _simulate_batched(proc, params, samples, seed, progress, stop)
+    if samples >= STREAMS_FROM:
+        batched = (_simulate_batched(proc, params, samples, seed, progress, stop)
+                   if BATCHED else None)
         if batched is not None:
             return batched
         return _simulate_streams(proc, params, samples, seed, progress, stop)
