@@ -361,9 +361,20 @@ def batched_rows(repeats: int = 5) -> list[list[str]]:
                 start = _cpu()
                 ref()
                 theirs.append(_cpu() - start)
+        before: list[float] = []
+        drivers.BATCHED = False  # the sequential sampler's streams, as before
+        try:
+            for _ in range(3):
+                clear_memos()
+                start = _cpu()
+                drivers.estimate(proc, params)
+                before.append(_cpu() - start)
+        finally:
+            drivers.BATCHED = True
         mine = statistics.median(ours)
         peer = (f"numpy by hand {fmt(statistics.median(theirs))} CPU median" if theirs
                 else "no numpy reference written yet")
+        peer += f"; sequential sampler {fmt(statistics.median(before))} CPU median"
         ratio = f"{mine / statistics.median(theirs):.1f}× numpy" if theirs else ""
         rows.append([f"{proc_id} full estimate (±0.5 points, {est.samples:,} samples), "
                      f"{label}", f"{fmt(mine)} CPU median ({_path(proc, params)})", peer,
