@@ -26,6 +26,7 @@ the sequential sampler, as before.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -403,19 +404,24 @@ def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[An
     work_part, run_part = run.sampler._work_part, run.sampler._run_part
     ones = np.ones(1, dtype=np.int64)
     for at, fn, memo in (piece for item in items for piece in item):
-        if memo is None:
-            return None
-        cols = list(at)
-        if len(cols) == 1:
-            uniq, inverse = np.unique(rows[:, cols[0]], return_inverse=True)
-            subs = [(values[cols[0]][c],) for c in uniq.tolist()]
-        else:
-            uniq, inverse = np.unique(rows[:, cols], axis=0, return_inverse=True)
-            subs = [tuple([values[f][c] for f, c in zip(cols, u, strict=True)])
-                    for u in uniq.tolist()]
-        inverse = inverse.reshape(-1)
-        order = np.argsort(inverse, kind="stable")
-        bounds = np.searchsorted(inverse[order], np.arange(len(subs) + 1)).tolist()
+        if memo is None or math.prod(len(values[f]) for f in at) >= 1 << 62:
+            return None  # not tabled, or too many values for one key
+        # the rows grouped by their part's value: one sort of one key per row (the
+        # part's codes as the digits of one number)
+        key = np.zeros(len(rows), dtype=np.int64)
+        for f in at:
+            key = key * len(values[f]) + rows[:, f]
+        order = np.argsort(key, kind="stable")
+        ordered = key[order]
+        starts = np.flatnonzero(np.diff(ordered)) + 1
+        bounds = [0, *starts.tolist(), len(rows)]
+        subs = []
+        for k in ordered[bounds[:-1]].tolist():
+            digits = []
+            for f in reversed(at):
+                k, c = divmod(k, len(values[f]))
+                digits.append(values[f][c])
+            subs.append(tuple(reversed(digits)))
         out_rows: list[Any] = []
         out_counts: list[Any] = []
         for u, sub in enumerate(subs):
