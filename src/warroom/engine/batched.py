@@ -34,7 +34,7 @@ from typing import Any
 from warroom.dice.weights import Reroll, View, binomial, success_weight, view_of
 from warroom.engine.context import Chain, Dice, Row, Stage, State, as_target
 from warroom.engine.messages import Msg, Text
-from warroom.engine.montecarlo import _RAW, SampleDice, Table
+from warroom.engine.montecarlo import _RAW, SampleDice, Table, part_pieces
 from warroom.engine.steps import Target
 from warroom.errors import RuleError
 
@@ -302,13 +302,9 @@ def _plan(run: _Run, opening: tuple[Stage[Any], ...], stages: tuple[Stage[Any], 
     """Each stage as the batched run takes it: a stage on parts as its pieces (a list
     of :data:`_Piece`, run one after another), any other as it is."""
     def one(stage: Stage[Any]) -> Any:
-        part = getattr(stage, "_warroom_part", None)
-        if part is None:
+        steps = part_pieces(stage)
+        if steps is None:
             return stage
-        at, inner = part
-        pieces = getattr(inner, "_warroom_parts", None)
-        steps = ([(tuple(at[j] for j in positions), fn) for positions, fn in pieces]
-                 if pieces is not None else [(at, inner)])
         return [(positions, fn, run.sampler._part_memo(fn)) for positions, fn in steps]
 
     return [one(f) for f in opening], [one(f) for f in stages]

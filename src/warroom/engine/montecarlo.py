@@ -108,6 +108,19 @@ def _joined(items: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def part_pieces(stage: Stage[Any]) -> list[tuple[tuple[int, ...], Callable[..., Any]]] | None:
+    """The pieces of a stage on part of the state (context.part; context.parts: each of
+    its pieces in order) as (positions in the whole state, function) pairs; None for a
+    stage on the whole state."""
+    part = getattr(stage, "_warroom_part", None)
+    if part is None:
+        return None
+    at, inner = part
+    pieces = getattr(inner, "_warroom_parts", None)
+    return ([(tuple(at[j] for j in positions), fn) for positions, fn in pieces]
+            if pieces is not None else [(at, inner)])
+
+
 _PartStep = tuple[int, Callable[[Any], tuple[Any, ...]], dict[Any, Any],
                   tuple[tuple[int, ...], Callable[..., Any], dict[Any, Any] | None]]
 """A step of :meth:`SampleDice._part_steps`: the position of its part when it has one
@@ -347,13 +360,9 @@ class SampleDice(Dice):
         context.parts: each of its pieces in order) is its steps for :meth:`_part_steps`
         (a tuple), each drawing its part's next value from the exact transition from its
         value; any other stage runs as it is (the function)."""
-        part = getattr(stage, "_warroom_part", None)
-        if part is None:
+        steps = part_pieces(stage)
+        if steps is None:
             return stage
-        at, inner = part
-        pieces = getattr(inner, "_warroom_parts", None)
-        steps = ([(tuple(at[j] for j in positions), fn) for positions, fn in pieces]
-                 if pieces is not None else [(at, inner)])
         return tuple((positions[0] if len(positions) == 1 else -1, _getter(positions), {},
                       (positions, fn, self._part_memo(fn))) for positions, fn in steps)
 
