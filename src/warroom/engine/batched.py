@@ -5,13 +5,16 @@ carries a number of samples instead of a weight. A request on a path of ``n`` sa
 splits them among its answers in one draw (numpy's multinomial over the answers'
 exact chances), and the procedure is replayed once per answer that got any samples.
 ``Dice.stages`` (and ``iterate``, ``finish``) hold the samples as counts per distinct
-state: each stage draws all the samples of one state at once from the transition the
-exact driver works out from that state (a stage on part of the state: from its part's
-value, as the sequential sampler tables it), so states that many samples share cost one
-draw. Where a state holds few samples and its transition is not known yet, its samples
-run the stage one by one with the sequential sampler
-(:class:`~warroom.engine.montecarlo.SampleDice`), and so does a path that comes down to
-a single sample: working a transition out costs more than rolling a couple of samples.
+state. A stage on part of the state draws all the samples of a state at once from its
+part's exact transition (worked out by the exact driver's enumeration, as the
+sequential sampler tables it, once the value has come up a few times); a stage on the
+whole state is replayed per state with the state's samples split at each of its
+requests (a whole state's exact transition can be far larger than the samples). Where
+every stage is on parts and nothing stops early, the states are rows of value codes in
+numpy arrays (:func:`_columnar`): each piece groups the rows by its part's value and
+draws them in one multinomial per value. A path, or a state, with a single sample goes
+on with the sequential sampler (:class:`~warroom.engine.montecarlo.SampleDice`), and so
+do the samples of a part's value seen too rarely to pay for its table.
 
 Every draw follows the procedure's exact law (the multinomial's chances are the
 transitions' integer weights as floats: exact up to rounding in the last bit, which is

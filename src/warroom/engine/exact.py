@@ -1708,6 +1708,5 @@ def _binomial_row(m: int, wb: int, wc: int) -> list[int]:
     return [comb(m, b) * pb[b] * pc[m - b] for b in range(m + 1)]
 
 
-# public names for the other drivers (Monte Carlo, batched)
-transition = _transition
 gc_frozen = _gc_frozen
+"""The public name of :func:`_gc_frozen` (the batched Monte Carlo driver uses it)."""
