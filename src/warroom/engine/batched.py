@@ -90,15 +90,25 @@ def _probs(table: Table) -> Any:
     return found
 
 
+TABLES = ("_p", "_pools", "_shared", "_chains", "_parts")
+"""The sequential sampler's tables (worked out from the procedure alone, not drawn) that
+the chunks of one run share (:func:`simulate_batched`'s ``tables``)."""
+
+
 class _Run:
     """What one batched run shares: the generators, the sequential sampler (its tables
     are the run's tables), the outcome's fields."""
 
-    def __init__(self, seed: int, stream: int, fields: Sequence[str]) -> None:
+    def __init__(self, seed: int, stream: int, fields: Sequence[str],
+                 tables: dict[str, Any] | None = None) -> None:
         import numpy as np
 
         self.np = np.random.default_rng([seed, stream, 0x5EED])
         self.sampler = SampleDice(random.Random(f"warroom:{seed}:batched:{stream}"))
+        if tables is not None:  # the tables of the run's earlier chunks, and theirs
+            for name in TABLES:
+                setattr(self.sampler, name, tables.setdefault(name, getattr(self.sampler,
+                                                                            name)))
         self.fields = tuple(fields)
         self.work = 0  # replays and (state, stage) steps: what the run cost in Python
         self.single = 0  # those of them for a single sample
@@ -538,14 +548,16 @@ def _spliced(st: tuple[Any, ...], at: tuple[int, ...],
 
 
 def simulate_batched(run_proc: Callable[[Dice], Any], fields: Sequence[str], samples: int,
-                     seed: int, *, stream: int = 0) -> tuple[Counts, int] | None:
+                     seed: int, *, stream: int = 0, tables: dict[str, Any] | None = None
+                     ) -> tuple[Counts, int] | None:
     """``samples`` samples of ``run_proc`` counted by outcome (rows of ``fields``), drawn
-    from the generators of ``seed`` and ``stream`` (a chunk of a time-limited run), or
+    from the generators of ``seed`` and ``stream`` (a chunk of a longer run: ``tables``,
+    the same dict for each chunk, keeps the tables the chunks work out), or
     None where the procedure is not staged (its first request is not ``stages``,
     ``iterate`` or ``finish``): the caller then samples one at a time. With the counts,
     the run's work: its replays and (state, stage) steps, each about one sample's worth
     of Python where states do not merge."""
-    run = _Run(seed, stream, fields)
+    run = _Run(seed, stream, fields, tables)
     counts: Counts = {}
     names = tuple(fields)
     from warroom.engine.exact import gc_frozen

@@ -160,6 +160,7 @@ def _simulate_batched(proc: Procedure, params: Params, samples: int, seed: int,
 
     start = time.perf_counter()
     counts: dict[tuple[Any, ...], int] = {}
+    tables: dict[str, Any] = {}  # the pilot's tables, kept for the rest
     done, k = 0, 0
 
     def add(more: Mapping[tuple[Any, ...], int]) -> None:
@@ -170,7 +171,7 @@ def _simulate_batched(proc: Procedure, params: Params, samples: int, seed: int,
         size = min(samples - done, BATCH_PILOT if not k else
                    samples if stop is None else BATCH_PILOT << k)
         got = simulate_batched(lambda d: proc.run(params, d), proc.fields, size, seed,
-                               stream=k)
+                               stream=k, tables=tables)
         if got is None:
             return None
         add(got[0])
