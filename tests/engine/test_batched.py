@@ -15,6 +15,7 @@ from tests.helpers import close_enough
 from warroom import api
 from warroom.engine import drivers
 from warroom.engine.batched import simulate_batched
+from warroom.errors import UsageError
 
 SAMPLES = 4000
 
@@ -177,3 +178,24 @@ def test_a_stack_on_columns_follows_the_exact_odds(monkeypatch: pytest.MonkeyPat
         "units": "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5",
         "result": "K/1"}, samples=20_000)
     assert used == [True]
+
+
+def _staged_procedures() -> list[str]:
+    """Every built-in procedure whose first request is a stages request (the batched
+    driver takes it), with its default parameters."""
+    out = []
+    for system in api.registry().systems():
+        for proc in system.procedures:
+            try:
+                _, params = api.prepare(proc.id, {})
+            except UsageError:  # a procedure with required parameters: not in the sweep
+                continue
+            if simulate_batched(lambda d, proc=proc, params=params: proc.run(params, d),
+                                proc.fields, 1, 1) is not None:
+                out.append(proc.id)
+    return out
+
+
+@pytest.mark.parametrize("proc_id", _staged_procedures())
+def test_every_staged_procedure_follows_its_exact_odds(proc_id: str) -> None:
+    _agrees_with_exact(proc_id, {})
