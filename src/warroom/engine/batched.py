@@ -291,6 +291,16 @@ class BatchDice(Dice):
                            True, self.count)
         fields = self.run.fields
         out: dict[tuple[Any, ...], int] = {}
+        row = getattr(outcome, "_warroom_row", None)  # context.rows: the row as it is
+        if row is not None and row[0] == fields:
+            cells = row[1]
+            for (s, fought), k in last:
+                key = tuple(cells(s, fought))
+                if len(key) != len(fields):
+                    raise RuleError(f"an outcome row of {len(fields)} fields has "
+                                    f"{len(key)} values: {key!r}")
+                out[key] = out.get(key, 0) + k
+            return _Counted(list(out.items()))  # type: ignore[return-value]
         for (s, fought), k in last:
             o = outcome(s, fought)
             key = o.cells if type(o) is Row else tuple([o[f] for f in fields])
