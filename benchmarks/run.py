@@ -271,7 +271,7 @@ ESTIMATES: list[tuple[str, str, dict[str, Any]]] = [
 
 def estimate_rows(old_samples: int = 1000) -> list[list[str]]:
     """The full estimate standing in for exact odds (drivers.estimate: 38,415 samples,
-    its streams on both cores where there are two) at the new caps, against the
+    batched, or its streams on both cores where there are two) at the new caps, against the
     item-by-item sampler (SampleDice(tables=False), every chain and check rolled as the
     table does, one core) over ``old_samples`` samples, per sample."""
     import random
@@ -293,8 +293,10 @@ def estimate_rows(old_samples: int = 1000) -> list[list[str]]:
                 proc.run(params, old)
             per_old = (time.perf_counter() - start) / old_samples
         per_new = full / est.samples
-        where = (f"{drivers.STREAMS} streams at once" if drivers._may_fork()
-                 else "one core")
+        where = _path(proc, params)
+        if where.startswith("sequential"):
+            where += (f", {drivers.STREAMS} streams at once" if drivers._may_fork()
+                      else ", one core")
         rows.append([f"{proc_id} estimate (±0.5 points, {est.samples:,} samples), {label}",
                      f"{fmt(full)} ({per_new * 1e6:.0f} µs a sample, {where})",
                      f"item by item: {per_old * 1e6:.0f} µs a sample "
