@@ -72,7 +72,7 @@ def fmt(seconds: float) -> str:
 
 
 def warroom_q1(n: int) -> dict[tuple[int, int], Fraction]:
-    d = warroom.odds("bench.q1", dice=n)
+    d = warroom.odds("bench.q1", dice=n, exact=True)
     return {(o["destroyed"], o["bailed"]): p for o, p in d.items()}
 
 
@@ -271,7 +271,7 @@ ESTIMATES: list[tuple[str, str, dict[str, Any]]] = [
 
 def estimate_rows(old_samples: int = 1000) -> list[list[str]]:
     """The full estimate standing in for exact odds (drivers.estimate: 38,415 samples,
-    its streams on both cores where there are two) at the new caps, against the
+    batched, or its streams on both cores where there are two) at the new caps, against the
     item-by-item sampler (SampleDice(tables=False), every chain and check rolled as the
     table does, one core) over ``old_samples`` samples, per sample."""
     import random
@@ -293,13 +293,94 @@ def estimate_rows(old_samples: int = 1000) -> list[list[str]]:
                 proc.run(params, old)
             per_old = (time.perf_counter() - start) / old_samples
         per_new = full / est.samples
-        where = (f"{drivers.STREAMS} streams at once" if drivers._may_fork()
-                 else "one core")
+        where = _path(proc, params)
+        if where.startswith("sequential"):
+            where += (f", {drivers.STREAMS} streams at once" if drivers._may_fork()
+                      else ", one core")
         rows.append([f"{proc_id} estimate (±0.5 points, {est.samples:,} samples), {label}",
                      f"{fmt(full)} ({per_new * 1e6:.0f} µs a sample, {where})",
                      f"item by item: {per_old * 1e6:.0f} µs a sample "
                      f"({fmt(per_old * est.samples)} for the estimate)",
                      f"{per_old / per_new:.1f}×", "≤ 1 s"])
+    return rows
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its waited-for children (forked streams)."""
+    import resource
+
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + kids.ru_utime + kids.ru_stime
+
+
+def _path(proc: Any, params: Any) -> str:
+    """Which way drivers.estimate samples this question (the pilot's verdict)."""
+    from warroom.engine import drivers
+    from warroom.engine.batched import simulate_batched
+
+    got = simulate_batched(lambda d: proc.run(params, d), proc.fields, drivers.BATCH_PILOT,
+                           drivers.ESTIMATE_SEED)
+    if got is None:
+        return "sequential (not staged)"
+    if got[1] > drivers.BATCH_ALONE * drivers.BATCH_PILOT:
+        return "sequential after the pilot"
+    return "batched"
+
+
+def batched_rows(repeats: int = 5) -> list[list[str]]:
+    """The full estimates at the caps (drivers.estimate, ±0.5 points) on the batched
+    driver, against a numpy Monte Carlo written by hand for the same question
+    (benchmarks/mc_numpy.py) where there is one: CPU medians (children included), the
+    chances of both checked against the exact odds within the margin first."""
+    from benchmarks import assault_dp, mc_numpy
+    from warroom.engine import drivers
+
+    questions = [*ESTIMATES, ("fow.assault", "16 v 16, 30 defensive dice, to 10 rounds, "
+                              "forced to estimate", TABLE)]
+    rows = []
+    for proc_id, label, raw in questions:
+        proc, params = api.prepare(proc_id, raw)
+        est = drivers.estimate(proc, params)
+        ref: Callable[[], Any] | None = None
+        if proc_id == "fow.assault":
+            exact = assault_dp.as_outcomes(warroom.odds(proc_id, **raw, exact=True))
+            n = est.samples
+            if not mc_numpy.within_margin(dict(est.counts), exact, n):
+                raise SystemExit(f"the estimate is off the exact odds: {label}")
+            args = (raw["attackers"], raw["defenders"], raw["defensive_dice"],
+                    raw["max_rounds"], n)
+            if not mc_numpy.within_margin(mc_numpy.assault_infantry(*args, seed=1), exact, n):
+                raise SystemExit(f"the hand-written numpy Monte Carlo is off: {label}")
+            ref = functools.partial(mc_numpy.assault_infantry, *args, seed=2)
+        ours: list[float] = []
+        theirs: list[float] = []
+        for _ in range(repeats):
+            clear_memos()
+            start = _cpu()
+            drivers.estimate(proc, params)
+            ours.append(_cpu() - start)
+            if ref is not None:
+                start = _cpu()
+                ref()
+                theirs.append(_cpu() - start)
+        before: list[float] = []
+        drivers.BATCHED = False  # the sequential sampler's streams, as before
+        try:
+            for _ in range(3):
+                clear_memos()
+                start = _cpu()
+                drivers.estimate(proc, params)
+                before.append(_cpu() - start)
+        finally:
+            drivers.BATCHED = True
+        mine = statistics.median(ours)
+        peer = (f"numpy by hand {fmt(statistics.median(theirs))} CPU median" if theirs
+                else "no numpy reference written yet")
+        peer += f"; sequential sampler {fmt(statistics.median(before))} CPU median"
+        ratio = f"{mine / statistics.median(theirs):.1f}× numpy" if theirs else ""
+        rows.append([f"{proc_id} full estimate (±0.5 points, {est.samples:,} samples), "
+                     f"{label}", f"{fmt(mine)} CPU median ({_path(proc, params)})", peer,
+                     ratio, "≤ 150 ms CPU, within 3× of numpy"])
     return rows
 
 
@@ -337,10 +418,15 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="Q1 at N=10 only")
     parser.add_argument("--assault", action="store_true",
                         help="only the fow.assault rows against the hand-written DP")
+    parser.add_argument("--estimates", action="store_true",
+                        help="only the full estimates against numpy written by hand")
     args = parser.parse_args()
     api.registry().add("bench", bench_system)
     if args.assault:
         _print(assault_rows())
+        return
+    if args.estimates:
+        _print(batched_rows())
         return
     rows = q1_rows([10] if args.quick else [10, 40])
     rows.append(overhead_row())
@@ -348,6 +434,7 @@ def main() -> None:
     rows.extend(assault_rows())
     rows.extend(monte_carlo_rows())
     rows.extend(estimate_rows())
+    rows.extend(batched_rows())
     rows.extend(battle_rows())
     rows.append(cli_row())
     _print(rows)

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 from warroom.engine import drivers
 from warroom.engine.params import ParamSpec, describe, validate
@@ -66,11 +66,44 @@ def _split_dice(kwargs: dict[str, Any]) -> Sequence[object] | None:
     return None
 
 
-def odds(procedure: str, params: Mapping[str, Any] | None = None, /, **kwargs: Any
-         ) -> Distribution:
-    """Exact odds of every outcome: ``odds("fow.shoot", dice=8, target="tank")``."""
+@overload
+def odds(procedure: str, params: Mapping[str, Any] | None = None, /, *,
+         exact: Literal[True], **kwargs: Any) -> Distribution: ...
+
+
+@overload
+def odds(procedure: str, params: Mapping[str, Any] | None = None, /, *,
+         exact: bool | None = None, **kwargs: Any) -> Distribution | Estimate: ...
+
+
+def odds(procedure: str, params: Mapping[str, Any] | None = None, /, *,
+         exact: bool | None = None, **kwargs: Any) -> Distribution | Estimate:
+    """Exact odds of every outcome: ``odds("fow.shoot", dice=8, target="tank")``.
+
+    Past the exact budget it answers as the command line, the pages and the HTTP API
+    do: with a seeded Monte Carlo estimate (an :class:`Estimate`, each chance within
+    half a percentage point at 95%). ``exact=True`` asks for exact odds only (raises
+    :class:`~warroom.errors.ExactTooLargeError` past the budget); ``exact=False``
+    always estimates.
+
+        >>> import warroom
+        >>> est = warroom.odds("asl.ift_on_stack", units="4-6-7,4-6-7,4-6-7,4-6-7,"
+        ...                    "4-6-7,4-6-7,4-6-7,4-6-7,8-1,9-2", result="K/2")
+        >>> est.samples, abs(sum(est.counts.values()) - est.samples)
+        (38415, 0)
+        >>> warroom.odds("demo.pool", dice=2, at=4, exact=True).probability(successes=2)
+        Fraction(1, 4)
+    """
+    from warroom.errors import ExactTooLargeError
+
     proc, p = prepare(procedure, _params(params, kwargs))
-    return drivers.exact(proc, p)
+    if exact is not False:
+        try:
+            return drivers.exact(proc, p)
+        except ExactTooLargeError:
+            if exact:
+                raise
+    return drivers.estimate(proc, p)
 
 
 def roll(procedure: str, params: Mapping[str, Any] | None = None, /, *,

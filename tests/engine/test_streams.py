@@ -32,6 +32,7 @@ QUESTION = ("asl.ift_on_stack", {"units": "squad:7:3,leader:8:-1,hs:6:2,squad:6"
 def _estimate(monkeypatch: pytest.MonkeyPatch, fork: bool, samples: int = LONG
               ) -> warroom.Estimate:
     monkeypatch.setattr(drivers, "_may_fork", lambda: fork)
+    monkeypatch.setattr(drivers, "BATCHED", False)  # the streams, not the batched driver
     proc, params = api.prepare(*QUESTION)
     return drivers.simulate(proc, params, samples, seed=7)
 
@@ -73,6 +74,7 @@ def test_a_time_cap_stops_every_stream(monkeypatch: pytest.MonkeyPatch, fork: bo
     if fork and not hasattr(os, "fork"):
         pytest.skip("no os.fork on this platform")
     monkeypatch.setattr(drivers, "_may_fork", lambda: fork)
+    monkeypatch.setattr(drivers, "BATCHED", False)
     proc, params = api.prepare(*QUESTION)
     est = drivers.simulate(proc, params, 10**8, seed=7, seconds=0.2)
     assert est.extra == {"stopped_early": True, "samples_asked": 10**8}
@@ -101,6 +103,7 @@ def test_a_stream_process_stops_when_its_parent_goes(tmp_path: Path) -> None:
         from warroom import api
         from warroom.engine import drivers
         drivers._may_fork = lambda: True  # one core or not: fork
+        drivers.BATCHED = False  # the streams, not the batched driver
         proc, params = api.prepare(*{QUESTION!r})
         drivers.simulate(proc, params, 10**9, seed=1)
     """)

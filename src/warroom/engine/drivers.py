@@ -121,6 +121,10 @@ def simulate(proc: Procedure, params: Params, samples: int, *, seed: int | None 
     if use_vector:
         return _simulate_vector(proc, params, samples, seed, progress, stop)
     if samples >= STREAMS_FROM:
+        batched = (_simulate_batched(proc, params, samples, seed, progress, stop)
+                   if BATCHED else None)
+        if batched is not None:
+            return batched
         return _simulate_streams(proc, params, samples, seed, progress, stop)
     counts: dict[tuple[Any, ...], int] = {}
     start = time.perf_counter()
@@ -131,6 +135,57 @@ def simulate(proc: Procedure, params: Params, samples: int, *, seed: int | None 
         if progress is not None:
             progress(stream.done, samples)
     return _counted(proc, params, counts, stream.done, samples, seed, start)
+
+
+BATCHED = True
+"""Whether long runs try the batched driver first (False: the sequential streams)."""
+BATCH_PILOT = 1000
+"""A long run's first samples on the batched driver, which tell whether it pays."""
+BATCH_ALONE = 1.0
+"""Past this many steps of a single sample per sample in the pilot (samples that do not
+share states: each runs alone, and the batched driver only adds its bookkeeping), the
+rest of the run samples one at a time (:func:`_simulate_streams`)."""
+
+
+def _simulate_batched(proc: Procedure, params: Params, samples: int, seed: int,
+                      progress: Progress | None, stop: float | None) -> Estimate | None:
+    """A long run on the batched driver (:mod:`warroom.engine.batched`: samples as counts
+    per distinct state through the procedure's stages), in one process. None where the
+    procedure is not staged. A pilot of :data:`BATCH_PILOT` samples comes first; where
+    its samples mostly went alone (:data:`BATCH_ALONE`) the rest are the sequential
+    sampler's streams, otherwise the batched driver's (under a time limit in chunks
+    doubling in size), each chunk its own seeded stream. Which it is depends only on the
+    seed and the question, so the counts are the same on any machine and any number of cores."""
+    from warroom.engine.batched import simulate_batched
+
+    start = time.perf_counter()
+    counts: dict[tuple[Any, ...], int] = {}
+    tables: dict[str, Any] = {}  # the pilot's tables, kept for the rest
+    done, k = 0, 0
+
+    def add(more: Mapping[tuple[Any, ...], int]) -> None:
+        for key, n in more.items():
+            counts[key] = counts.get(key, 0) + n
+
+    while done < samples and (stop is None or not done or time.perf_counter() < stop):
+        size = min(samples - done, BATCH_PILOT if not k else
+                   samples if stop is None else BATCH_PILOT << k)
+        got = simulate_batched(lambda d: proc.run(params, d), proc.fields, size, seed,
+                               stream=k, tables=tables)
+        if got is None:
+            return None
+        add(got[0])
+        done, k = done + size, k + 1
+        if progress is not None:
+            progress(done, samples)
+        if k == 1 and got[1] > BATCH_ALONE * size and done < samples:
+            rest = _simulate_streams(proc, params, samples - done, seed, None, stop)
+            add(rest.counts)
+            done += rest.samples
+            break
+    if progress is not None:
+        progress(done, samples)
+    return _counted(proc, params, counts, done, samples, seed, start)
 
 
 def _counted(proc: Procedure, params: Params, counts: dict[tuple[Any, ...], int], done: int,

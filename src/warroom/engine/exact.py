@@ -1706,3 +1706,7 @@ def _binomial_row(m: int, wb: int, wc: int) -> list[int]:
         pb.append(pb[-1] * wb)
         pc.append(pc[-1] * wc)
     return [comb(m, b) * pb[b] * pc[m - b] for b in range(m + 1)]
+
+
+gc_frozen = _gc_frozen
+"""The public name of :func:`_gc_frozen` (the batched Monte Carlo driver uses it)."""

@@ -51,7 +51,7 @@ class Table:
     placed among the cumulative weights (put over their greatest common divisor
     first)."""
 
-    __slots__ = ("bits", "cumulative", "total", "values")
+    __slots__ = ("bits", "cumulative", "probs", "total", "values")
 
     def __init__(self, options: Sequence[tuple[Any, int]]) -> None:
         live = [(v, w) for v, w in options if w]
@@ -62,6 +62,7 @@ class Table:
         self.cumulative = list(accumulate(w // g for _, w in live))
         self.total = self.cumulative[-1]
         self.bits = self.total.bit_length()
+        self.probs: Any = None  # the chances as floats, for batched draws (batched.py)
 
     def draw(self, rng: random.Random) -> Any:
         values = self.values
@@ -105,6 +106,19 @@ def _joined(items: tuple[Any, ...]) -> tuple[Any, ...]:
         else:
             out.append(item)
     return tuple(out)
+
+
+def part_pieces(stage: Stage[Any]) -> list[tuple[tuple[int, ...], Callable[..., Any]]] | None:
+    """The pieces of a stage on part of the state (context.part; context.parts: each of
+    its pieces in order) as (positions in the whole state, function) pairs; None for a
+    stage on the whole state."""
+    part = getattr(stage, "_warroom_part", None)
+    if part is None:
+        return None
+    at, inner = part
+    pieces = getattr(inner, "_warroom_parts", None)
+    return ([(tuple(at[j] for j in positions), fn) for positions, fn in pieces]
+            if pieces is not None else [(at, inner)])
 
 
 _PartStep = tuple[int, Callable[[Any], tuple[Any, ...]], dict[Any, Any],
@@ -346,13 +360,9 @@ class SampleDice(Dice):
         context.parts: each of its pieces in order) is its steps for :meth:`_part_steps`
         (a tuple), each drawing its part's next value from the exact transition from its
         value; any other stage runs as it is (the function)."""
-        part = getattr(stage, "_warroom_part", None)
-        if part is None:
+        steps = part_pieces(stage)
+        if steps is None:
             return stage
-        at, inner = part
-        pieces = getattr(inner, "_warroom_parts", None)
-        steps = ([(tuple(at[j] for j in positions), fn) for positions, fn in pieces]
-                 if pieces is not None else [(at, inner)])
         return tuple((positions[0] if len(positions) == 1 else -1, _getter(positions), {},
                       (positions, fn, self._part_memo(fn))) for positions, fn in steps)
 

@@ -350,7 +350,7 @@ def test_ten_units_roll_and_refuse_exact_odds_at_once() -> None:
     # the joint states of ten units are far past the exact budget: refused before
     # enumerating (the cost estimate), so the product can fall back to an estimate
     with pytest.raises(ExactTooLargeError):
-        warroom.odds("asl.ift_on_stack", **ten)
+        warroom.odds("asl.ift_on_stack", **ten, exact=True)
 
 
 # ------------------------------------------------------------------ the staged attack
@@ -463,16 +463,22 @@ def _oracle_with_leader(result: str, units: list[tuple[str, int, bool]],
     Branch = tuple[F, tuple[frozenset[str] | None, ...], bool]
 
     def each(branches: list[Branch], i: int, step: Any) -> list[Branch]:
-        """Apply ``step(state of unit i, states, hit)`` -> [(p, new state)] to unit i."""
-        out: list[Branch] = []
+        """Apply ``step(state of unit i, states, hit)`` -> [(p, new state)] to unit i,
+        equal branches (the same states and hit) merged, their chances added."""
+        out: dict[tuple[tuple[frozenset[str] | None, ...], bool], F] = {}
         for p, ss, hit in branches:
             for q, new in step(ss[i], ss, hit):
-                out.append((p * q, (*ss[:i], new, *ss[i + 1:]), hit))
-        return out
+                key = ((*ss[:i], new, *ss[i + 1:]), hit)
+                out[key] = out.get(key, F(0)) + p * q
+        return [(p, ss, hit) for (ss, hit), p in out.items()]
 
-    total: dict[str, F] = {}
+    # the Random Selection rolls that select the same units, counted together
+    selected: dict[frozenset[int], int] = {}
     for chosen in _selections(result, m):
-        branches: list[Branch] = [(F(1, 6 ** m), tuple(start), False)]
+        selected[frozenset(chosen)] = selected.get(frozenset(chosen), 0) + 1
+    total: dict[str, F] = {}
+    for chosen, times in selected.items():
+        branches: list[Branch] = [(F(times, 6 ** m), tuple(start), False)]
         for i in range(m):
             if kia and i in chosen:
                 branches = each(branches, i, lambda s, ss, h: [(F(1), None)])

@@ -112,7 +112,7 @@ def test_large_engagements_refuse_exact_odds_at_once() -> None:
     from warroom.errors import ExactTooLargeError
 
     with pytest.raises(ExactTooLargeError):
-        warroom.odds("cwc.engagement", attacks=60, attacks_per_turn=4, hits_value=10)
+        warroom.odds("cwc.engagement", attacks=60, attacks_per_turn=4, hits_value=10, exact=True)
     # one attack a turn stays exact whatever the dice
     assert warroom.odds("cwc.engagement", attacks=60, hits_value=10).total() == 1
 

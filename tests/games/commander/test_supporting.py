@@ -96,7 +96,7 @@ def test_many_supporters_fighting_are_refused_exact_at_once() -> None:
     with pytest.raises(ExactTooLargeError):
         warroom.odds("cwc.assault", attacker="engineers", defender="engineers",
                      attacker_supporting=six, defender_supporting=six,
-                     support_reading="each_fights")
+                     support_reading="each_fights", exact=True)
     one = warroom.odds("cwc.assault", attacker_supporting="engineers",
                        support_reading="each_fights", max_rounds=2)
     assert one.total() == 1

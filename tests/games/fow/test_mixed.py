@@ -221,7 +221,7 @@ def test_a_declaration_too_large_for_exact_odds_is_refused_at_once() -> None:
     # the exact driver's budget; refused before any replay (a roll is still fine)
     params = {"weapons": "12:10:3,12:2:6,12:7:4", "teams": "tank:6:gt,tank:5/3,soft"}
     with pytest.raises(ExactTooLargeError):
-        warroom.odds("fow.shoot_mixed", **params)
+        warroom.odds("fow.shoot_mixed", **params, exact=True)
     assert warroom.roll("fow.shoot_mixed", params, seed=1).outcome["hits"] > 0
     # without the declaration the same shots have exact odds
     assert warroom.odds("fow.shoot_mixed", weapons="12:10:3,12:2:6",

@@ -1,0 +1,592 @@
+"""Batched Monte Carlo: samples move through a procedure as counts, not one at a time.
+
+The driver replays the procedure the way the exact driver enumerates it, but each path
+carries a number of samples instead of a weight. A request on a path of ``n`` samples
+splits them among its answers in one draw (numpy's multinomial over the answers'
+exact chances), and the procedure is replayed once per answer that got any samples.
+``Dice.stages`` (and ``iterate``, ``finish``) hold the samples as counts per distinct
+state. A stage on part of the state draws all the samples of a state at once from its
+part's exact transition (worked out by the exact driver's enumeration, as the
+sequential sampler tables it, once the value has come up a few times); a stage on the
+whole state is replayed per state with the state's samples split at each of its
+requests (a whole state's exact transition can be far larger than the samples). Where
+every stage is on parts and nothing stops early, the states are rows of value codes in
+numpy arrays (:func:`_columnar`): each piece groups the rows by its part's value and
+draws them in one multinomial per value. A path, or a state, with a single sample goes
+on with the sequential sampler (:class:`~warroom.engine.montecarlo.SampleDice`), and so
+do the samples of a part's value seen too rarely to pay for its table.
+
+Every draw follows the procedure's exact law (the multinomial's chances are the
+transitions' integer weights as floats: exact up to rounding in the last bit, which is
+immaterial for sampling). The counts depend only on the seed: one numpy generator and
+one sequential sampler, both seeded from it, used in one fixed order in one process, so
+a seeded estimate is the same on any machine and any number of cores.
+
+A procedure whose first request is not a stages request (``stages``, ``iterate``,
+``finish``) is not batched: :func:`simulate_batched` returns None and the caller uses
+the sequential sampler, as before.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from warroom.dice.weights import Reroll, View, binomial, success_weight, view_of
+from warroom.engine.context import Chain, Dice, Row, Stage, State, as_target
+from warroom.engine.messages import Msg, Text
+from warroom.engine.montecarlo import _RAW, SampleDice, Table, part_pieces
+from warroom.engine.steps import Target
+from warroom.errors import RuleError
+
+PART_TABLE_FROM = 3
+"""A stage on part of the state has its exact transition from a value of its part worked
+out (and kept for the run, shared by every state with that value) once that value has
+come up for this many samples; before, its samples run the stage one by one."""
+
+Counts = dict[tuple[Any, ...], int]
+
+
+class _Split(BaseException):
+    """A request's answers on this path, each with the samples it got."""
+
+    def __init__(self, options: list[tuple[Any, int]]) -> None:
+        self.options = options
+
+
+class _NotStaged(BaseException):
+    """The procedure's first request is not a stages request: not batched."""
+
+
+_ALONE: Any = object()
+"""The answer that sends each of a path's samples on alone (the sequential sampler)."""
+
+
+class _Counted:
+    """What :meth:`BatchDice.finish` hands back: outcomes (rows of the procedure's
+    fields) with their samples. The procedure returns it as it is."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: list[tuple[tuple[Any, ...], int]]) -> None:
+        self.rows = rows
+
+    def __getitem__(self, name: str) -> Any:
+        raise RuleError("a procedure must return the outcome of Dice.finish as it is")
+
+
+def _probs(table: Table) -> Any:
+    """A :class:`Table`'s chances as floats (numpy), kept on the table."""
+    import numpy as np
+
+    found = table.probs
+    if found is None:
+        cum = table.cumulative
+        total = table.total
+        found = table.probs = np.array(
+            [(c - (cum[i - 1] if i else 0)) / total for i, c in enumerate(cum)])
+    return found
+
+
+TABLES = ("_p", "_pools", "_shared", "_chains", "_parts")
+"""The sequential sampler's tables (worked out from the procedure alone, not drawn) that
+the chunks of one run share (:func:`simulate_batched`'s ``tables``)."""
+
+
+class _Run:
+    """What one batched run shares: the generators, the sequential sampler (its tables
+    are the run's tables), the outcome's fields."""
+
+    def __init__(self, seed: int, stream: int, fields: Sequence[str],
+                 tables: dict[str, Any] | None = None) -> None:
+        import numpy as np
+
+        self.np = np.random.default_rng([seed, stream, 0x5EED])
+        self.sampler = SampleDice(random.Random(f"warroom:{seed}:batched:{stream}"))
+        if tables is not None:  # the tables of the run's earlier chunks, and theirs
+            for name in TABLES:
+                setattr(self.sampler, name, tables.setdefault(name, getattr(self.sampler,
+                                                                            name)))
+        self.fields = tuple(fields)
+        self.work = 0  # replays and (state, stage) steps: what the run cost in Python
+        self.single = 0  # those of them for a single sample
+
+    def split(self, n: int, table: Table) -> list[tuple[Any, int]]:
+        """``n`` samples split among ``table``'s values."""
+        values = table.values
+        if len(values) == 1:
+            return [(values[0], n)]
+        if n == 1:
+            return [(table.draw(self.sampler.rng), 1)]
+        got = self.np.multinomial(n, _probs(table)).tolist()
+        return [(v, k) for v, k in zip(values, got, strict=True) if k]
+
+    def grouped(self, n: int, draw: Callable[[int], Any]) -> list[tuple[Any, int]]:
+        """``n`` samples of a request whose answers are many (counts of several
+        labels, several dice): ``draw(n)`` gives one answer per sample, grouped here."""
+        out: dict[Any, int] = {}
+        for a in draw(n):
+            out[a] = out.get(a, 0) + 1
+        return list(out.items())
+
+
+class BatchDice(Dice):
+    """One replay of the procedure on a path of ``count`` samples: the answers of the
+    path's requests so far, then a split (:class:`_Split`) at the first new one. On a
+    path of one sample every new request is the sequential sampler's."""
+
+    explains = False
+
+    def __init__(self, run: _Run, path: tuple[Any, ...], count: int) -> None:
+        self.run = run
+        self.path = path
+        self.count = count
+        self.pos = 0
+        self.staged = False
+
+    def _known(self) -> tuple[bool, Any]:
+        """The path's answer to this request, if it has one."""
+        i = self.pos
+        self.pos += 1
+        if i < len(self.path):
+            return True, self.path[i]
+        if not self.staged and not i:
+            raise _NotStaged
+        return False, None
+
+    def _ask(self, options: Callable[[int], list[tuple[Any, int]]],
+             alone: Callable[[SampleDice], Any]) -> Any:
+        """This request's answer: the path's, or a split of its samples among
+        ``options(count)``; a path of one sample (or the answer :data:`_ALONE`) asks
+        the sequential sampler (``alone``)."""
+        known, answer = self._known()
+        if known and answer is not _ALONE:
+            return answer
+        if known or self.count == 1:  # one sample: the sequential sampler's
+            return alone(self.run.sampler)
+        raise _Split(options(self.count))
+
+    def _table_or_alone(self, table: Any, n: int) -> list[tuple[Any, int]]:
+        if table is _RAW:
+            return [(_ALONE, 1)] * n
+        return self.run.split(n, table)
+
+    # -- plain requests ------------------------------------------------------------
+    def pool(self, n: int, at: int | Target, *, rule: str, what: Text,
+             reroll: Reroll = "none") -> int:
+        def options(c: int) -> list[tuple[Any, int]]:
+            num, den = success_weight(as_target(at).final, reroll)
+            return self.run.split(c, Table(binomial(n, num, den)[0]))
+
+        if n <= 0:
+            return 0
+        return self._ask(options, lambda s: s.pool(n, at, rule=rule, what=what,  # type: ignore[no-any-return]
+                                                   reroll=reroll))
+
+    def split(self, n: int, classes: Mapping[str, Sequence[int]], *, rule: str, what: Text,
+              target: Target | None = None) -> dict[str, int]:
+        labels = list(classes)
+        probs = [len(f) / 6 for f in classes.values()]
+
+        def draw(c: int) -> Iterator[tuple[int, ...]]:
+            return map(tuple, self.run.np.multinomial(n, probs, size=c).tolist())
+
+        got = self._ask(lambda c: self.run.grouped(c, draw),
+                        lambda s: tuple(s.split(n, classes, rule=rule, what=what).values()))
+        return dict(zip(labels, got, strict=True))
+
+    def each(self, n: int, chain: Chain, labels: Sequence[str], *, rule: str,
+             what: Text, names: Sequence[Text] = ()) -> dict[str, int]:
+        return self.tally(((n, chain, what, names),), labels, rule=rule)
+
+    def one(self, chain: Chain, labels: Sequence[str], *, rule: str, what: Text) -> str:
+        sampler = self.run.sampler
+        return self._ask(  # type: ignore[no-any-return]
+            lambda c: self._table_or_alone(sampler._chain_table(chain, labels), c),
+            lambda s: s.one(chain, labels, rule=rule, what=what))
+
+    def tally(self, groups: Sequence[tuple[int, Chain, Text, Sequence[Text]]],
+              labels: Sequence[str], *, rule: str) -> dict[str, int]:
+        sampler = self.run.sampler
+
+        def options(c: int) -> list[tuple[Any, int]]:
+            import numpy as np
+
+            total = np.zeros((c, len(labels)), dtype=np.int64)
+            for n, chain, _, _ in groups:
+                if n <= 0:
+                    continue
+                table = sampler._chain_table(chain, labels)
+                if table is _RAW:
+                    return [(_ALONE, 1)] * c
+                col = [labels.index(v) for v in table.values]
+                total[:, col] += self.run.np.multinomial(n, _probs(table), size=c)
+            return self.run.grouped(c, lambda _: map(tuple, total.tolist()))
+
+        got = self._ask(options, lambda s: tuple(s.tally(groups, labels, rule=rule).values()))
+        return dict(zip(labels, got, strict=True))
+
+    def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:
+        return self._ask(  # type: ignore[no-any-return]
+            lambda c: self.run.split(c, Table([(f, 1) for f in range(1, sides + 1)])),
+            lambda s: s.die(rule=rule, what=what, sides=sides))
+
+    def dice(self, k: int, *, rule: str, what: Text, sides: int = 6, view: View = "ordered",
+             target: Target | None = None) -> Any:
+        def draw(c: int) -> Iterator[Any]:
+            rolls = self.run.np.integers(1, sides + 1, size=(c, k)).tolist()
+            return (view_of(r, view) for r in rolls)
+
+        return self._ask(lambda c: self.run.grouped(c, draw),
+                         lambda s: s.dice(k, rule=rule, what=what, sides=sides, view=view))
+
+    def test(self, at: int | Target, *, rule: str, what: Text, reroll: bool = False) -> bool:
+        def options(c: int) -> list[tuple[Any, int]]:
+            num, den = success_weight(as_target(at).final, "misses" if reroll else "none")
+            return self.run.split(c, Table([(True, num), (False, den - num)]))
+
+        return self._ask(options,  # type: ignore[no-any-return]
+                         lambda s: s.test(at, rule=rule, what=what, reroll=reroll))
+
+    def pick(self, k: int, *, rule: str, what: Text) -> int:
+        return self._ask(  # type: ignore[no-any-return]
+            lambda c: self.run.split(c, Table([(i, 1) for i in range(k)])),
+            lambda s: s.pick(k, rule=rule, what=what))
+
+    def note(self, rule: str, text: str | Msg, result: str | Msg | None = None,
+             **args: Any) -> None:
+        return None
+
+    # -- stages --------------------------------------------------------------------
+    def iterate(self, state: State, step: Callable[[State, Dice], State], *, rounds: int,
+                done: Callable[[State], bool] | None = None) -> State:
+        self.staged = True
+        return self._ask(  # type: ignore[no-any-return]
+            lambda c: _merged((s, k) for (s, _), k in
+                              _population(self.run, state, (), (step,), rounds, done,
+                                          False, c)),
+            lambda s: s.iterate(state, step, rounds=rounds, done=done))
+
+    def stages(self, state: State, stages: Sequence[Stage[State]], *, rounds: int,
+               done: Callable[[State], bool] | None = None,
+               opening: Sequence[Stage[State]] = ()) -> tuple[State, int]:
+        self.staged = True
+        return self._ask(  # type: ignore[no-any-return]
+            lambda c: _population(self.run, state, tuple(opening), tuple(stages), rounds,
+                                  done, True, c),
+            lambda s: s.stages(state, stages, rounds=rounds, done=done, opening=opening))
+
+    def finish(self, state: State, stages: Sequence[Stage[State]], *, rounds: int,
+               outcome: Callable[[State, int], Mapping[str, Any]],
+               done: Callable[[State], bool] | None = None,
+               opening: Sequence[Stage[State]] = ()) -> Mapping[str, Any]:
+        self.staged = True
+        known, _ = self._known()
+        if known or self.count == 1:  # one sample: the sequential sampler's
+            return self.run.sampler.finish(state, stages, rounds=rounds, outcome=outcome,
+                                           done=done, opening=opening)
+        last = _population(self.run, state, tuple(opening), tuple(stages), rounds, done,
+                           True, self.count)
+        fields = self.run.fields
+        out: dict[tuple[Any, ...], int] = {}
+        row = getattr(outcome, "_warroom_row", None)  # context.rows: the row as it is
+        if row is not None and row[0] == fields:
+            cells = row[1]
+            for (s, fought), k in last:
+                key = tuple(cells(s, fought))
+                if len(key) != len(fields):
+                    raise RuleError(f"an outcome row of {len(fields)} fields has "
+                                    f"{len(key)} values: {key!r}")
+                out[key] = out.get(key, 0) + k
+            return _Counted(list(out.items()))  # type: ignore[return-value]
+        for (s, fought), k in last:
+            o = outcome(s, fought)
+            key = o.cells if type(o) is Row else tuple([o[f] for f in fields])
+            out[key] = out.get(key, 0) + k
+        return _Counted(list(out.items()))  # type: ignore[return-value]
+
+
+def _merged(pairs: Any) -> list[tuple[Any, int]]:
+    out: dict[Any, int] = {}
+    for s, k in pairs:
+        out[s] = out.get(s, 0) + k
+    return list(out.items())
+
+
+_Piece = tuple[tuple[int, ...], Callable[..., Any], Any]
+"""A stage on part of the state: its positions, its function on them, and where its
+transitions are kept by the part's value (None: it runs as it is)."""
+
+
+def _plan(run: _Run, opening: tuple[Stage[Any], ...], stages: tuple[Stage[Any], ...]
+          ) -> tuple[list[Any], list[Any]]:
+    """Each stage as the batched run takes it: a stage on parts as its pieces (a list
+    of :data:`_Piece`, run one after another), any other as it is."""
+    def one(stage: Stage[Any]) -> Any:
+        steps = part_pieces(stage)
+        if steps is None:
+            return stage
+        return [(positions, fn, run.sampler._part_memo(fn)) for positions, fn in steps]
+
+    return [one(f) for f in opening], [one(f) for f in stages]
+
+
+def _population(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
+                stages: tuple[Stage[Any], ...], rounds: int,
+                done: Callable[[Any], bool] | None, count: bool, n: int
+                ) -> list[tuple[Any, int]]:
+    """``n`` samples through the stages (``Dice.stages``: the opening, then up to
+    ``rounds`` rounds, ``done`` before every stage) as counts per distinct state: the
+    last states with the rounds begun, each with its samples."""
+    hash(state)
+    first, each = _plan(run, opening, stages)
+    if done is None and n >= COLUMNS_FROM:
+        columns = _columnar(run, state, first, each, rounds, n)
+        if columns is not None:
+            fought = rounds if count and each else 0
+            return [((s, fought), k) for s, k in columns]
+    pop: dict[tuple[Any, int], int] = {(state, 0): n}
+    sampler = run.sampler
+    outer = sampler.round
+    try:
+        r, items = 0, first
+        while True:
+            for j, item in enumerate(items):
+                bump = int(count and r > 0 and j == 0)
+                nxt: dict[tuple[Any, int], int] = {}
+                moved = False
+                for (s, fought), k in pop.items():
+                    if done is not None and done(s):
+                        nxt[s, fought] = nxt.get((s, fought), 0) + k
+                        continue
+                    moved = True
+                    run.work += 1
+                    run.single += k == 1
+                    sampler.round = r
+                    f2 = fought + bump
+                    if type(item) is list:
+                        _parts_step(run, item, s, k, f2, nxt)
+                    else:
+                        _whole_step(run, item, s, k, f2, nxt)
+                pop = nxt
+                if not moved:
+                    return list(pop.items())
+            if r >= rounds:
+                return list(pop.items())
+            r, items = r + 1, each
+    finally:
+        sampler.round = outer
+
+
+COLUMNS_FROM = 64
+"""Samples from which stages that are all on parts of the state, with no ``done``, run
+on columns (:func:`_columnar`)."""
+
+
+COLUMN_TABLE_FROM = 16
+"""On columns, a part's exact transition from a value is worked out once that value has
+come up for this many samples (working it out costs about as much as running the
+stage for a score of samples); before, its samples run the stage one by one."""
+
+
+def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any],
+              rounds: int, n: int) -> list[tuple[Any, int]] | None:
+    """``n`` samples through stages that are all on parts of the state (no ``done``: every
+    sample runs every stage) held as columns: a row of value codes per group of samples
+    in one state, with its samples. Each piece groups the rows by the value of its part
+    (numpy), draws the samples of every row of a group in one multinomial from the
+    part's exact transition, and writes the changes into the rows that drew them: the
+    Python work is per distinct value of a part, not per state or sample. The last
+    states with their samples; None where a stage is not tabled (not marked fixed, or
+    too large): the caller then holds the states one by one."""
+    import numpy as np
+
+    items = [*first, *(item for _ in range(rounds) for item in each)]
+    if not all(type(item) is list for item in items):
+        return None
+    width = len(state)
+    values: list[list[Any]] = [[v] for v in state]  # per position: code -> value
+    codes: list[dict[Any, int]] = [{v: 0} for v in state]  # per position: value -> code
+
+    def code(f: int, v: Any) -> int:
+        c = codes[f].get(v)
+        if c is None:
+            c = codes[f][v] = len(values[f])
+            values[f].append(v)
+        return c
+
+    rows = np.zeros((1, width), dtype=np.int64)
+    counts = np.array([n], dtype=np.int64)
+    gen = run.np
+    work_part, run_part = run.sampler._work_part, run.sampler._run_part
+    ones = np.ones(1, dtype=np.int64)
+    for at, fn, memo in (piece for item in items for piece in item):
+        if memo is None or math.prod(len(values[f]) for f in at) >= 1 << 62:
+            return None  # not tabled, or too many values for one key
+        # the rows grouped by their part's value: one sort of one key per row (the
+        # part's codes as the digits of one number)
+        key = np.zeros(len(rows), dtype=np.int64)
+        for f in at:
+            key = key * len(values[f]) + rows[:, f]
+        order = np.argsort(key, kind="stable")
+        ordered = key[order]
+        starts = np.flatnonzero(np.diff(ordered)) + 1
+        bounds = [0, *starts.tolist(), len(rows)]
+        subs = []
+        for k in ordered[bounds[:-1]].tolist():
+            digits = []
+            for f in reversed(at):
+                k, c = divmod(k, len(values[f]))
+                digits.append(values[f][c])
+            subs.append(tuple(reversed(digits)))
+        out_rows: list[Any] = []
+        out_counts: list[Any] = []
+        for u, sub in enumerate(subs):
+            idx = order[bounds[u]:bounds[u + 1]]
+            table = memo.get(sub, 0)
+            if type(table) is int:  # samples seen from this value: rolled until it pays
+                many = table + int(counts[idx].sum())
+                if many < COLUMN_TABLE_FROM:
+                    memo[sub] = many
+                    for i in idx.tolist():
+                        for _ in range(int(counts[i])):
+                            got = rows[i:i + 1].copy()
+                            for pj, v in run_part(fn, sub, at):
+                                got[0, at[pj]] = code(at[pj], v)
+                            out_rows.append(got)
+                            out_counts.append(ones)
+                    continue
+                table = memo[sub] = work_part(fn, sub)
+            if table is _RAW:
+                return None
+            changes = table.values
+            if len(changes) == 1:
+                drawn = [(changes[0], rows[idx], counts[idx])]
+            else:
+                multi = gen.multinomial(counts[idx], _probs(table))
+                drawn = []
+                for j, change in enumerate(changes):
+                    col = multi[:, j]
+                    nz = col > 0
+                    if nz.any():
+                        drawn.append((change, rows[idx[nz]], col[nz]))
+            for change, got, k in drawn:
+                for pj, v in change:
+                    got[:, at[pj]] = code(at[pj], v)
+                out_rows.append(got)
+                out_counts.append(k)
+        rows, counts = np.concatenate(out_rows), np.concatenate(out_counts)
+    uniq, inverse = np.unique(rows, axis=0, return_inverse=True)
+    merged = np.zeros(len(uniq), dtype=np.int64)
+    np.add.at(merged, inverse.reshape(-1), counts)
+    columns = [np.array(values[f] + [None], dtype=object)[:-1][uniq[:, f]]
+               for f in range(width)]
+    return list(zip(zip(*columns, strict=True), merged.tolist(), strict=True))
+
+
+def _add(out: dict[Any, int], key: Any, k: int) -> None:
+    out[key] = out.get(key, 0) + k
+
+
+def _whole_step(run: _Run, stage: Stage[Any], s: tuple[Any, ...], k: int, fought: int,
+                out: dict[Any, int]) -> None:
+    """``k`` samples in state ``s`` through a stage on the whole state: the stage
+    replayed with the samples split at each of its requests (a whole state's exact
+    transition can be far larger than the samples: the to-hit counts of six weapons)."""
+    for s2, c in _replayed(run, lambda d: stage(s, d), k, staged=True):
+        _add(out, (s2, fought), c)
+
+
+def _replayed(run: _Run, fn: Callable[[Dice], Any], n: int, *, staged: bool
+              ) -> Iterator[tuple[Any, int]]:
+    """What ``fn`` returns for ``n`` samples, replayed once per distinct path through
+    its requests (:class:`BatchDice`), with the samples of each path. Raises
+    :class:`_NotStaged` unless ``staged`` or the first request is a stages request."""
+    todo: list[tuple[tuple[Any, ...], int]] = [((), n)]
+    while todo:
+        path, c = todo.pop()
+        run.work += 1
+        run.single += c == 1
+        ctx = BatchDice(run, path, c)
+        ctx.staged = staged
+        try:
+            got = fn(ctx)
+        except _Split as split:
+            todo.extend(((*path, a), k) for a, k in reversed(split.options))
+            continue
+        yield got, c
+
+
+def _parts_step(run: _Run, pieces: list[_Piece], s: tuple[Any, ...], k: int, fought: int,
+                out: dict[Any, int]) -> None:
+    """``k`` samples in state ``s`` through the pieces of a stage on parts, one after
+    another (samples that part ways go on as separate states)."""
+    todo: list[tuple[tuple[Any, ...], int, int]] = [(s, k, 0)]
+    sampler = run.sampler
+    while todo:
+        st, c, i = todo.pop()
+        if i == len(pieces):
+            _add(out, (st, fought), c)
+            continue
+        at, fn, memo = pieces[i]
+        sub = tuple([st[f] for f in at])
+        table = memo.get(sub, 0) if memo is not None else _RAW
+        if type(table) is int:  # samples seen from this value: rolled until it pays
+            if table + c < PART_TABLE_FROM:
+                memo[sub] = table + c
+                table = _RAW
+            else:
+                table = memo[sub] = sampler._work_part(fn, sub)
+        if table is _RAW:
+            for _ in range(c):
+                todo.append((_spliced(st, at, sampler._run_part(fn, sub, at)), 1, i + 1))
+            continue
+        for change, c2 in run.split(c, table):
+            todo.append((_spliced(st, at, change), c2, i + 1))
+
+
+def _spliced(st: tuple[Any, ...], at: tuple[int, ...],
+             change: tuple[tuple[int, Any], ...]) -> tuple[Any, ...]:
+    if not change:
+        return st
+    cur = list(st)
+    for j, v in change:
+        cur[at[j]] = v
+    return tuple(cur)
+
+
+def simulate_batched(run_proc: Callable[[Dice], Any], fields: Sequence[str], samples: int,
+                     seed: int, *, stream: int = 0, tables: dict[str, Any] | None = None
+                     ) -> tuple[Counts, int] | None:
+    """``samples`` samples of ``run_proc`` counted by outcome (rows of ``fields``), drawn
+    from the generators of ``seed`` and ``stream`` (a chunk of a longer run: ``tables``,
+    the same dict for each chunk, keeps the tables the chunks work out), or
+    None where the procedure is not staged (its first request is not ``stages``,
+    ``iterate`` or ``finish``): the caller then samples one at a time. With the counts,
+    the run's work: its replays and (state, stage) steps, each about one sample's worth
+    of Python where states do not merge."""
+    run = _Run(seed, stream, fields, tables)
+    counts: Counts = {}
+    names = tuple(fields)
+    from warroom.engine.exact import gc_frozen
+
+    with gc_frozen():
+        try:
+            for out, n in _replayed(run, run_proc, samples, staged=False):
+                if type(out) is _Counted:
+                    for key, k in out.rows:
+                        _add(counts, key, k)
+                    continue
+                if type(out) is Row and out.names == names:
+                    key = out.cells
+                else:
+                    missing = [f for f in names if f not in out]
+                    if missing:
+                        raise RuleError(f"outcome is missing fields {missing}")
+                    key = tuple([out[f] for f in names])
+                _add(counts, key, n)
+        except _NotStaged:
+            return None
+    return counts, run.single
