@@ -323,7 +323,7 @@ def odds(
     The same parameters as 'battle do' (where each came from); nothing is recorded."""
     data = _battles(db).odds(battle_id, procedure, _with_units(params, units))
     if as_json:
-        _out(data)
+        _out(data, "BattleOdds")
         return
     from warroom.i18n.formats import fmt_count, fmt_number
 
