@@ -98,8 +98,8 @@ def _translate(cmd: Any, tr: i18n.Translator) -> None:
         if isinstance(text, str) and text:
             param.help = tr(text)
         if getattr(param, "rich_help_panel", None) is None:
-            param.rich_help_panel = tr("Arguments" if param.param_type_name == "argument"
-                                       else "Options")
+            param.rich_help_panel = (tr("Arguments") if param.param_type_name == "argument"
+                                     else tr("Options"))
     if getattr(cmd, "add_help_option", False) and cmd._help_option is None:
         # Typer makes the help option on first use, with its English help: made here
         from typer._click.decorators import help_option
