@@ -39,7 +39,9 @@ def raw_messages() -> tuple[tuple[str, int, str | tuple[str, ...]], ...]:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     keywords = dict(DEFAULT_KEYWORDS)
     keywords.update(parse_keywords(config["tool"]["warroom"]["babel"]["keywords"]))
-    return tuple((filename, lineno, message) for filename, lineno, message, _comments, _context
+    # a message with a context (pgettext) is keyed as gettext keys it: context \x04 text
+    return tuple((filename, lineno, f"{context}\x04{message}" if context else message)
+                 for filename, lineno, message, _comments, context
                  in extract_from_dir(str(ROOT), method_map, options_map, keywords=keywords))
 
 

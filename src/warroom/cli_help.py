@@ -97,7 +97,7 @@ def _translate(cmd: Any, tr: i18n.Translator) -> None:
         text = getattr(param, "help", None)
         if isinstance(text, str) and text:
             param.help = tr(text)
-        if getattr(param, "rich_help_panel", None) is None:
+        if not getattr(param, "rich_help_panel", None):  # unset (Typer: a falsy placeholder)
             param.rich_help_panel = (tr("Arguments") if param.param_type_name == "argument"
                                      else tr("Options"))
     if getattr(cmd, "add_help_option", False) and cmd._help_option is None:
@@ -109,7 +109,7 @@ def _translate(cmd: Any, tr: i18n.Translator) -> None:
         cmd._help_option.help = tr("Show this message and exit.")
         cmd._help_option.rich_help_panel = tr("Options")
     for sub in getattr(cmd, "commands", {}).values():
-        if getattr(sub, "rich_help_panel", None) is None:
+        if not getattr(sub, "rich_help_panel", None):
             sub.rich_help_panel = tr("Commands")
         _translate(sub, tr)
 

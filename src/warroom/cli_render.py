@@ -26,6 +26,13 @@ from warroom.i18n.formats import (
 )
 
 Tr = Callable[[str], str]
+
+
+def pgettext_lazy(context: str, text: str) -> tuple[str, str]:
+    """A message with its context, as ``pybabel extract`` finds it (translated where
+    shown)."""
+    return context, text
+
 MAX_ROWS = 40
 BAR_WIDTH = 28
 
@@ -136,7 +143,8 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
                 value = prm["default"]
                 default = (tr("(required)") if prm["required"] else tr("default {value}").format(
                     value=tr("none") if value in ([], (), None) else fmt_value(value)))
-                facts = " · ".join(x for x in (prm["type"], default, allowed) if x)
+                facts = " · ".join(x for x in (_type_name(tr, prm["type"]), default, allowed)
+                                   if x)
                 head = Text("    ")
                 head.append(_named(tr, prm["name"], proc["id"]), style="cyan")
                 head.append(f"  {facts}", style="dim")
@@ -155,6 +163,25 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
                 console.print(f"  [cyan]{escape(tr(name))}[/cyan]")
                 _render_table_value(console, value, indent="    ", tr=tr)
         console.print()
+
+
+TYPE_NAMES = {
+    "int": pgettext_lazy("parameter type", "int"),
+    "bool": pgettext_lazy("parameter type", "bool"),
+    "str": pgettext_lazy("parameter type", "str"),
+    "choice": pgettext_lazy("parameter type", "choice"),
+    "fraction": pgettext_lazy("parameter type", "fraction"),
+    "list": pgettext_lazy("parameter type", "list"),
+}
+"""Each parameter type's name, a message in the context "parameter type"."""
+
+
+def _type_name(tr: Tr, name: str) -> str:
+    """A parameter's type (int, choice, fraction...) in ``tr``'s language."""
+    pgettext = getattr(tr, "pgettext", None)
+    if name not in TYPE_NAMES or pgettext is None:
+        return name
+    return str(pgettext(*TYPE_NAMES[name]))
 
 
 def _indented(console: Console, text: str, indent: int) -> None:

@@ -24,6 +24,7 @@ import tomllib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from babel.messages.catalog import Catalog
 
@@ -49,7 +50,10 @@ STABLE_DATE = datetime(2026, 1, 1, tzinfo=UTC)
 """The creation date every template states, so that one changes only with its messages."""
 
 MessageId = str | tuple[str, str]
-"""A message id: its text, or for a counted message (singular, plural)."""
+"""A message id: its text, or for a counted message (singular, plural); a message with
+a context (``pgettext``) is ``"context\x04text"``, as gettext keys it."""
+
+CTX = "\x04"
 
 ENGLISH_ONLY: frozenset[str] = frozenset({
     # a broken battle log: a bug report, not a player's mistake
@@ -68,7 +72,8 @@ _FIELD = re.compile(r"\{[^{}]*\}")
 def translatable(msgid: str) -> bool:
     """Whether a message found in the sources is one to translate: it has words besides
     its replacement fields (``"{a}, {b}"`` has none) and is not :data:`ENGLISH_ONLY`."""
-    return msgid not in ENGLISH_ONLY and re.search(r"[A-Za-z]", _FIELD.sub("", msgid)) is not None
+    text = msgid.rpartition(CTX)[2]
+    return msgid not in ENGLISH_ONLY and re.search(r"[A-Za-z]", _FIELD.sub("", text)) is not None
 
 
 def area(path: str) -> str:
@@ -88,9 +93,11 @@ def extracted(root: Path) -> dict[MessageId, str]:
     keywords = dict(DEFAULT_KEYWORDS)
     keywords.update(parse_keywords(config["tool"]["warroom"]["babel"]["keywords"]))
     found: dict[MessageId, str] = {}
-    for filename, _line, message, _comments, _context in extract_from_dir(
+    for filename, _line, message, _comments, context in extract_from_dir(
             str(root), method_map, options_map, keywords=keywords):
-        if isinstance(message, (tuple, list)):
+        if context and isinstance(message, str) and message:
+            found.setdefault(f"{context}{CTX}{message}", filename)
+        elif isinstance(message, (tuple, list)):
             if len(message) >= 2 and message[0] and message[1]:
                 found.setdefault((str(message[0]), str(message[1])), filename)
         elif message:
@@ -109,8 +116,7 @@ def catalog_ids(lang: str, domain: str) -> Iterator[MessageId]:
         for message in read_po(fh, locale=lang, domain=domain):
             if not message.id:
                 continue
-            yield ((str(message.id[0]), str(message.id[1])) if message.pluralizable
-                   else str(message.id))
+            yield _id(message)
 
 
 def domains() -> list[str]:
@@ -148,7 +154,11 @@ def write(root: Path, folder: Path = POT_DIR) -> list[Path]:
         cat = Catalog(project="warroom", domain=domain, fuzzy=False,
                       creation_date=STABLE_DATE, copyright_holder="warroom contributors")
         for mid in sorted(ids, key=_key):
-            cat.add(mid)
+            if isinstance(mid, str) and CTX in mid:
+                context, _, text = mid.partition(CTX)
+                cat.add(text, context=context)
+            else:
+                cat.add(mid)
         path = folder / f"{domain}.pot"
         with path.open("wb") as fh:
             write_po(fh, cat, no_location=True, omit_header=False, sort_output=True,
@@ -162,8 +172,13 @@ def read(path: Path) -> set[MessageId]:
     from babel.messages.pofile import read_po
 
     with path.open("rb") as fh:
-        return {((str(m.id[0]), str(m.id[1])) if m.pluralizable else str(m.id))
-                for m in read_po(fh) if m.id}
+        return {_id(m) for m in read_po(fh) if m.id}
+
+
+def _id(message: Any) -> MessageId:
+    if message.pluralizable:
+        return str(message.id[0]), str(message.id[1])
+    return f"{message.context}{CTX}{message.id}" if message.context else str(message.id)
 
 
 def main(argv: list[str] | None = None) -> int:
