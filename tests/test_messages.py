@@ -66,13 +66,9 @@ COUNTED = re.compile(
 NOT_YET: frozenset[str] = frozenset({
     # counted messages still to be made plural (issue 34): each needs its code to call
     # nmsg and both catalogs to give its plural forms; remove an entry once it is done
-    "hindrance ({n} hexes)",
-    "{total} hits reach hits value {value}: destroyed",
-    "{n} supporting units add {n} hits",
     "{win} hits against {lose}: at least double, the loser is eliminated and the winner "
     "consolidates",
     "{k} units fire together, the modifiers applied to each unit: {dice} = {n} attack dice",
-    "{side} rolls {n} dice: {base} {mods}",
     "a unit name is 1 to {most} characters without '='",
     "donor {item!r}: at most half of its {teams} teams may join (commander included), "
     "not {taken}",
@@ -92,19 +88,12 @@ NOT_YET: frozenset[str] = frozenset({
     "Ranged in on attempt {n}: the bombardment counts as {guns} guns; rockets suffer no "
     "penalty for later attempts.",
     "The roll of {face} passes {n} of {total} platoons.",
-    "The re-roll of {face} turns {n} failed platoons into counterattackers.",
-    "{file}: {game}, {n} units, OK",
-    "{unit}, attack {value}, {n} units",
     "{unit}: nothing in the stack can fire at {range} hexes",
     "at most {n} supporting units a side",
     "one chosen target: the attack counts twice, {n} dice",
     "one roll for all three units: {n} attack dice each",
-    "target moved at the double: {dice} dice become {n}",
     "with one hit earlier in this shooting step, the platoon is pinned down at {pin} hits "
     "in all",
-    "{n} aircraft arrive",
-    "{n} aircraft left",
-    "{n} dice",
 })
 
 

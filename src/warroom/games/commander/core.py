@@ -425,9 +425,9 @@ def resolve_hits(rules: Rules, values: Mapping[str, Any], h: int, score: Target,
     out: dict[str, Any] = {"hits": h, "destroyed": False, "suppressed": already,
                            "retreat_cm": 0}
     if total >= values["hits_value"]:
-        d.note(f"{g}.fire.destroyed", "one hit reaches hits value {value}: destroyed"
-               if total == 1 else "{total} hits reach hits value {value}: destroyed",
-               total=total, value=values["hits_value"])
+        d.note(f"{g}.fire.destroyed", nmsg("one hit reaches hits value {value}: destroyed",
+                                           "{n} hits reach hits value {value}: destroyed",
+                                           n=total, value=values["hits_value"]))
         out.update(destroyed=True, suppressed=False)
         return out
     if h == 0:
@@ -700,9 +700,9 @@ def _side_hits(rules: Rules, values: Mapping[str, Any], me: str, them: str, d: D
     if a.support == "attack_die":
         t = t.plus(support, "supporting units")
     n = max(0, t.final)
-    d.note(f"{g}.assault.attacks", "{side} rolls one die: {base} {mods}" if n == 1
-           else "{side} rolls {n} dice: {base} {mods}", side=Msg(me), n=n, base=t.reason,
-           mods=_mods(t))
+    d.note(f"{g}.assault.attacks", nmsg("{side} rolls one die: {base} {mods}",
+                                        "{side} rolls {n} dice: {base} {mods}", n=n,
+                                        side=Msg(me), base=t.reason, mods=_mods(t)))
     if fights:
         n += _supporters_fight(rules, values, me, them, units, d)
     cover = str(values[f"{them}_cover"])
@@ -715,8 +715,8 @@ def _side_hits(rules: Rules, values: Mapping[str, Any], me: str, them: str, d: D
     h = int(got)
     if a.support == "extra_hit" and support:
         h += support
-        d.note(f"{g}.assault.support", "one supporting unit adds one hit" if support == 1
-               else "{n} supporting units add {n} hits", n=support)
+        d.note(f"{g}.assault.support", nmsg("one supporting unit adds one hit",
+                                            "{n} supporting units add {n} hits", n=support))
     return h
 
 

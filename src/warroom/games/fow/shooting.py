@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from warroom.engine.context import Dice
-from warroom.engine.messages import msg
+from warroom.engine.messages import msg, nmsg
 from warroom.engine.procedure import OutcomeField, outcome, procedure
 from warroom.engine.steps import Target
 from warroom.errors import UsageError
@@ -251,9 +251,9 @@ def roll_to_hit(p: FireParams, d: Dice) -> Any:
     n = p.dice
     if p.target_at_double and n:
         n = 2 * n
-        d.note("fow.shoot.dice", "target moved at the double: one die becomes 2"
-               if p.dice == 1 else "target moved at the double: {dice} dice become {n}",
-               dice=p.dice, n=n)
+        d.note("fow.shoot.dice", nmsg("target moved at the double: one die becomes 2",
+                                      "target moved at the double: {n} dice become {doubled}",
+                                      n=p.dice, doubled=n))
     t = to_hit_target(p)
     reroll, why = to_hit_reroll(p)
     if why:
