@@ -15,7 +15,7 @@ from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.procedure import OutcomeField, Params, Procedure, outcome
 from warroom.engine.steps import Target
-from warroom.errors import UsageError
+from warroom.errors import UsageError, counted
 from warroom.games.commander import params as P
 from warroom.games.commander.data import Call, ModSpec, Rules
 
@@ -495,7 +495,8 @@ def supporters(rules: Rules, text: str) -> tuple[tuple[str, frozenset[str]], ...
     a = rules.assault
     parts = [x.strip() for x in text.split(",")] if text.strip() else []
     if len(parts) > MAX_SUPPORTERS:
-        raise UsageError("at most {n} supporting units a side", n=MAX_SUPPORTERS)
+        raise UsageError(counted("at most {n} supporting unit a side",
+                                 "at most {n} supporting units a side", n=MAX_SUPPORTERS))
     out = []
     known = (*SUPPORT_FLAGS, *a.support_bars)
     for part in parts:

@@ -16,7 +16,7 @@ from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Procedure, outcome, procedure
 from warroom.engine.steps import Target
-from warroom.errors import UsageError
+from warroom.errors import UsageError, counted
 from warroom.games.fow.special_rules.common import (
     BATTERY_TO_HIT,
     MOTIVATION_TEST,
@@ -446,15 +446,19 @@ class KampfgruppeParams(RulesParams):
             kind, teams, taken = _parse_donor(item)
             keep = 2 if kind == "tank" else 3
             if taken * 2 > teams:
-                raise UsageError("donor {item!r}: at most half of its {teams} teams may "
-                                 "join (commander included), not {taken}", item=item,
-                                 teams=teams, taken=taken)
+                raise UsageError(counted(
+                    "donor {item!r}: at most half of its {n} team may join (commander "
+                    "included), not {taken}", "donor {item!r}: at most half of its {n} "
+                    "teams may join (commander included), not {taken}", n=teams, item=item,
+                    taken=taken))
             if teams - taken < keep and kind == "tank":
-                raise UsageError("donor {item!r}: must keep at least {keep} tanks",
-                                 item=item, keep=keep)
+                raise UsageError(counted("donor {item!r}: must keep at least {n} tank",
+                                         "donor {item!r}: must keep at least {n} tanks",
+                                         n=keep, item=item))
             if teams - taken < keep:
-                raise UsageError("donor {item!r}: must keep at least {keep} teams",
-                                 item=item, keep=keep)
+                raise UsageError(counted("donor {item!r}: must keep at least {n} team",
+                                         "donor {item!r}: must keep at least {n} teams",
+                                         n=keep, item=item))
         return value
 
     @model_validator(mode="after")
