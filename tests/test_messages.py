@@ -75,19 +75,11 @@ NOT_YET: frozenset[str] = frozenset({
     "or ask something smaller",
     "{name}: {start!r}... is too long (at most {most} characters)",
     "{name}: the value is too long (at most {most} characters)",
-    "{count} tanks with the same hits",
-    "{count} guns with the same hits",
-    "{count} infantry teams with the same hits",
-    "{n} hits of a bunker buster that moved have no team they may go to: no effect",
-    "with {n} hits earlier in this shooting step, the platoon is pinned down at {pin} hits "
-    "in all",
     "Ranged in on attempt {n}: the bombardment counts as {guns} guns; rockets suffer no "
     "penalty for later attempts.",
     "The roll of {face} passes {n} of {total} platoons.",
     "one chosen target: the attack counts twice, {n} dice",
     "one roll for all three units: {n} attack dice each",
-    "with one hit earlier in this shooting step, the platoon is pinned down at {pin} hits "
-    "in all",
 })
 
 

@@ -266,10 +266,10 @@ def pinned(d: Dice, p: RulesParams, hits: Any, before: int, rule: str) -> Any:
     9): this shot's ``hits`` and the ``before`` of earlier shots in the step."""
     pin_at = 10 if p.target_has("quality_of_quantity") else 5
     if before:
-        d.note(f"{rule}.pinned", "with one hit earlier in this shooting step, the platoon is "
-               "pinned down at {pin} hits in all" if before == 1 else "with {n} hits earlier "
-               "in this shooting step, the platoon is pinned down at {pin} hits in all",
-               n=before, pin=pin_at)
+        d.note(f"{rule}.pinned", nmsg(
+            "with one hit earlier in this shooting step, the platoon is pinned down at {pin} "
+            "hits in all", "with {n} hits earlier in this shooting step, the platoon is "
+            "pinned down at {pin} hits in all", n=before, pin=pin_at))
     return hits + before >= pin_at
 
 
