@@ -68,18 +68,13 @@ NOT_YET: frozenset[str] = frozenset({
     # nmsg and both catalogs to give its plural forms; remove an entry once it is done
     "{win} hits against {lose}: at least double, the loser is eliminated and the winner "
     "consolidates",
-    "{k} units fire together, the modifiers applied to each unit: {dice} = {n} attack dice",
     "a unit name is 1 to {most} characters without '='",
     "too many battles started from this address; wait {minutes} minutes",
     "the request took longer than {most} seconds and was stopped; ask again in a moment, "
     "or ask something smaller",
     "{name}: {start!r}... is too long (at most {most} characters)",
     "{name}: the value is too long (at most {most} characters)",
-    "Ranged in on attempt {n}: the bombardment counts as {guns} guns; rockets suffer no "
-    "penalty for later attempts.",
     "The roll of {face} passes {n} of {total} platoons.",
-    "one chosen target: the attack counts twice, {n} dice",
-    "one roll for all three units: {n} attack dice each",
 })
 
 

@@ -353,9 +353,11 @@ def attack_dice(rules: Rules, values: Mapping[str, Any], units: tuple[int, ...],
             for a in units]
     n = sum(max(0, t.final) for t in each)
     if len(units) > 1:
-        d.note(f"{g}.fire.attacks", "{k} units fire together, the modifiers applied to each "
-               "unit: {dice} = {n} attack dice", k=len(units),
-               dice=" + ".join(str(max(0, t.final)) for t in each), n=n)
+        d.note(f"{g}.fire.attacks", nmsg(
+            "{n} unit fires, the modifiers applied to it: {dice} = {total} attack dice",
+            "{n} units fire together, the modifiers applied to each unit: {dice} = {total} "
+            "attack dice", n=len(units), dice=" + ".join(str(max(0, t.final)) for t in each),
+            total=n))
     if each[0].modifiers:
         d.note(f"{g}.fire.attacks", "modifiers for each unit: {mods}" if len(units) > 1
                else "attack dice: {n} ({mods})", n=n, mods=_mods(each[0]))
@@ -896,8 +898,9 @@ def _strike_round(rules: Rules, p: Any, fire_params: type[Params]
             return (aa["shot_down"], aa["aborted"], *s[2:])
         n = aa["attack_left"] * (2 if p.one_target else 1)
         if p.one_target:
-            d.note(f"{g}.air_strike", "one chosen target: the attack counts twice, {n} dice",
-                   n=n)
+            d.note(f"{g}.air_strike", nmsg("one chosen target: the attack counts twice, {n} die",
+                                           "one chosen target: the attack counts twice, {n} "
+                                           "dice", n=n))
         target = {k: getattr(p, k) for k in STRIKE_TARGET}
         if "ground_attack_aircraft" in fire_params.model_fields:
             target["ground_attack_aircraft"] = not p.bombers
@@ -953,8 +956,9 @@ def crossfire(rules: Rules, fire_params: type[Params]) -> Procedure:
         if c.attacks_roll == "2d6":
             n = int(d.dice(2, view="sum", rule=f"{g}.crossfire.attacks",
                            what="attack value 2d6"))
-            d.note(f"{g}.crossfire.attacks", "one roll for all three units: {n} attack dice "
-                   "each", n=n)
+            d.note(f"{g}.crossfire.attacks", nmsg(
+                "one roll for all three units: {n} attack die each",
+                "one roll for all three units: {n} attack dice each", n=n))
         else:
             n = c.attacks
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from warroom.engine.context import Dice
-from warroom.engine.messages import Msg, msg
+from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.procedure import OutcomeField, Procedure, outcome, procedure
 from warroom.engine.steps import Target
 from warroom.errors import UsageError, counted
@@ -372,9 +372,11 @@ def stuka_zu_fuss(p: StukaParams, d: Dice) -> dict[str, Any]:
         return {"ranged_in": 0, "guns": 0, "hits": 0, "destroyed": 0, "bailed_out": 0,
                 "pinned": False}
     guns = 7 - ranged_in
-    d.note("fow.stuka_zu_fuss.guns",
-           "Ranged in on attempt {n}: the bombardment counts as {guns} guns; rockets suffer "
-           "no penalty for later attempts.", n=ranged_in, guns=guns)
+    d.note("fow.stuka_zu_fuss.guns", nmsg(
+        "Ranged in on attempt {attempt}: the bombardment counts as {n} gun; rockets suffer "
+        "no penalty for later attempts.", "Ranged in on attempt {attempt}: the bombardment "
+        "counts as {n} guns; rockets suffer no penalty for later attempts.", n=guns,
+        attempt=ranged_in))
     hit_t = (Target.of(BATTERY_TO_HIT[p.battery_skill],
                        msg("{rating} crew", rating=Msg(p.battery_skill)))
              .plus(1 if guns == 1 else 0, "only one gun firing"))
