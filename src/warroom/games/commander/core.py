@@ -780,10 +780,10 @@ def _assault_result(rules: Rules, draw: str, values: Mapping[str, Any], att: int
     out["winner"] = "attacker" if att > dfn else "defender"
     if a.double_eliminates and win >= 2 * lose:
         out["result"] = "loser_eliminated"
-        d.note(f"{g}.assault.result", "one hit against none: at least double, the loser is "
-               "eliminated and the winner consolidates" if win == 1 else "{win} hits against "
-               "{lose}: at least double, the loser is eliminated and the winner consolidates",
-               win=win, lose=lose)
+        d.note(f"{g}.assault.result", nmsg(
+            "one hit against none: at least double, the loser is eliminated and the winner "
+            "consolidates", "{n} hits against {lose}: at least double, the loser is "
+            "eliminated and the winner consolidates", n=win, lose=lose))
         return out
     cm = win - lose if a.loser_retreat == "difference" else 0
     if (loser == "defender" and values["defender_dug_in"]) or \
