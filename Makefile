@@ -66,7 +66,7 @@ messages: dev
 	$(BIN)/python -m warroom.i18n.templates .
 	for pot in src/warroom/i18n/pot/*.pot; do \
 	  for lang in pl zh; do \
-	    $(BIN)/pybabel update -q -i $$pot -d src/warroom/i18n -D $$(basename $$pot .pot) \
+	    $(BIN)/pybabel -q update -i $$pot -d src/warroom/i18n -D $$(basename $$pot .pot) \
 	      -l $$lang --init-missing --no-fuzzy-matching --ignore-obsolete -w 100 || exit 1; \
 	  done; \
 	done
