@@ -14,7 +14,7 @@ help:
 	@echo "make test   - install dev tools; run ruff, mypy --strict and the whole test suite"
 	@echo "make bench  - the performance suite (prints a table)"
 	@echo "make screenshots - refresh docs/screenshots/ with the browser tests"
-	@echo "make messages    - extract every translatable message (build/warroom.pot)"
+	@echo "make messages    - refresh the .pot templates and update the pl/zh catalogs"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,13 +60,17 @@ screenshots: dev
 	  tests/web/test_browser.py tests/battle/test_browser_battle.py \
 	  tests/battle/test_browser_armies.py
 
-# every translatable message, as pybabel finds it (babel.cfg; keywords in pyproject.toml)
+# the message templates, one per catalog domain (src/warroom/i18n/pot/DOMAIN.pot: what
+# pybabel extract finds with babel.cfg and the keywords in pyproject.toml, plus what each
+# domain's catalogs hold), then every catalog brought in line with its template
 messages: dev
-	mkdir -p build
-	$(BIN)/pybabel extract -F babel.cfg --no-location -o build/warroom.pot \
-	  $$($(BIN)/python -c 'import tomllib; t = tomllib.load(open("pyproject.toml", "rb")); \
-	  print(" ".join("-k " + k for k in t["tool"]["warroom"]["babel"]["keywords"]))') src
-	@echo "build/warroom.pot: compare with src/warroom/i18n/*/LC_MESSAGES/*.po"
+	$(BIN)/python -m warroom.i18n.templates .
+	for pot in src/warroom/i18n/pot/*.pot; do \
+	  for lang in pl zh; do \
+	    $(BIN)/pybabel -q update -i $$pot -d src/warroom/i18n -D $$(basename $$pot .pot) \
+	      -l $$lang --init-missing --no-fuzzy-matching --ignore-obsolete -w 100 || exit 1; \
+	  done; \
+	done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

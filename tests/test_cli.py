@@ -142,9 +142,11 @@ ERRORS = [
     (("roll", "demo.pool", "--dice", ""), "at least one die"),
     (("simulate", "demo.pool", "--samples", "0"), "samples"),
     (("rules", "chess"), "unknown game system"),
-    (("odds",), "Missing argument"),
-    (("frobnicate",), "No such command"),
-    (("roll", "demo.pool", "--seed", "abc"), "Invalid value"),
+    # the parser's own refusals, told like every other usage error (one line, exit 2)
+    (("odds",), "error: missing PROCEDURE"),
+    (("frobnicate",), "error: no such command: frobnicate"),
+    (("roll", "demo.pool", "--seed", "abc"), "invalid value for --seed: give a whole number"),
+    (("odds", "demo.pool", "--bogus"), "error: no such option: --bogus"),
 ]
 
 

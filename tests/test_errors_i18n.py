@@ -287,7 +287,7 @@ def test_cli_prints_the_error_in_the_chosen_language(
     assert capsys.readouterr().err == "error: expected key=value, got 'dice'\n"
     monkeypatch.setenv("WARROOM_LANG", "pl")
     assert main(["odds", "demo.pool", "dice"]) == 2
-    assert capsys.readouterr().err == "error: oczekiwano key=value, podano 'dice'\n"
+    assert capsys.readouterr().err == "błąd: oczekiwano key=value, podano 'dice'\n"
 
 
 def test_pages_show_the_error_in_the_page_language(client: Any) -> None:

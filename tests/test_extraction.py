@@ -4,7 +4,6 @@ it finds is translated in Polish and Chinese."""
 
 from __future__ import annotations
 
-import re
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -14,6 +13,7 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.frontend import parse_keywords, parse_mapping_cfg
 
 from warroom import i18n
+from warroom.i18n import templates
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,13 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # below (its joined id has no translation).
 HAND_FORKED: set[str] = set()
 # English-only on purpose: a broken battle log (a bug report, not a player's mistake) and
-# the JSON API's details, which stay English (web/app.py)
-ENGLISH_ONLY = {
-    "a second 'created' event", "undoes the creation",
-    "a battle log must start with its 'created' event", "empty battle log",
-    "dice: give at least one die, e.g. 3,5,6 (or leave it out and let warroom roll)",
-    "give either dice or seed, not both", "an undo is folded by popping its target",
-}
+# the JSON API's details, which stay English (web/app.py); kept out of the templates too
+ENGLISH_ONLY = templates.ENGLISH_ONLY
 
 
 @cache
@@ -44,7 +39,9 @@ def raw_messages() -> tuple[tuple[str, int, str | tuple[str, ...]], ...]:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     keywords = dict(DEFAULT_KEYWORDS)
     keywords.update(parse_keywords(config["tool"]["warroom"]["babel"]["keywords"]))
-    return tuple((filename, lineno, message) for filename, lineno, message, _comments, _context
+    # a message with a context (pgettext) is keyed as gettext keys it: context \x04 text
+    return tuple((filename, lineno, f"{context}\x04{message}" if context else message)
+                 for filename, lineno, message, _comments, context
                  in extract_from_dir(str(ROOT), method_map, options_map, keywords=keywords))
 
 
@@ -75,8 +72,8 @@ def test_extraction_finds_sources_and_templates(messages: dict[str, str]) -> Non
 def test_every_extracted_message_is_translated(messages: dict[str, str], lang: str) -> None:
     table = i18n.catalog(lang)
     missing = sorted(f"{where}: {msgid}" for msgid, where in messages.items()
-                     if msgid not in table and msgid not in HAND_FORKED | ENGLISH_ONLY
-                     and re.search(r"[A-Za-z]", re.sub(r"\{[^{}]*\}", "", msgid)))
+                     if msgid not in table and msgid not in HAND_FORKED
+                     and templates.translatable(msgid))
     assert not missing, missing
 
 

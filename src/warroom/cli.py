@@ -399,22 +399,38 @@ def main(argv: list[str] | None = None) -> int:
     if _needs_subcommands(args):
         _register_subcommands()
     debug = bool(os.environ.get("WARROOM_DEBUG"))
+    as_json = "--json" in args
     try:
-        # standalone: Typer prints its own usage errors (exit 2), help and --version
-        app(args=args, prog_name="warroom", standalone_mode=True)
+        from warroom.cli_help import command
+
+        # not standalone: the parser's own usage errors come here, to be told as ours
+        code = command(app, _lang_asked(args)).main(args=args, prog_name="warroom",
+                                                    standalone_mode=False)
+        return code if isinstance(code, int) else 0
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
+    except (typer.Exit, typer.TyperException) as exc:
+        from warroom.cli_help import usage_error
+
+        if isinstance(exc, typer.Exit):
+            return exc.exit_code
+        _STATE["lang"] = _lang_asked(args)
+        failure = usage_error(exc)
+        if failure is None:  # 'warroom' alone, or a group without its command: the help
+            return exc.exit_code
+        _error(failure, as_json)
+        return 2
     except UsageError as exc:
-        _error(exc, "--json" in args)  # in --lang / WARROOM_LANG
+        _error(exc, as_json)  # in --lang / WARROOM_LANG
         return 2
     except WarroomError as exc:
         if debug:
             raise
         _error(exc, False)  # not the caller's mistake (verify's verdict, a broken rule)
         return 1
-    except KeyboardInterrupt:
-        sys.stderr.write("Interrupted.\n")
+    except (KeyboardInterrupt, typer.Abort):
+        sys.stderr.write(_tr()("Interrupted.") + "\n")
         return 130
     except Exception as exc:  # pragma: no cover - a bug; say so without a traceback
         if debug:
@@ -422,7 +438,20 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"internal error ({type(exc).__name__}): {exc}\n"
                          "Set WARROOM_DEBUG=1 for details and please report it.\n")
         return 1
-    return 0
+
+
+def _lang_asked(args: list[str]) -> str:
+    """The language of this invocation before the parser runs (for its help and its
+    usage errors): the last valid ``--lang``, else WARROOM_LANG, else English."""
+    from warroom import i18n
+
+    lang = i18n.from_env()
+    for i, arg in enumerate(args):
+        value = (args[i + 1] if arg == "--lang" and i + 1 < len(args)
+                 else arg.partition("=")[2] if arg.startswith("--lang=") else None)
+        if value:
+            lang = i18n.negotiate([value]) or lang
+    return lang
 
 
 def _error(exc: WarroomError, as_json: bool) -> None:
@@ -433,7 +462,7 @@ def _error(exc: WarroomError, as_json: bool) -> None:
     if as_json:
         _print_json(error_json(exc, tr))
         return
-    sys.stderr.write(f"error: {error_message(exc, tr)}\n")
+    sys.stderr.write(tr("error: {message}").format(message=error_message(exc, tr)) + "\n")
 
 
 def run() -> None:

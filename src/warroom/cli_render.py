@@ -13,11 +13,26 @@ from rich.table import Table
 from rich.text import Text
 
 from warroom import i18n
+from warroom.engine.messages import nmsg
 from warroom.engine.results import Distribution, Estimate, Resolution, cell, columns
 from warroom.engine.steps import says_target, target_label
-from warroom.i18n.formats import fmt_count, fmt_number, fmt_pct, fmt_unit, fmt_value
+from warroom.i18n.formats import (
+    fmt_count,
+    fmt_number,
+    fmt_pct,
+    fmt_sources,
+    fmt_unit,
+    fmt_value,
+)
 
 Tr = Callable[[str], str]
+
+
+def pgettext_lazy(context: str, text: str) -> tuple[str, str]:
+    """A message with its context, as ``pybabel extract`` finds it (translated where
+    shown)."""
+    return context, text
+
 MAX_ROWS = 40
 BAR_WIDTH = 28
 
@@ -76,10 +91,22 @@ def _active_tr() -> Tr:
     return i18n.translator(lang if isinstance(lang, str) else i18n.from_env())
 
 
+def _counted(tr: Tr, singular: str, plural: str, n: int) -> str:
+    """The form of a counted message for ``n`` in ``tr``'s language (its catalog's plural
+    forms); the template still holds ``{n}``, to be filled as the count is shown."""
+    ngettext = getattr(tr, "ngettext", None)
+    if ngettext is None:
+        return singular if n == 1 else plural
+    return str(ngettext(singular, plural, n))
+
+
 def _params_line(params: Mapping[str, Any]) -> str:
-    """Parameters as typed at the command line; empty lists are left out."""
+    """Parameters as typed at the command line; unset values and empty lists are left
+    out (never ``terrain=None``)."""
     parts = []
     for k, v in params.items():
+        if v is None:
+            continue
         if isinstance(v, (list, tuple)):
             if not v:
                 continue
@@ -104,7 +131,9 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
             for prm in proc["params"]:
                 choices = prm.get("choices", [])
                 if len(choices) > 12:
-                    allowed = tr("any of {n} names (listed under Tables)").format(n=len(choices))
+                    allowed = nmsg("any of {n} name (listed under Tables)",
+                                   "any of {n} names (listed under Tables)",
+                                   n=len(choices)).render(tr)
                 else:
                     allowed = ", ".join(choices)
                 if not allowed and ("minimum" in prm or "maximum" in prm):
@@ -114,7 +143,8 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
                 value = prm["default"]
                 default = (tr("(required)") if prm["required"] else tr("default {value}").format(
                     value=tr("none") if value in ([], (), None) else fmt_value(value)))
-                facts = " · ".join(x for x in (prm["type"], default, allowed) if x)
+                facts = " · ".join(x for x in (_type_name(tr, prm["type"]), default, allowed)
+                                   if x)
                 head = Text("    ")
                 head.append(_named(tr, prm["name"], proc["id"]), style="cyan")
                 head.append(f"  {facts}", style="dim")
@@ -124,12 +154,34 @@ def render_rules(console: Console, data: Sequence[Mapping[str, Any]], tr: Tr, fu
             console.print(f"    [dim]{escape(tr('outcome:'))}[/dim] {escape(outs)}")
             if proc.get("note"):
                 _indented(console, tr("note: {note}").format(note=tr(proc["note"])), 4)
+            if proc.get("source"):
+                _indented(console, tr("source: {source}").format(
+                    source=fmt_sources(proc["source"], tr)), 4)
         if full and system.get("tables"):
             console.print(Text("\n  " + tr("Tables"), style="bold"))
             for name, value in system["tables"].items():
                 console.print(f"  [cyan]{escape(tr(name))}[/cyan]")
                 _render_table_value(console, value, indent="    ", tr=tr)
         console.print()
+
+
+TYPE_NAMES = {
+    "int": pgettext_lazy("parameter type", "int"),
+    "bool": pgettext_lazy("parameter type", "bool"),
+    "str": pgettext_lazy("parameter type", "str"),
+    "choice": pgettext_lazy("parameter type", "choice"),
+    "fraction": pgettext_lazy("parameter type", "fraction"),
+    "list": pgettext_lazy("parameter type", "list"),
+}
+"""Each parameter type's name, a message in the context "parameter type"."""
+
+
+def _type_name(tr: Tr, name: str) -> str:
+    """A parameter's type (int, choice, fraction...) in ``tr``'s language."""
+    pgettext = getattr(tr, "pgettext", None)
+    if name not in TYPE_NAMES or pgettext is None:
+        return name
+    return str(pgettext(*TYPE_NAMES[name]))
 
 
 def _indented(console: Console, text: str, indent: int) -> None:
@@ -187,8 +239,10 @@ def _inline(v: Any, tr: Tr = i18n.translator("en")) -> str:
 
 def render_parts(console: Console, dist: Distribution, tr: Tr) -> None:
     """Each field's (and each unit's) chances instead of thousands of whole outcomes."""
-    console.print(tr("{n} whole outcomes: each field's chances below (--all lists them "
-                     "all).").format(n=fmt_count(len(dist.weights), tr, terminal=True)))
+    total = len(dist.weights)
+    console.print(_counted(tr, "{n} whole outcome: its chances below.", "{n} whole outcomes: "
+                           "each field's chances below (--all lists them all).", total).format(
+        n=fmt_count(total, tr, terminal=True)))
     keep = set(shown(dist.procedure, dist.params, dist.fields))
     for part, chances in dist.parts():
         field, _, unit = part.partition(": ")
@@ -227,7 +281,7 @@ def render_odds(console: Console, dist: Distribution, exact: bool = False,
     heads = [fmt_unit(unit, tr) if unit else name(f) for f, unit in cols]
     heads.append(tr("chance"))
     if exact:
-        heads.append("exact")
+        heads.append(tr("exact"))
     lines: list[Sequence[str]] = []
     for outcome, p in rows:
         cells = [_cell(cell(outcome, c), tr) for c in cols]
@@ -337,8 +391,9 @@ def render_roll(console: Console, res: Resolution, tr: Tr) -> None:
                                  if k in shown(res.procedure, res.params, [k]))))
     if res.seed is not None:
         dice = ",".join(str(d) for d in res.dice)
-        console.print(f"[dim]seed {res.seed}; replay with --seed {res.seed}"
-                      f"{' or --dice ' + dice if dice else ''}[/dim]")
+        again = (tr("seed {seed}; replay with --seed {seed} or --dice {dice}") if dice
+                 else tr("seed {seed}; replay with --seed {seed}"))
+        console.print(Text(again.format(seed=res.seed, dice=dice), style="dim"))
 
 
 def render_estimate(console: Console, est: Estimate, tr: Tr | None = None,
@@ -356,7 +411,9 @@ def render_estimate(console: Console, est: Estimate, tr: Tr | None = None,
             n=fmt_count(est.samples, tr, terminal=True), m=fmt_number(est.margin * 100, tr, 1)),
             style="yellow"))
     rate = round(est.samples / max(est.seconds, 1e-9))
-    console.print(Text(tr("{n} samples, seed {seed}, {seconds} s ({rate}/s)").format(
+    console.print(Text(_counted(tr, "{n} sample, seed {seed}, {seconds} s ({rate}/s)",
+                               "{n} samples, seed {seed}, {seconds} s ({rate}/s)",
+                               est.samples).format(
         n=fmt_count(est.samples, tr, terminal=True), seed=est.seed,
         seconds=fmt_number(est.seconds, tr), rate=fmt_count(rate, tr, terminal=True)),
         style="dim"))
@@ -368,7 +425,7 @@ def render_estimate(console: Console, est: Estimate, tr: Tr | None = None,
     cols = columns(est.as_distribution(), fields)
     heads = [fmt_unit(unit, tr) if unit else field_label(tr, f, est.procedure)
              for f, unit in cols]
-    heads += ["estimate", "95% interval"]
+    heads += [tr("estimate"), tr("95% interval")]
     rows = data["outcomes"]
     if len(rows) > MAX_ROWS:
         rows = sorted(rows, key=lambda r: -r["p"])[:MAX_ROWS]

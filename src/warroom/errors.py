@@ -39,6 +39,18 @@ class ErrorText(Msg):
         return hash(self.template)
 
 
+def counted(singular: str, plural: str, /, n: int | None, **args: object) -> ErrorText:
+    """An error message that prints a count (``"at most {n} characters"``): each language
+    picks its form for ``n`` by its catalog's plural forms, as
+    :func:`warroom.engine.messages.nmsg` does for steps."""
+    return _with_plural(ErrorText(singular, n=n, **args), plural)
+
+
+def _with_plural(text: ErrorText, plural: str) -> ErrorText:
+    object.__setattr__(text, "plural", plural)
+    return text
+
+
 def verbatim(text: str) -> ErrorText:
     """Text shown as it is in every language (names and values people type)."""
     return ErrorText("{text}", text=text)
@@ -93,7 +105,7 @@ def clipped(text: ErrorText) -> ErrorText:
     named in :data:`KEPT` are kept whole)."""
     args = {k: (clipped(v) if isinstance(v, ErrorText) else v if k in KEPT else clip(v))
             for k, v in text.args.items()}
-    return ErrorText(text.template, **args)
+    return _with_plural(ErrorText(text.template, **args), text.plural)
 
 
 def error_message(exc: WarroomError, tr: Translator | None = None) -> str:
@@ -127,7 +139,8 @@ class UsageError(WarroomError, ValueError):
 
     def __init__(self, message: str | ErrorText = "", /, **args: object) -> None:
         if isinstance(message, ErrorText):
-            self.text = ErrorText(message.template, **message.args, **args) if args else message
+            self.text = (_with_plural(ErrorText(message.template, **message.args, **args),
+                                      message.plural) if args else message)
         else:
             self.text = ErrorText(message, **args)
         super().__init__(str(self.text))

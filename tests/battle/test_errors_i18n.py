@@ -346,16 +346,16 @@ def test_the_battle_cli_prints_errors_in_the_chosen_language(
     assert run("battle", "add-unit", bid, "--side", "A", "--name", "Tigers")[0] == 0
     code, _, err = run("--lang", "pl", "battle", "add-unit", bid, "--side", "A", "--name",
                        "tigers")
-    assert code == 2 and err == "error: jednostka o nazwie 'tigers' już istnieje\n"
+    assert code == 2 and err == "błąd: jednostka o nazwie 'tigers' już istnieje\n"
     code, _, err = run("--lang", "zh", "battle", "next", bid, "--expect", "1")
-    assert code == 2 and err == ("error: 战斗已被修改：你看到的是状态 1，现在已是 2；"
+    assert code == 2 and err == ("错误：战斗已被修改：你看到的是状态 1，现在已是 2；"
                                  "请重新加载后再试（未记录任何内容）\n")
     code, _, err = run("--lang", "pl", "battle", "mark", bid, "Tigers", "hits=lots")
     assert code == 2 and "znacznik 'hits' jest licznikiem" in err and "'lots'" in err
     monkeypatch.setenv("WARROOM_LANG", "pl")
     assert run("battle", "undo", bid)[0] == 0
     code, _, err = run("battle", "undo", bid)
-    assert code == 2 and err.startswith("error: nie ma czego cofnąć")
+    assert code == 2 and err.startswith("błąd: nie ma czego cofnąć")
     monkeypatch.delenv("WARROOM_LANG")
     code, _, err = run("battle", "undo", bid)
     assert err == "error: nothing to undo: the battle is as it was created\n"

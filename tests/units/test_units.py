@@ -290,7 +290,8 @@ def test_built_as_json_in_polish() -> None:
     b = params_for("bkc.fire", "example:bkc:Tanks", "example:bkc:Infantry", cover="cover")
     data = b.to_json(i18n.translator("pl"))
     assert data["params"] == {"attackers": "3,3,3", "hits_value": 3, "cover": "cover"}
-    assert data["filled"] == {"attackers": "Tanks, atak 3, jednostek: 3",
+    # three units: the second of the three Polish plural forms (2-4: jednostki)
+    assert data["filled"] == {"attackers": "Tanks, atak 3, 3 jednostki",
                               "hits_value": "Infantry, wartość trafień",
                               "cover": "podano wprost"}
 

@@ -210,6 +210,9 @@ def test_the_openapi_document(client: Any) -> None:
         legacy = not p.startswith("/api/v1/")
         assert op.get("deprecated", False) is legacy, p
         assert op["operationId"].startswith("legacy_") is legacy, p
+        # every route may fail on the server's side (a rule's bug, a lost worker, a busy
+        # store): the two answers are declared everywhere, with the one error body
+        assert {"422", "500", "503"} <= set(op["responses"]), p
         for status, answer in op["responses"].items():
             if status.startswith(("4", "5")):
                 ref = answer["content"]["application/json"]["schema"]["$ref"]
@@ -226,6 +229,53 @@ def test_the_openapi_document(client: Any) -> None:
     odds = ops[("post", "/api/v1/odds")]["responses"]["200"]["content"]["application/json"]
     kinds = {ref["$ref"].rsplit("/", 1)[1] for ref in odds["schema"]["oneOf"]}
     assert kinds == {"ExactOdds", "EstimatedOdds"}
+    # a battle's odds are typed as /odds answers them, inside the battle's answer
+    battle = ops[("post", "/api/v1/battles/{battle_id}/odds")]["responses"]["200"]
+    assert battle["content"]["application/json"]["schema"]["$ref"].endswith("/BattleOdds")
+    inner = doc["components"]["schemas"]["BattleOdds"]["properties"]["odds"]
+    assert {ref["$ref"].rsplit("/", 1)[1] for ref in inner["oneOf"]} == kinds
+
+
+def test_a_battles_odds_answer_is_its_model(client: Any) -> None:
+    made = client.post("/api/v1/battles", json={"game": "demo"}).json()
+    r = client.post(f"/api/v1/battles/{made['id']}/odds", headers={
+        "X-Battle-Key": made["keys"]["A"]}, json={"procedure": "demo.pool",
+                                                  "params": {"dice": 2}})
+    assert r.status_code == 200, r.text
+    answer = schema.BattleOdds.model_validate(r.json())
+    assert isinstance(answer.odds, schema.ExactOdds)
+    # two dice at 4+: no success 1/4, one 1/2, two 1/4; expected 1 success
+    assert [(c.value, c.exact) for c in answer.chances["successes"]] == [
+        (0, "1/4"), (1, "1/2"), (2, "1/4")]
+    assert answer.expected == {"successes": "1/1"}
+
+
+@pytest.mark.parametrize("prefix", ["/api/v1", "/api"])
+def test_a_lost_worker_is_the_one_error_body(tmp_path: Path, prefix: str) -> None:
+    from fastapi.testclient import TestClient
+
+    from warroom.serving import Answer, Serving, WorkerLost
+    from warroom.web.app import create_app
+
+    class Dying(Serving):
+        """A server whose worker dies (twice) on every question."""
+
+        def cached(self, proc_id: str, raw: Any) -> None:
+            return None
+
+        async def odds(self, proc_id: str, raw: Any, **_kw: Any) -> Answer:
+            raise WorkerLost(proc_id)
+
+    with TestClient(create_app(tmp_path / "b.sqlite3", serving=Dying())) as c:
+        r = c.post(f"{prefix}/odds", json={"procedure": "demo.pool"})
+    assert r.status_code == 503
+    error = schema.ErrorBody.model_validate(r.json()).error
+    assert error.code == "worker_lost" and "ask again" in error.message
+    assert error.parameter is None
+    if prefix == "/api":  # the deprecated prefix keeps its old keys for one release
+        assert (r.json()["detail"], r.json()["code"]) == (error.message, "worker_lost")
+    else:
+        assert set(r.json()) == {"error"}
 
 
 def test_the_cli_disables_pydantic_plugins_by_the_documented_switch() -> None:

@@ -405,7 +405,7 @@ def test_a_worker_killed_while_working_is_replaced_and_its_task_given_once_more(
             assert r.status_code == 503
             error = r.json()
             assert error["code"] == "worker_lost" and "fow.shoot_mixed" in error["detail"]
-            assert "ask again" in error["detail"]
+            assert "ask again" in error["detail"] and error["error"]["code"] == "worker_lost"
         assert srv.pool.lost == kills and not killed & srv.pool.pids("long")
         assert httpx.post(url + "/api/odds", json=LIGHT, timeout=60).status_code == 200
 

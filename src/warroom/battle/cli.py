@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
+from warroom.engine.messages import nmsg
 from warroom.errors import UsageError
 
 if TYPE_CHECKING:
@@ -179,8 +180,8 @@ def show(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
             _echo("  -")
         for u in units:
             stats = " ".join(f"{k}={v}" for k, v in u["stats"].items())
-            left = (" " + tr("1 team left" if u["teams_left"] == 1 else "{n} teams left")
-                    .format(n=u["teams_left"]) if "teams_left" in u else "")
+            left = (" " + nmsg("{n} team left", "{n} teams left", n=u["teams_left"]).render(tr)
+                    if "teams_left" in u else "")
             _echo(f"  {u['name']}  {stats}{left}  {_markers(u)}")
             if u.get("profile") is not None:
                 _echo("    " + _profile_line(data["game"], u["profile"]))
@@ -322,7 +323,7 @@ def odds(
     The same parameters as 'battle do' (where each came from); nothing is recorded."""
     data = _battles(db).odds(battle_id, procedure, _with_units(params, units))
     if as_json:
-        _out(data)
+        _out(data, "BattleOdds")
         return
     from warroom.i18n.formats import fmt_count, fmt_number
 
@@ -447,7 +448,8 @@ def verify(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None
     else:
         tr = _tr()
         if report.ok:
-            _echo(tr("ok: {n} events reproduce").format(n=report.events))
+            _echo(nmsg("ok: {n} event reproduces", "ok: {n} events reproduce",
+                       n=report.events).render(tr))
             _echo(tr("authentic: made on this server") if report.authentic else
                   tr("consistent but not signed by this server"))
         for note in report.notes:
@@ -470,7 +472,8 @@ def luck(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
         return
     tr = _tr()
     for side, info in data["sides"].items():
-        _echo(tr("side {side}: {n} rolls").format(side=side, n=info["rolls"]))
+        _echo(nmsg("side {side}: {n} roll", "side {side}: {n} rolls", n=info["rolls"],
+                   side=side).render(tr))
         for name, f in info["fields"].items():
             _echo("  " + tr("{field}: expected {expected}, got {actual}").format(
                 field=name, expected=f"{f['expected']:.2f}", actual=f["actual"]))

@@ -92,7 +92,7 @@ def nmsg(singular: str, plural: str, /, n: int, **args: Any) -> Msg:
 
 Text = str | Msg
 """What a procedure may pass where words are shown: a template without arguments, or a
-:class:`Msg` (``msg("team with {k} hits", k=3)``)."""
+:class:`Msg` (``msg("{unit} is pinned", unit=name)``)."""
 
 
 def as_msg(text: str | Msg) -> Msg:

@@ -76,3 +76,10 @@ def fmt_unit(name: str, tr: Tr | None = None) -> str:
         return name
     template = tr(kind + "{n}")
     return name if template == kind + "{n}" else template.format(n=name[len(kind):])
+
+
+def fmt_sources(source: str, tr: Tr | None = None) -> str:
+    """A rule's sources (``"FoW article on shooting; FoW article on the effects of hits"``)
+    by their titles in ``tr``'s language: each title is a catalog message."""
+    translate = tr or (lambda text: text)
+    return "; ".join(translate(part.strip()) for part in source.split(";") if part.strip())

@@ -13,7 +13,8 @@ describes exactly what is sent.
   with a stable machine-readable ``code`` (:attr:`warroom.errors.WarroomError.code`).
 * Battles: :class:`BattleCreated`, :class:`BattleImported`, :class:`BattleSummary`,
   :class:`BattleView`, :class:`BattleEvent`, :class:`VerifyReport`, :class:`Luck`,
-  :class:`BattleExport`. The battle models name the fields a client can rely on and let
+  :class:`BattleExport`, :class:`BattleOdds` (its ``odds`` an :data:`Odds`). The battle
+  models name the fields a client can rely on and let
   the rest through (``extra="allow"``): the battle's own models (``battle.events``,
   ``battle.core``) validate what is stored.
 
@@ -37,11 +38,13 @@ if TYPE_CHECKING:
         emit,
     )
     from warroom.schema.battles import (
+        BattleChance,
         BattleCreated,
         BattleEvent,
         BattleExport,
         BattleImported,
         BattleLinks,
+        BattleOdds,
         BattleSummary,
         BattleView,
         ImportedLinks,
@@ -98,11 +101,13 @@ _HOME = {
     "OutcomeInfo": "rules",
     "ParamInfo": "rules",
     "ProcedureInfo": "rules",
+    "BattleChance": "battles",
     "BattleCreated": "battles",
     "BattleEvent": "battles",
     "BattleExport": "battles",
     "BattleImported": "battles",
     "BattleLinks": "battles",
+    "BattleOdds": "battles",
     "BattleSummary": "battles",
     "BattleView": "battles",
     "ImportedLinks": "battles",
@@ -112,11 +117,13 @@ _HOME = {
 """Which module defines each public name."""
 
 __all__ = [
+    "BattleChance",
     "BattleCreated",
     "BattleEvent",
     "BattleExport",
     "BattleImported",
     "BattleLinks",
+    "BattleOdds",
     "BattleSummary",
     "BattleView",
     "ErrorBody",

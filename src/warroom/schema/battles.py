@@ -6,7 +6,8 @@ from typing import Any
 
 from pydantic import Field
 
-from warroom.schema._base import _Model, _Open
+from warroom.schema._base import Scalar, _Model, _Open
+from warroom.schema.odds import Odds
 
 
 class BattleLinks(_Model):
@@ -81,3 +82,33 @@ class BattleExport(_Open):
 
     format: str
     version: int
+
+
+class BattleChance(_Model):
+    """One value of a field (or unit) and its chance."""
+
+    value: Scalar
+    p: float = Field(ge=0, le=1)
+    exact: str | None = Field(None, description="as a fraction, where the odds are exact",
+                              examples=["1/4"])
+
+
+class BattleOdds(_Open):
+    """What ``/battles/{id}/odds`` answers: the parameters ``do`` would use (with where
+    each came from) and their odds, typed as ``/odds`` answers them, before anyone rolls."""
+
+    procedure: str = Field(examples=["fow.shoot"])
+    params: dict[str, Any] = Field(description="the parameters, validated and completed")
+    unit: str | None = Field(None, description="the acting unit, if any")
+    target: str | None = Field(None, description="the unit the outcome falls on, if any")
+    side: str | None = Field(None, description="whose roll it would be (A or B)")
+    clear: str | None = Field(None, description="the marker a passed test would remove")
+    filled: dict[str, Any] = Field(default_factory=dict, description="parameters filled "
+                                   "from the units, with where each came from")
+    given: dict[str, Any] = Field(default_factory=dict, description="parameters as sent")
+    odds: Odds = Field(description="exact odds, or an estimate where they would take too "
+                       "long (as /odds answers)")
+    chances: dict[str, list[BattleChance]] = Field(
+        description="each field's (and unit's) chances")
+    expected: dict[str, str] = Field(description="the expectation of each numeric field: "
+                                     "a fraction where exact, else a decimal")

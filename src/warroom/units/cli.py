@@ -22,12 +22,12 @@ FileArg = Annotated[str, typer.Argument(help="the force file (TOML), or example:
 def check(file: FileArg) -> None:
     """Check a force file: errors name the line and field (exit code 2)."""
     from warroom.cli import _tr
-    from warroom.engine.messages import msg
+    from warroom.engine.messages import nmsg
     from warroom.units.forces import load_force
 
     force = load_force(file)
-    text = msg("{file}: {game}, {n} units, OK", file=file, game=force.game,
-               n=len(force.units))
+    text = nmsg("{file}: {game}, {n} unit, OK", "{file}: {game}, {n} units, OK", file=file,
+                game=force.game, n=len(force.units))
     sys.stdout.write(text.render(_tr()) + "\n")
 
 

@@ -266,8 +266,7 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
             return _error(request, exc.http_status, translator(page_lang(request))(
                 "The worker working out this answer stopped (out of memory, or ended from "
                 "outside). It has been replaced: try again in a moment."), None)
-        return JSONResponse({"detail": str(exc), "parameter": None, "code": exc.code},
-                            status_code=exc.http_status)
+        return json_error(request.url.path, exc.http_status, exc.code, str(exc))
 
     @app.exception_handler(srv.ClientGone)
     async def _gone(request: Request, exc: srv.ClientGone) -> Response:

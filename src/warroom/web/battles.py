@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Form, Query, Request, Security
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.security import APIKeyHeader, APIKeyQuery
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.concurrency import run_in_threadpool
@@ -143,7 +143,7 @@ def _key(query: str | None, header: str | None) -> str | None:
 
 # ---------------------------------------------------------------------------- JSON API
 api = APIRouter(prefix="/battles", tags=["battles"],
-                responses=errors(403, 404, 409, 413, 422, 429, 503))
+                responses=errors(403, 404, 409, 413, 422, 429, 500, 503))
 """The battle API, mounted under ``/api/v1`` (and the deprecated ``/api``) by the app."""
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -291,9 +291,10 @@ class Prepare(_Body):
 
 
 @api.post("/{battle_id}/odds", name="battle_odds", summary="The parameters do would use, "
-          "with where each came from, and their exact odds, before anyone rolls")
+          "with where each came from, and their exact odds, before anyone rolls",
+          response_model=schema.BattleOdds)
 async def api_odds(battle_id: str, body: Prepare, request: Request, key: KeyQuery = None,
-                   x_key: KeyHeader = None) -> dict[str, Any]:
+                   x_key: KeyHeader = None) -> Response:
     """As ``/api/v1/odds`` answers (worker processes, time caps, the shared cache): the
     exact odds, or past the exact budget an estimate (``"refining"`` while the full one,
     a margin of half a point, is still being counted: ask again)."""
@@ -312,9 +313,10 @@ async def api_odds(battle_id: str, body: Prepare, request: Request, key: KeyQuer
     answer = await unless_gone(request.is_disconnected, srv.odds(
         proc.id, given, deadline=srv.api_deadline,
         estimate_seconds=srv.api_estimate_seconds))
-    return await run_in_threadpool(
+    data = await run_in_threadpool(
         bt.odds_of, proc, params, extra, exact=answer.exact, estimate=answer.estimate,
         odds=answer.to_json(exact=True, full=False))
+    return JSONResponse(schema.emit(schema.BattleOdds, data))
 
 
 @api.post("/{battle_id}/edit", name="battle_edit_unit", response_model=schema.BattleEvent,

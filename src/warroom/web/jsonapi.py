@@ -34,7 +34,11 @@ ERRORS: dict[int, str] = {
     413: "The request body is too large",
     422: "Invalid input; `parameter` names the field or parameter when there is one",
     429: "Too many battles started from this address; wait",
-    503: "The battle store is busy or down; nothing was recorded",
+    500: "A rule failed on these inputs (a bug in warroom, please report it); nothing "
+         "was recorded",
+    503: "The server cannot answer now: a worker process stopped (it has been replaced), "
+         "the request took too long, or the battle store is busy or down; nothing was "
+         "recorded, ask again",
 }
 """Every error status the API answers, with what it means (all :class:`ErrorBody`)."""
 
@@ -45,7 +49,7 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
             for status in statuses}
 
 
-router = APIRouter(tags=["odds"], responses=errors(413, 422))
+router = APIRouter(tags=["odds"], responses=errors(413, 422, 500, 503))
 
 MAX_WEB_SAMPLES = 200_000
 MAX_DICE = 1000

@@ -30,7 +30,7 @@ def templates() -> Jinja2Templates:
     tpl.env.globals["LANGUAGES"] = langs.LANGUAGE_NAMES
     from warroom.engine.results import cell
     from warroom.engine.steps import says_target, target_label
-    from warroom.i18n.formats import fmt_count, fmt_number, fmt_unit
+    from warroom.i18n.formats import fmt_count, fmt_number, fmt_sources, fmt_unit
     from warroom.web.charts import bar_chart, fmt_pct, fmt_value
 
     tpl.env.globals["bar_chart"] = bar_chart
@@ -39,6 +39,7 @@ def templates() -> Jinja2Templates:
     # in the page's language: the filters take the request's translator from the context
     tpl.env.filters["pct"] = pass_context(lambda ctx, p: fmt_pct(p, ctx.get("_")))
     tpl.env.filters["value"] = fmt_value
+    tpl.env.filters["sources"] = pass_context(lambda ctx, text: fmt_sources(text, ctx.get("_")))
     tpl.env.filters["unit"] = pass_context(lambda ctx, name: fmt_unit(name, ctx.get("_")))
     tpl.env.filters["count"] = pass_context(lambda ctx, n: fmt_count(n, ctx.get("_")))
     tpl.env.filters["points"] = pass_context(  # percentage points, one decimal

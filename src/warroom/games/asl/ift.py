@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from warroom.engine.context import Dice
-from warroom.engine.messages import Msg, msg
+from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 from warroom.errors import UsageError
 from warroom.games.asl import tables as T
@@ -155,7 +155,7 @@ def drm_parts(p: IftParams) -> tuple[int, list[Msg]]:
     elif p.tem is not None:
         tem = p.tem
         add(tem, Msg("TEM"))
-    add(p.hindrance, msg("hindrance ({n} hexes)", n=p.hindrance))
+    add(p.hindrance, nmsg("hindrance ({n} hex)", "hindrance ({n} hexes)", n=p.hindrance))
     if p.ffmo:
         if p.hindrance or own or tem > 0:
             mods.append(Msg("(no FFMO: hindrance or positive TEM)"))

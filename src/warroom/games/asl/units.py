@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from warroom.engine.messages import Msg, msg
-from warroom.errors import ErrorText, UsageError
+from warroom.errors import ErrorText, UsageError, counted
 from warroom.games.asl.counters import MAX_UNITS, Counter, parse_counter
 from warroom.units.base import Profile, Situation
 
@@ -86,8 +86,9 @@ def ift_params(attacker: AslStack, target: AslStack | None, s: Situation
             parts.append(msg("{counter} {fp}", counter=c.text, fp=c.fp))
         total += fp
     if not total:
-        raise UsageError("{unit}: nothing in the stack can fire at {range} hexes",
-                         unit=attacker.name, range=rng)
+        raise UsageError(counted("{unit}: nothing in the stack can fire at {n} hex",
+                                 "{unit}: nothing in the stack can fire at {n} hexes",
+                                 n=rng, unit=attacker.name))
     out: dict[str, Any] = {"fp": str(total)}
     joined = parts[0]
     for part in parts[1:]:
@@ -168,9 +169,10 @@ def group_params(attackers: Sequence[tuple[AslStack, Situation]], target: AslSta
                 near.append(c.text)
             firers.append(c.item + (":pinned" if pinned and "pinned" not in c.item else ""))
     if not near and not far:
-        raise UsageError("{unit}: nothing in the stack can fire at {range} hexes",
-                         unit=", ".join(a.name for a, _ in attackers),
-                         range=attackers[0][1].int("range_hexes"))
+        raise UsageError(counted("{unit}: nothing in the stack can fire at {n} hex",
+                                 "{unit}: nothing in the stack can fire at {n} hexes",
+                                 n=attackers[0][1].int("range_hexes"),
+                                 unit=", ".join(a.name for a, _ in attackers)))
     if near and far:
         raise UsageError("{near} in normal range and {far} at long range: a fire group "
                          "fires at one range; fire them as two attacks",

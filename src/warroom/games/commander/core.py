@@ -15,7 +15,7 @@ from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.procedure import OutcomeField, Params, Procedure, outcome
 from warroom.engine.steps import Target
-from warroom.errors import UsageError
+from warroom.errors import UsageError, counted
 from warroom.games.commander import params as P
 from warroom.games.commander.data import Call, ModSpec, Rules
 
@@ -353,9 +353,11 @@ def attack_dice(rules: Rules, values: Mapping[str, Any], units: tuple[int, ...],
             for a in units]
     n = sum(max(0, t.final) for t in each)
     if len(units) > 1:
-        d.note(f"{g}.fire.attacks", "{k} units fire together, the modifiers applied to each "
-               "unit: {dice} = {n} attack dice", k=len(units),
-               dice=" + ".join(str(max(0, t.final)) for t in each), n=n)
+        d.note(f"{g}.fire.attacks", nmsg(
+            "{n} unit fires, the modifiers applied to it: {dice} = {total} attack dice",
+            "{n} units fire together, the modifiers applied to each unit: {dice} = {total} "
+            "attack dice", n=len(units), dice=" + ".join(str(max(0, t.final)) for t in each),
+            total=n))
     if each[0].modifiers:
         d.note(f"{g}.fire.attacks", "modifiers for each unit: {mods}" if len(units) > 1
                else "attack dice: {n} ({mods})", n=n, mods=_mods(each[0]))
@@ -425,9 +427,9 @@ def resolve_hits(rules: Rules, values: Mapping[str, Any], h: int, score: Target,
     out: dict[str, Any] = {"hits": h, "destroyed": False, "suppressed": already,
                            "retreat_cm": 0}
     if total >= values["hits_value"]:
-        d.note(f"{g}.fire.destroyed", "one hit reaches hits value {value}: destroyed"
-               if total == 1 else "{total} hits reach hits value {value}: destroyed",
-               total=total, value=values["hits_value"])
+        d.note(f"{g}.fire.destroyed", nmsg("one hit reaches hits value {value}: destroyed",
+                                           "{n} hits reach hits value {value}: destroyed",
+                                           n=total, value=values["hits_value"]))
         out.update(destroyed=True, suppressed=False)
         return out
     if h == 0:
@@ -495,7 +497,8 @@ def supporters(rules: Rules, text: str) -> tuple[tuple[str, frozenset[str]], ...
     a = rules.assault
     parts = [x.strip() for x in text.split(",")] if text.strip() else []
     if len(parts) > MAX_SUPPORTERS:
-        raise UsageError("at most {n} supporting units a side", n=MAX_SUPPORTERS)
+        raise UsageError(counted("at most {n} supporting unit a side",
+                                 "at most {n} supporting units a side", n=MAX_SUPPORTERS))
     out = []
     known = (*SUPPORT_FLAGS, *a.support_bars)
     for part in parts:
@@ -700,9 +703,9 @@ def _side_hits(rules: Rules, values: Mapping[str, Any], me: str, them: str, d: D
     if a.support == "attack_die":
         t = t.plus(support, "supporting units")
     n = max(0, t.final)
-    d.note(f"{g}.assault.attacks", "{side} rolls one die: {base} {mods}" if n == 1
-           else "{side} rolls {n} dice: {base} {mods}", side=Msg(me), n=n, base=t.reason,
-           mods=_mods(t))
+    d.note(f"{g}.assault.attacks", nmsg("{side} rolls one die: {base} {mods}",
+                                        "{side} rolls {n} dice: {base} {mods}", n=n,
+                                        side=Msg(me), base=t.reason, mods=_mods(t)))
     if fights:
         n += _supporters_fight(rules, values, me, them, units, d)
     cover = str(values[f"{them}_cover"])
@@ -715,8 +718,8 @@ def _side_hits(rules: Rules, values: Mapping[str, Any], me: str, them: str, d: D
     h = int(got)
     if a.support == "extra_hit" and support:
         h += support
-        d.note(f"{g}.assault.support", "one supporting unit adds one hit" if support == 1
-               else "{n} supporting units add {n} hits", n=support)
+        d.note(f"{g}.assault.support", nmsg("one supporting unit adds one hit",
+                                            "{n} supporting units add {n} hits", n=support))
     return h
 
 
@@ -777,10 +780,10 @@ def _assault_result(rules: Rules, draw: str, values: Mapping[str, Any], att: int
     out["winner"] = "attacker" if att > dfn else "defender"
     if a.double_eliminates and win >= 2 * lose:
         out["result"] = "loser_eliminated"
-        d.note(f"{g}.assault.result", "one hit against none: at least double, the loser is "
-               "eliminated and the winner consolidates" if win == 1 else "{win} hits against "
-               "{lose}: at least double, the loser is eliminated and the winner consolidates",
-               win=win, lose=lose)
+        d.note(f"{g}.assault.result", nmsg(
+            "one hit against none: at least double, the loser is eliminated and the winner "
+            "consolidates", "{n} hits against {lose}: at least double, the loser is "
+            "eliminated and the winner consolidates", n=win, lose=lose))
         return out
     cm = win - lose if a.loser_retreat == "difference" else 0
     if (loser == "defender" and values["defender_dug_in"]) or \
@@ -895,8 +898,9 @@ def _strike_round(rules: Rules, p: Any, fire_params: type[Params]
             return (aa["shot_down"], aa["aborted"], *s[2:])
         n = aa["attack_left"] * (2 if p.one_target else 1)
         if p.one_target:
-            d.note(f"{g}.air_strike", "one chosen target: the attack counts twice, {n} dice",
-                   n=n)
+            d.note(f"{g}.air_strike", nmsg("one chosen target: the attack counts twice, {n} die",
+                                           "one chosen target: the attack counts twice, {n} "
+                                           "dice", n=n))
         target = {k: getattr(p, k) for k in STRIKE_TARGET}
         if "ground_attack_aircraft" in fire_params.model_fields:
             target["ground_attack_aircraft"] = not p.bombers
@@ -952,8 +956,9 @@ def crossfire(rules: Rules, fire_params: type[Params]) -> Procedure:
         if c.attacks_roll == "2d6":
             n = int(d.dice(2, view="sum", rule=f"{g}.crossfire.attacks",
                            what="attack value 2d6"))
-            d.note(f"{g}.crossfire.attacks", "one roll for all three units: {n} attack dice "
-                   "each", n=n)
+            d.note(f"{g}.crossfire.attacks", nmsg(
+                "one roll for all three units: {n} attack die each",
+                "one roll for all three units: {n} attack dice each", n=n))
         else:
             n = c.attacks
 

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.messages import Msg, msg
+from warroom.engine.messages import Msg, msg, nmsg
 from warroom.errors import UsageError
 from warroom.units.base import Profile, Situation
 
@@ -104,7 +104,8 @@ def fire_params(attackers: Sequence[tuple[CommanderUnit, Situation]],
                          units=", ".join(a.name for a, *_ in chosen))
     marker = markers.pop()
     said = [msg("{unit}, attack {value}", unit=a.name, value=text) if a.count == 1 else
-            msg("{unit}, attack {value}, {n} units", unit=a.name, value=text, n=a.count)
+            nmsg("{unit}, attack {value}, {n} unit", "{unit}, attack {value}, {n} units",
+                 unit=a.name, value=text, n=a.count)
             for a, _, _, _, text in chosen]
     values = [v for a, _, v, _, _ in chosen for _ in range(a.count)]
     joined = said[0]

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from warroom.engine.context import Dice
-from warroom.engine.messages import msg
+from warroom.engine.messages import msg, nmsg
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
 from warroom.games.fow.common import (
@@ -93,7 +93,7 @@ def air(p: AirParams, d: Dice) -> dict[str, Any]:
     pool = max(SUPPORT_DICE[p.support] - p.calls, 0)
     d.note("fow.air.support", "{support} air support: {dice} after {calls}",
            support=msg(p.support),
-           dice=msg("one die") if pool == 1 else msg("{n} dice", n=pool),
+           dice=nmsg("{n} die", "{n} dice", n=pool),
            calls=msg("one earlier call") if p.calls == 1
            else msg("{n} earlier calls", n=p.calls))
     come = ARRIVE_ON[p.aircraft_type]
@@ -104,7 +104,7 @@ def air(p: AirParams, d: Dice) -> dict[str, Any]:
         d.note("fow.air.support", "no aircraft come")
         return _nothing()
     planes = AIRCRAFT_ON_DIE[d.die(rule="fow.air.aircraft", what="number of aircraft")]
-    d.note("fow.air.aircraft", "{n} aircraft arrive", n=planes)
+    d.note("fow.air.aircraft", nmsg("{n} aircraft arrives", "{n} aircraft arrive", n=planes))
     if p.aa_dice:
         skill, fp = skill_target(p.aa_skill), firepower_target(p.aa_firepower)
 
@@ -117,7 +117,8 @@ def air(p: AirParams, d: Dice) -> dict[str, Any]:
         downed = d.each(p.aa_dice, aa_die, ("downed", "missed"), rule="fow.air.anti_aircraft",
                         what="anti-aircraft die")["downed"]
         planes = max(planes - int(downed), 0)
-        d.note("fow.air.anti_aircraft", "{n} aircraft left", n=planes)
+        d.note("fow.air.anti_aircraft", nmsg("{n} aircraft left", "{n} aircraft left",
+                                             n=planes))
     if not planes:
         return _nothing(arrived=True)
     if p.friendly_within_40:

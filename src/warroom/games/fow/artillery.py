@@ -8,7 +8,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import Field, field_validator, model_validator
 
 from warroom.engine.context import Dice
-from warroom.engine.messages import Msg, msg
+from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
 from warroom.errors import UsageError
@@ -232,7 +232,7 @@ def artillery_mixed(p: MixedArtilleryParams, d: Dice) -> dict[str, Any]:
     rolled = []
     for group, count in groups.items():
         kind, armour, dug, gtg = group
-        name = msg(GROUP_NAMES[kind], count=count) if count > 1 else first[group]
+        name = nmsg(*GROUP_NAMES[kind], n=count) if count > 1 else first[group]
         got = d.pool(count, t, rule="fow.artillery.to_hit", reroll=reroll,
                      what=msg("to hit: {teams}", teams=name))
         rolled.append((got, bombard.spec_for(kind, armour, dug, gtg)))

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from warroom.engine.context import Dice, fixed
-from warroom.engine.messages import msg
+from warroom.engine.messages import msg, nmsg
 from warroom.engine.steps import Target
 from warroom.games.fow.special_rules import catalog as special_rules
 
@@ -256,23 +256,26 @@ def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec, *, flat: bool 
     if q == 0 and r == 0:
         return 0, 0
     total = q * teams + r
+    rule = f"{spec.rule}.allocate"
     if teams == 1:
-        if total == 1:
-            d.note(f"{spec.rule}.allocate", "the only team takes the hit")
-        else:
-            d.note(f"{spec.rule}.allocate", "the only team takes all {hits} hits", hits=total)
+        d.note(rule, nmsg("the only team takes the hit", "the only team takes all {n} hits",
+                          n=total))
     elif total == 1:
-        d.note(f"{spec.rule}.allocate", "one hit, on one of the {teams} teams", teams=teams)
+        d.note(rule, nmsg("one hit, on the only team", "one hit, on one of the {n} teams",
+                          n=teams))
     elif r == 0:
-        d.note(f"{spec.rule}.allocate", "{hits} hits spread evenly: each of {teams} teams "
-               "takes {q}", hits=total, teams=teams, q=q)
+        d.note(rule, nmsg("{n} hit spread evenly: each of {teams} teams takes {q}",
+                          "{n} hits spread evenly: each of {teams} teams takes {q}",
+                          n=total, teams=teams, q=q))
     elif q == 0:
-        d.note(f"{spec.rule}.allocate", "{hits} hits: {r} of {teams} teams take one hit each",
-               hits=total, r=r, teams=teams)
+        d.note(rule, nmsg("{n} hit: {r} of {teams} teams takes one hit",
+                          "{n} hits: {r} of {teams} teams take one hit each",
+                          n=total, r=r, teams=teams))
     else:
-        d.note(f"{spec.rule}.allocate", "{hits} hits spread over {teams} teams: {r} with "
-               "{more} hits, {rest} with {q}", hits=total, teams=teams, r=r,
-               more=q + 1, rest=teams - r, q=q)
+        d.note(rule, nmsg("{n} hit spread over {teams} teams: {r} with {more} hits, {rest} "
+                          "with {q}", "{n} hits spread over {teams} teams: {r} with {more} "
+                          "hits, {rest} with {q}", n=total, teams=teams, r=r, more=q + 1,
+                          rest=teams - r, q=q))
     destroyed: Any = 0
     bailed: Any = 0
     for count, k in ((r, q + 1), (teams - r, q)):
@@ -283,7 +286,7 @@ def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec, *, flat: bool 
             destroyed = destroyed + dead
             bailed = bailed + out
             continue
-        what = msg("team with {k} hits", k=k) if k > 1 else "team with 1 hit"
+        what = nmsg("team with one hit", "team with {n} hits", n=k)
         if not flat:
             res = d.each(count, _out_or_fighting(team_chain(spec, k)), ("out", "fighting"),
                          rule=f"{spec.rule}.team", what=what)

@@ -15,7 +15,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import Field, field_validator, model_validator
 
 from warroom.engine.context import Dice, Stage, fixed, rows
-from warroom.engine.messages import Msg, msg
+from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.params import text_items, whole_number
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
@@ -104,10 +104,13 @@ class Team(NamedTuple):
 
 TEAM_NAMES: dict[str, str] = {"tank": "tank {n}", "infantry": "infantry team {n}",
                               "gun": "gun {n}", "soft": "unarmoured vehicle {n}"}
-GROUP_NAMES: dict[str, str] = {
-    "tank": "{count} tanks with the same hits", "infantry": "{count} infantry teams with the "
-    "same hits", "gun": "{count} guns with the same hits",
-    "soft": "{count} unarmoured vehicles with the same hits"}
+GROUP_NAMES: dict[str, tuple[str, str]] = {
+    "tank": ("{n} tank with the same hits", "{n} tanks with the same hits"),
+    "infantry": ("{n} infantry team with the same hits", "{n} infantry teams with the same hits"),
+    "gun": ("{n} gun with the same hits", "{n} guns with the same hits"),
+    "soft": ("{n} unarmoured vehicle with the same hits",
+             "{n} unarmoured vehicles with the same hits")}
+"""A group of teams of one kind rolling together, counted (singular, plural)."""
 
 
 @lru_cache(maxsize=256)
@@ -782,9 +785,10 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
         plan = _gun_tank_plan(d, counts, split)
         lost = sum(counts) - sum(map(len, plan)) if busters else 0
         if lost:
-            d.note("fow.shoot_mixed.bunker_buster", "one hit of a bunker buster that moved "
-                   "has no team it may go to: no effect" if lost == 1 else "{n} hits of a "
-                   "bunker buster that moved have no team they may go to: no effect", n=lost)
+            d.note("fow.shoot_mixed.bunker_buster", nmsg(
+                "one hit of a bunker buster that moved has no team it may go to: no effect",
+                "{n} hits of a bunker buster that moved have no team they may go to: no "
+                "effect", n=lost))
         if d.explains:
             for i, took in enumerate(plan):
                 if took:
@@ -826,8 +830,8 @@ def _group_names(teams: tuple[Team, ...], members: list[int]
     """A group of teams rolling together, for the story: the team or how many, and
     each team's name."""
     names = tuple(teams[i].label() for i in members)
-    return names[0] if len(names) == 1 else msg(GROUP_NAMES[teams[members[0]].kind],
-                                                   count=len(names)), names
+    return names[0] if len(names) == 1 else nmsg(*GROUP_NAMES[teams[members[0]].kind],
+                                                    n=len(names)), names
 
 
 PROCEDURES = (shoot_mixed,)

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 from pydantic import Field, model_validator
 
 from warroom.engine.context import Dice, fixed
-from warroom.engine.messages import msg
+from warroom.engine.messages import msg, nmsg
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
 from warroom.games.fow.common import Motivation, motivation_target
@@ -123,9 +123,9 @@ def _no_room(d: Dice, f: Fate, lost: Any, dismount: bool, destroyed: bool, pinne
     if dismount and f.room < f.passengers:
         over = f.passengers - int(lost) - f.room
         if over > 0:
-            d.note("fow.passengers.room", "no room to dismount: one more passenger team is "
-                   "destroyed" if over == 1 else "no room to dismount: {n} more passenger "
-                   "teams are destroyed", n=over)
+            d.note("fow.passengers.room", nmsg(
+                "no room to dismount: one more passenger team is destroyed",
+                "no room to dismount: {n} more passenger teams are destroyed", n=over))
             lost = int(lost) + over
     return {"passengers_destroyed": lost, "transport_destroyed": destroyed,
             "dismounted": dismount, "pinned": pinned, "sent_to_rear": rear}

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from warroom.engine.context import Dice
-from warroom.engine.messages import msg
+from warroom.engine.messages import msg, nmsg
 from warroom.engine.procedure import OutcomeField, outcome, procedure
 from warroom.engine.steps import Target
 from warroom.errors import UsageError
@@ -251,9 +251,9 @@ def roll_to_hit(p: FireParams, d: Dice) -> Any:
     n = p.dice
     if p.target_at_double and n:
         n = 2 * n
-        d.note("fow.shoot.dice", "target moved at the double: one die becomes 2"
-               if p.dice == 1 else "target moved at the double: {dice} dice become {n}",
-               dice=p.dice, n=n)
+        d.note("fow.shoot.dice", nmsg("target moved at the double: one die becomes 2",
+                                      "target moved at the double: {n} dice become {doubled}",
+                                      n=p.dice, doubled=n))
     t = to_hit_target(p)
     reroll, why = to_hit_reroll(p)
     if why:
@@ -266,10 +266,10 @@ def pinned(d: Dice, p: RulesParams, hits: Any, before: int, rule: str) -> Any:
     9): this shot's ``hits`` and the ``before`` of earlier shots in the step."""
     pin_at = 10 if p.target_has("quality_of_quantity") else 5
     if before:
-        d.note(f"{rule}.pinned", "with one hit earlier in this shooting step, the platoon is "
-               "pinned down at {pin} hits in all" if before == 1 else "with {n} hits earlier "
-               "in this shooting step, the platoon is pinned down at {pin} hits in all",
-               n=before, pin=pin_at)
+        d.note(f"{rule}.pinned", nmsg(
+            "with one hit earlier in this shooting step, the platoon is pinned down at {pin} "
+            "hits in all", "with {n} hits earlier in this shooting step, the platoon is "
+            "pinned down at {pin} hits in all", n=before, pin=pin_at))
     return hits + before >= pin_at
 
 

@@ -13,10 +13,10 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from warroom.engine.context import Dice
-from warroom.engine.messages import Msg, msg
+from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.procedure import OutcomeField, Procedure, outcome, procedure
 from warroom.engine.steps import Target
-from warroom.errors import UsageError
+from warroom.errors import UsageError, counted
 from warroom.games.fow.special_rules.common import (
     BATTERY_TO_HIT,
     MOTIVATION_TEST,
@@ -372,9 +372,11 @@ def stuka_zu_fuss(p: StukaParams, d: Dice) -> dict[str, Any]:
         return {"ranged_in": 0, "guns": 0, "hits": 0, "destroyed": 0, "bailed_out": 0,
                 "pinned": False}
     guns = 7 - ranged_in
-    d.note("fow.stuka_zu_fuss.guns",
-           "Ranged in on attempt {n}: the bombardment counts as {guns} guns; rockets suffer "
-           "no penalty for later attempts.", n=ranged_in, guns=guns)
+    d.note("fow.stuka_zu_fuss.guns", nmsg(
+        "Ranged in on attempt {attempt}: the bombardment counts as {n} gun; rockets suffer "
+        "no penalty for later attempts.", "Ranged in on attempt {attempt}: the bombardment "
+        "counts as {n} guns; rockets suffer no penalty for later attempts.", n=guns,
+        attempt=ranged_in))
     hit_t = (Target.of(BATTERY_TO_HIT[p.battery_skill],
                        msg("{rating} crew", rating=Msg(p.battery_skill)))
              .plus(1 if guns == 1 else 0, "only one gun firing"))
@@ -446,15 +448,19 @@ class KampfgruppeParams(RulesParams):
             kind, teams, taken = _parse_donor(item)
             keep = 2 if kind == "tank" else 3
             if taken * 2 > teams:
-                raise UsageError("donor {item!r}: at most half of its {teams} teams may "
-                                 "join (commander included), not {taken}", item=item,
-                                 teams=teams, taken=taken)
+                raise UsageError(counted(
+                    "donor {item!r}: at most half of its {n} team may join (commander "
+                    "included), not {taken}", "donor {item!r}: at most half of its {n} "
+                    "teams may join (commander included), not {taken}", n=teams, item=item,
+                    taken=taken))
             if teams - taken < keep and kind == "tank":
-                raise UsageError("donor {item!r}: must keep at least {keep} tanks",
-                                 item=item, keep=keep)
+                raise UsageError(counted("donor {item!r}: must keep at least {n} tank",
+                                         "donor {item!r}: must keep at least {n} tanks",
+                                         n=keep, item=item))
             if teams - taken < keep:
-                raise UsageError("donor {item!r}: must keep at least {keep} teams",
-                                 item=item, keep=keep)
+                raise UsageError(counted("donor {item!r}: must keep at least {n} team",
+                                         "donor {item!r}: must keep at least {n} teams",
+                                         n=keep, item=item))
         return value
 
     @model_validator(mode="after")

@@ -1,0 +1,122 @@
+"""The command line's help and parser errors in the reader's language.
+
+Typer builds the Click command tree from the English help texts written beside each
+command; :func:`command` builds it and translates every help text through the catalogs
+(the commands', their options' and arguments', and the panel titles), so that
+``warroom --lang pl odds --help`` reads in Polish. :func:`usage_error` turns what the
+parser refuses (an unknown option, a missing argument, a value of the wrong type) into
+a :class:`warroom.errors.UsageError`, told like every other usage error: one line and
+exit code 2, or JSON under ``--json``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import typer
+from typer._click import exceptions as click_errors  # Typer's own copy of Click's errors
+from typer.main import get_command
+
+from warroom import i18n
+from warroom.errors import ErrorText, UsageError
+
+
+class CommandLineError(UsageError):
+    """A command line the parser refuses: an unknown option or command, a missing
+    argument, a value of the wrong type."""
+
+
+_BAD_VALUES = (
+    (re.compile(r"valid integer|valid int\b"), "give a whole number"),
+    (re.compile(r"valid (?:float|number)"), "give a number"),
+    (re.compile(r"valid bool"), "give yes or no"),
+)
+"""What the parser says of a value of the wrong type (Typer's words, through pydantic),
+as a message of warroom's catalogs."""
+
+
+def usage_error(exc: Exception) -> UsageError | None:
+    """The parser's refusal ``exc`` as a usage error; ``None`` for what is no mistake
+    (``warroom`` alone or a group alone: Typer has printed the help)."""
+    if isinstance(exc, click_errors.NoArgsIsHelpError):
+        return None
+    if isinstance(exc, click_errors.NoSuchOption):
+        found = sorted(exc.possibilities or ())
+        if found:
+            return CommandLineError(ErrorText(
+                "no such option: {option}; did you mean {suggestion}?",
+                option=exc.option_name, suggestion=found[0]))
+        return CommandLineError(ErrorText("no such option: {option}", option=exc.option_name))
+    if isinstance(exc, click_errors.MissingParameter):
+        return CommandLineError(ErrorText("missing {name}", name=_hint(exc)))
+    if isinstance(exc, click_errors.BadParameter):
+        for pattern, template in _BAD_VALUES:
+            if pattern.search(exc.message):
+                return CommandLineError(ErrorText("invalid value for {name}: {reason}",
+                                                  name=_hint(exc), reason=ErrorText(template)))
+        return CommandLineError(ErrorText("invalid value for {name}", name=_hint(exc)))
+    message = str(getattr(exc, "message", "") or exc)
+    command = re.match(r"^No such command '(?P<name>[^']*)'", message)
+    if command:
+        return CommandLineError(ErrorText("no such command: {name}", name=command["name"]))
+    extra = re.match(r"^Got unexpected extra arguments? \((?P<words>.*)\)$", message)
+    if extra:
+        return CommandLineError(ErrorText("unexpected words: {words}", words=extra["words"]))
+    return CommandLineError(ErrorText("the command line is not valid: {reason}",
+                                      reason=message))
+
+
+def _hint(exc: Any) -> str:
+    param = getattr(exc, "param", None)
+    if param is not None:
+        names = [*getattr(param, "opts", ())] or [str(getattr(param, "name", "") or "")]
+        if getattr(param, "param_type_name", "") == "argument":
+            return str(getattr(param, "name", "") or names[0]).upper()
+        return " / ".join(names)
+    hint = getattr(exc, "param_hint", None)
+    if isinstance(hint, (list, tuple)):
+        return " / ".join(str(h) for h in hint)
+    return str(hint or "")
+
+
+def command(app: typer.Typer, lang: str) -> Any:
+    """The Click command of ``app``, every help text in ``lang``."""
+    root = get_command(app)
+    if i18n.normalize(lang) != "en":
+        _translate(root, i18n.translator(lang))
+    return root
+
+
+def _translate(cmd: Any, tr: i18n.Translator) -> None:
+    for attr in ("help", "short_help", "epilog"):
+        text = getattr(cmd, attr, None)
+        if isinstance(text, str) and text:
+            setattr(cmd, attr, _paragraphs(text, tr))
+    for param in getattr(cmd, "params", ()):
+        text = getattr(param, "help", None)
+        if isinstance(text, str) and text:
+            param.help = tr(text)
+        if not getattr(param, "rich_help_panel", None):  # unset (Typer: a falsy placeholder)
+            param.rich_help_panel = (tr("Arguments") if param.param_type_name == "argument"
+                                     else tr("Options"))
+    if getattr(cmd, "add_help_option", False) and cmd._help_option is None:
+        # Typer makes the help option on first use, with its English help: made here
+        from typer._click.decorators import help_option
+
+        help_option(["-h", "--help"])(cmd)
+        cmd._help_option = cmd.params.pop()
+        cmd._help_option.help = tr("Show this message and exit.")
+        cmd._help_option.rich_help_panel = tr("Options")
+    for sub in getattr(cmd, "commands", {}).values():
+        if not getattr(sub, "rich_help_panel", None):
+            sub.rich_help_panel = tr("Commands")
+        _translate(sub, tr)
+
+
+def _paragraphs(text: str, tr: i18n.Translator) -> str:
+    """A command's help: each paragraph is one message (a docstring's first line is
+    its summary, shown in the list of commands)."""
+    import inspect
+
+    return "\n\n".join(tr(" ".join(p.split())) for p in inspect.cleandoc(text).split("\n\n"))
