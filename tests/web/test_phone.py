@@ -333,12 +333,13 @@ def test_evening_colours_follow_the_phone_and_the_theme_button(
 
 
 BROKEN_WORDS = """() => {
-    // words (letters only, up to 14) of the units table that are split over two lines
+    // words (Latin letters only, up to 14) of the units table that are split over two
+    // lines (Chinese wraps between any two characters: that is no broken word)
     const broken = [];
     for (const cell of document.querySelectorAll('#units th, #units td')) {
         const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-            for (const m of node.data.matchAll(/[\\p{L}]{2,14}/gu)) {
+            for (const m of node.data.matchAll(/[\\p{Script=Latin}]{2,14}/gu)) {
                 const range = document.createRange();
                 range.setStart(node, m.index);
                 range.setEnd(node, m.index + m[0].length);
