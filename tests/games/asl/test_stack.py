@@ -94,7 +94,8 @@ def test_wounded_leader_morale_and_leadership_one_worse() -> None:
 
 
 def test_leader_loss_mc_after_the_attack_for_broken_units_of_lower_morale() -> None:
-    # NMC on a broken 9-2 and a broken 4-6-7. The leader (morale 9, no help) stays
+    # NMC on a broken 9-2 and a broken squad whose broken side is 7 (4-6-7/7).
+    # The leader (morale 9, no help) stays
     # broken on 2-9, suffers casualty on 10-11 (5 of 36; his wound dr kills on 5-6) and
     # dies on 12: killed 5/36 * 1/3 + 1/36 = 2/27.
     # The squad's NMC (broken, no leader): 2-7 stays broken (21), 8-11 casualty ->
@@ -102,8 +103,14 @@ def test_leader_loss_mc_after_the_attack_for_broken_units_of_lower_morale() -> N
     # 2-5 nothing, 6-11 casualty, 12 eliminated; from broken: eliminated only on 12 (1);
     # from reduced+broken: on 6-12 (26). Eliminated: 1/36 + 21/36*1/36 + 14/36*26/36
     # = (36 + 21 + 364)/1296 = 421/1296
-    dist = states("NMC", "9-2:broken,4-6-7:broken")
+    dist = states("NMC", "9-2:broken,4-6-7/7:broken")
     assert dist["leader1=eliminated,squad1=eliminated"] == F(2, 27) * F(421, 1296)
+    # a German 4-6-7 breaks to 8 (its broken side): its NMC stays broken on 2-8 (26),
+    # casualty on 9-11 (9), eliminated on 12 (1); the LLMC at +2 against 8 fails on 7+:
+    # from broken eliminated on 12 (1), from reduced+broken on 7-12 (21):
+    # 1/36 + 26/36*1/36 + 9/36*21/36 = (36 + 26 + 189)/1296 = 251/1296
+    dist = states("NMC", "9-2:broken,4-6-7:broken")
+    assert dist["leader1=eliminated,squad1=eliminated"] == F(2, 27) * F(251, 1296)
     # an 8-1 and a 4-6-8: not lower morale, no LLMC: the leader dies on 9-11 with the
     # wound 5-6 (9/36 * 1/3) or 12 (1/36): 1/9; the squad dies only on its own 12
     dist = states("NMC", "8-1:broken,4-6-8:broken")
@@ -315,12 +322,15 @@ def test_fire_group_in_one_answer() -> None:
 
 
 def test_rally() -> None:
-    # A10.6: a broken 4-6-7 under DM (+4) rallies on totals 2-3 (3 of 36)
-    assert warroom.odds("asl.rally", unit="4-6-7", dm=True).probability(rallied=True) == F(
-        3, 36)
-    # an 8-1 rallying it in woods: -1 -1, totals 2-9 except nothing (30 of 36); an
+    # A10.6: a broken squad of broken-side morale 7 under DM (+4) rallies on totals
+    # 2-3 (3 of 36); a German 4-6-7 rallies on its broken side, 8: totals 2-4 (6 of 36)
+    assert warroom.odds("asl.rally", unit="4-6-7/7", dm=True).probability(
+        rallied=True) == F(3, 36)
+    assert warroom.odds("asl.rally", unit="4-6-7", dm=True).probability(
+        rallied=True) == F(6, 36)
+    # an 8-1 rallying a 4-6-7/7 in woods: -1 -1, totals 2-9 (30 of 36); an
     # original 12 reduces it to a broken half-squad
-    dist = warroom.odds("asl.rally", unit="4-6-7", leader="8-1", terrain="woods")
+    dist = warroom.odds("asl.rally", unit="4-6-7/7", leader="8-1", terrain="woods")
     assert dist.marginal("state") == {"ok": F(30, 36), "broken": F(5, 36),
                                       "reduced+broken": F(1, 36)}
     # self-rally +1 of a half-squad: 2-6 (15 of 36); a 12 eliminates it
@@ -332,9 +342,12 @@ def test_rally() -> None:
     # a broken leader rallies no one but himself (A10.6)
     with pytest.raises(UsageError, match="broken leader"):
         warroom.odds("asl.rally", unit="4-6-7", leader="8-1:broken")
-    # a wounded 9-2 rallies at -1 (A17.3): totals 2-8 (26 of 36)
-    assert warroom.odds("asl.rally", unit="4-6-7", leader="9-2:wounded").probability(
+    # a wounded 9-2 rallies at -1 (A17.3): a 4-6-7/7 on totals 2-8 (26 of 36); a German
+    # 4-6-7 (broken side 8) on 2-9 (30 of 36)
+    assert warroom.odds("asl.rally", unit="4-6-7/7", leader="9-2:wounded").probability(
         rallied=True) == F(26, 36)
+    assert warroom.odds("asl.rally", unit="4-6-7", leader="9-2:wounded").probability(
+        rallied=True) == F(30, 36)
     # no DRM: the story says no "final DR = original DR" sum with nothing in it
     r = warroom.roll("asl.rally", {"unit": "4-6-7"}, dice=[3, 4])
     assert r.outcome["rallied"] is True
@@ -535,7 +548,8 @@ def test_six_unit_stack_checks_follow_distinct_states(monkeypatch: pytest.Monkey
     row): every check is a piece of a stage on part of the state, worked out once per
     value of that part (a unit's check and its Leader Loss check per leaders' context and
     the unit's own state, the leaders' own Leader Loss checks once per state of the
-    leaders), so the checks are replayed 2,617 times for 21,212 joint outcomes (7,151
+    leaders), so the checks are replayed 2,618 times for 21,716 joint outcomes (2,617 for
+    21,212 before a wounded 9-2, morale 8, stopped helping the 8-1, A10.7; 7,151
     when each unit's checks were one stage over the leaders and the unit; 1,702 with
     each Leader Loss check a piece of its own, which cost more in pieces worked out and
     composed than the replays it saved)."""
@@ -551,8 +565,8 @@ def test_six_unit_stack_checks_follow_distinct_states(monkeypatch: pytest.Monkey
     monkeypatch.setattr(stack, "check", counted)
     units = "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5"
     d = warroom.odds("asl.ift_on_stack", units=units, result="K/1")
-    assert len(d.weights) == 21_212
-    assert calls[0] == 2_617
+    assert len(d.weights) == 21_716
+    assert calls[0] == 2_618
 
 
 def test_an_estimate_makes_the_attack_plan_and_rows_once() -> None:
@@ -577,3 +591,60 @@ def test_an_estimate_makes_the_attack_plan_and_rows_once() -> None:
     tails = {k[6:11] for k in est.counts}
     assert (len(first), len(second)) == (len(heads), len(tails)) and len(heads) < 2000
 
+
+
+# ------------------------------------------------------------------ issue 32
+def test_leader_helps_only_leaders_of_lower_morale() -> None:
+    # A10.7, A10.22 EX: NMC on an 8-1 and an 8-0. The 8-1 checks first; his -1 does not
+    # help the 8-0 (same morale), who rolls 8 against 8 unaided: passed but pinned (A7.8)
+    r = warroom.roll("asl.ift_on_stack", {"result": "NMC", "units": "8-1,8-0"},
+                     dice=[3, 3, 4, 4])
+    assert r.outcome["units"] == "leader1=ok,leader2=pinned"
+    assert not any("leads" in s.text.render() for s in r.steps)
+    # the 8-0 is ok on totals 2-7 whatever the 8-1 did (21 of 36 = 7/12); neither
+    # leader's loss makes the other check (equal morale, A10.2)
+    dist = warroom.odds("asl.ift_on_stack", result="NMC", units="8-1,8-0")
+    assert dist.probability(unit2="ok") == F(7, 12)
+    # a 9-1 does help the 8-0 (morale 8 < 9). The 9-1's NMC: 2-8 ok (26), 9 pinned (4),
+    # 10-11 broken (5), 12 broken with a wound dr: wounded 4/6, killed 2/6. The 8-0 is
+    # ok: with his -1 on totals 2-8 (26); pinned, he gives nothing: 2-7 (21); broken,
+    # 2-7 (21) then its LLTC at +1 passes on 2-7 (21); killed, 2-7 (21) then the LLMC
+    # at +1 passes unpinned on 2-6 (15):
+    # 26*26/1296 + 4*21/1296 + (5/36 + 4/216) * 21*21/1296 + 2/216 * 21*15/1296
+    # = (146016 + 18144 + 14994 + 630) / 279936 = 179784/279936 = 2497/3888
+    dist = warroom.odds("asl.ift_on_stack", result="NMC", units="9-1,8-0")
+    assert dist.probability(unit2="ok") == F(2497, 3888)
+
+
+def test_broken_side_morale_decides_leader_loss() -> None:
+    # A10.2 EX: 1KIA on a 6-5-8, a 4-6-7 and a 9-1. Random Selection (a dr each, every
+    # unit tied for the highest): the SS squad is selected when its dr is the highest
+    # (ties too): sum over k of 1/6 * (k/6)**2 = 91/216; otherwise it breaks, to its
+    # broken side 9, not lower than the 9-1's 9: no LLMC, never reduced
+    dist = warroom.odds("asl.ift_on_stack", result="1KIA", units="6-5-8,4-6-7,9-1")
+    assert dist.marginal("unit1") == {"eliminated": F(91, 216), "broken": F(125, 216)}
+    # the 4-6-7 breaks to 8 < 9 and takes the LLMC at +1 when the leader alone is
+    # selected (his dr L above the 4-6-7's, at least the SS's): sum (L-1)/6 * L/6 / 6
+    # = (91 - 21)/216 = 70/216; broken, it fails on 8+ (15 of 36): 8-11 casualty
+    # reduction (14), 12 eliminated (1)
+    assert dist.probability(unit2="reduced+broken") == F(70, 216) * F(14, 36)
+    # the roll of the issue: drs 1, 1, 6 select the leader, the 4-6-7's LLMC 5+5 +1 = 11
+    # > 8 reduces it; the SS takes none (only five dice)
+    r = warroom.roll("asl.ift_on_stack", {"result": "1KIA", "units": "6-5-8,4-6-7,9-1"},
+                     dice=[1, 1, 6, 5, 5])
+    assert r.outcome["units"] == "squad1=broken,squad2=reduced+broken,leader1=eliminated"
+
+
+def test_broken_morale_written_on_the_counter() -> None:
+    from warroom.games.asl.counters import parse_units
+
+    a, b, c, d, e = parse_units("4-6-7,4-6-7/7,6-5-8,4-4-7,9-1/8")
+    assert (a.broken_side, b.broken_side, c.broken_side, d.broken_side) == (8, 7, 9, 7)
+    assert (e.morale, e.broken_side) == (9, 8)
+    # the long form too, and old notations unchanged
+    assert parse_units("squad:7/8:3")[0].broken_side == 8
+    assert parse_units("squad:7:3")[0].broken_side == 7
+    # NMC on an already broken 4-4-7/8: it checks on 8, stays broken on 2-8 (26 of 36)
+    assert states("NMC", "4-4-7/8:broken")["squad1=broken"] == F(26, 36)
+    with pytest.raises(UsageError):
+        parse_units("4-6-7/11")

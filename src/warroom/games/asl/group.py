@@ -26,6 +26,7 @@ from warroom.games.asl.stack import (
     finish_result,
     initial,
     joint_size,
+    morale_of,
     state_name,
 )
 
@@ -183,7 +184,8 @@ RallyTerrain = Literal["open", "woods", "building", "entrenchment"]
 
 class RallyParams(Params):
     unit: str = Field("4-6-7:broken", description="the broken unit as a counter (4-6-7, "
-                      "2-4-8, 8-1) or kind:morale",
+                      "2-4-8, 8-1; it rallies on its broken side's morale: 4-6-7/8, "
+                      "left out as in the units of asl.ift_on_stack) or kind:morale",
                       examples=["4-6-7:broken", "2-4-8", "8-1", "squad:7"])
     dm: bool = Field(False, description="the unit is under Desperation Morale: +4")
     self_rally: bool = Field(False, description="it rallies itself, with no leader: +1 "
@@ -229,7 +231,8 @@ class RallyParams(Params):
                      ("ok", "broken", "reduced+broken", "wounded+broken", "eliminated")),
     ),
     source="ASLRB A10.6",
-    note="Following ASLRB A10.6: a broken unit rallies on a final DR at most its morale "
+    note="Following ASLRB A10.6: a broken unit rallies on a final DR at most its "
+         "broken side's morale (4-6-7/8; a 4-6-7 8, a 6-5-8 9 when left out) "
          "(an original 12 always fails and costs casualty reduction). DRMs: +4 under "
          "Desperation Morale, +1 when rallying itself without a leader, the rallying "
          "leader's DRM (a wounded leader's one worse, A17.3), -1 in woods, a building or "
@@ -254,7 +257,7 @@ def rally(p: RallyParams, d: Dice) -> dict[str, Any]:
         add(ld.leadership + (1 if ld.wounded else 0), Msg("leadership"))
     add(-1 if p.terrain != "open" else 0, msg("terrain ({terrain})", terrain=Msg(p.terrain)))
     add(p.drm, Msg("DRM"))
-    morale = u.morale - (1 if u.wounded else 0)
+    morale = morale_of(u, initial(u) | BROKEN)  # the broken side's, wounded -1
     original = d.dice(2, view="sum", rule="asl.rally", what="rally DR")
     final = original + total
     rallied = final <= morale and original != 12

@@ -58,8 +58,9 @@ def initial(u: Unit) -> int:
 
 
 def morale_of(u: Unit, s: int) -> int:
-    """Current morale: a replaced leader is the next one down; wounded -1 (A17.3)."""
-    m = u.morale
+    """Current morale: broken, the counter's broken side (A10: ``4-6-7/8``); a replaced
+    leader is the next one down; wounded -1 (A17.3)."""
+    m = u.broken_side if s & BROKEN else u.morale
     if u.kind == "leader" and s & REPLACED:
         m = lower_leader(u.morale, u.leadership)[0]
     return m - 1 if s & WOUNDED else m
@@ -494,6 +495,14 @@ def _check_unit(d: Dice, units: tuple[Unit, ...], ss: list[int], i: int, kind: K
     if lead and d.explains:
         d.note("asl.leader", "{who} leads: his {v:+d} applies",
                who=unit_msg(units[helper].name), v=lead)
+    elif d.explains and u.kind == "leader":
+        for j, o in enumerate(units):
+            if j != i and leads(o, ss[j]) and leadership_of(o, ss[j]) < 0 and \
+                    morale_of(o, ss[j]) <= morale_of(u, s):
+                d.note("asl.leader", "{other}'s {v:+d} does not help {who}: his morale is "
+                       "not lower (A10.7)", other=unit_msg(o.name),
+                       v=leadership_of(o, ss[j]), who=unit_msg(u.name))
+                break
     ss[i] = check(d, u, s, kind, mc_drm + lead, f"asl.{kind}")
     if d.explains and u.kind == "leader" and not leads(u, ss[i]) and leads(u, s):
         d.note("asl.leader", "{who} is no longer in good order (or pinned): his "
@@ -508,6 +517,8 @@ def _helper(units: tuple[Unit, ...], ss: list[int], i: int, order: dict[int, int
     for j, u in enumerate(units):
         if j == i or not leads(u, ss[j]):
             continue
+        if units[i].kind == "leader" and morale_of(u, ss[j]) <= morale_of(units[i], ss[i]):
+            continue  # a leader helps only leaders of lower morale (A10.7, A10.22 EX)
         if order.get(j, -1) >= k and not ss[j] & HIT:
             continue  # still to check
         if best < 0 or leadership_of(u, ss[j]) < leadership_of(units[best], ss[best]):
