@@ -648,3 +648,46 @@ def test_broken_morale_written_on_the_counter() -> None:
     assert states("NMC", "4-4-7/8:broken")["squad1=broken"] == F(26, 36)
     with pytest.raises(UsageError):
         parse_units("4-6-7/11")
+
+
+def test_first_fire_full_unless_already_marked() -> None:
+    # A8.3/A8.31 and the card: only a firer already bearing a First Fire marker
+    # (Subsequent First Fire) or firing Final Fire is halved. Two 4-6-7 in their first
+    # Defensive First Fire: 8 FP, the 8 column (doubles, 1/6, cower to 6)
+    first = warroom.odds("asl.fire_group", firers="4-6-7,4-6-7", target="4-4-7",
+                         phase="defensive_first_fire")
+    assert first.marginal("column") == {6: F(1, 6), 8: F(5, 6)}
+    # already marked: 2 + 2 = 4 FP, the 4 column (cowering to 2); Final Fire the same;
+    # the old name first_fire still means what battles recorded with it meant
+    for phase in ("marked_first_fire", "final_fire", "first_fire"):
+        dist = warroom.odds("asl.fire_group", firers="4-6-7,4-6-7", target="4-4-7",
+                            phase=phase)
+        assert dist.marginal("column") == {2: F(1, 6), 4: F(5, 6)}
+    r = warroom.roll("asl.fire_group", {"firers": "4-6-7", "target": "4-4-7",
+                                        "phase": "marked_first_fire"}, dice=[6, 5])
+    assert "squad1: 4 FP x1/2 already marked First Fire = 2 FP" in [
+        s.text.render() for s in r.steps]
+
+
+def test_assault_fire_one_rule_for_fire_group_and_ift() -> None:
+    # A7.36, unit by unit: two 3-4-7 half-squads in the AFPh are 1.5 each, rounded up to
+    # 2, +1 = 3 each: 6 FP, the 6 column (doubles cower to 4)
+    group = warroom.odds("asl.fire_group", firers="3-4-7:af,3-4-7:af", target="4-4-7",
+                         phase="afph")
+    assert group.marginal("column") == {4: F(1, 6), 6: F(5, 6)}
+    # asl.ift with the two units' 6 FP: 3 after the AFPh halving, 1.5 a unit: the same
+    ift = warroom.odds("asl.ift", fp=6, area_fire=1, assault_fire=2)
+    assert ift.marginal("column") == {4: F(1, 6), 6: F(5, 6)}
+    # the entered dice of the issue agree: 6,6 cowers from the 6 column to the 4
+    a = warroom.roll("asl.fire_group", {"firers": "3-4-7:af,3-4-7:af", "phase": "afph"},
+                     dice=[6, 6])
+    b = warroom.roll("asl.ift", {"fp": 6, "area_fire": 1, "assault_fire": 2}, dice=[6, 6])
+    assert a.outcome["column"] == b.outcome["column"] == 4
+
+
+def test_long_range_one_rule_for_stacks() -> None:
+    from warroom.games.asl.counters import parse_counter
+    from warroom.games.asl.units import reach
+
+    c = parse_counter("4-6-7")  # normal range 6: long range up to 12 (A7.22)
+    assert [reach(c, r) for r in (None, 1, 6, 7, 12, 13)] == [1, 1, 1, 2, 2, 0]

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 from functools import lru_cache
-from math import ceil
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -16,7 +15,14 @@ from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 from warroom.errors import UsageError
 from warroom.games.asl.counters import UNITS_HELP, Unit, parse_units, unit_msg
-from warroom.games.asl.ift import RESULT_FIELD, IftParams, Terrain, fmt_fp, resolve_ift
+from warroom.games.asl.ift import (
+    RESULT_FIELD,
+    IftParams,
+    Terrain,
+    assault_fire_fp,
+    fmt_fp,
+    resolve_ift,
+)
 from warroom.games.asl.stack import (
     BROKEN,
     STACK_OUTCOME,
@@ -33,7 +39,16 @@ from warroom.games.asl.stack import (
 _IFT = {k: f.description or "" for k, f in IftParams.model_fields.items()}
 _STACK = {k: f.description or "" for k, f in StackParams.model_fields.items()}
 
-Phase = Literal["pfph", "dfph", "afph", "first_fire", "final_fire"]
+Phase = Literal["pfph", "dfph", "afph", "defensive_first_fire", "marked_first_fire",
+                "final_fire", "first_fire"]
+
+HALVED_PHASES: dict[str, Msg] = {"marked_first_fire": Msg("x1/2 already marked First Fire"),
+                                 "first_fire": Msg("x1/2 already marked First Fire"),
+                                 "final_fire": Msg("x1/2 Final Fire")}
+"""Phases whose fire is area fire (card: the firer already bears a First Fire/Final
+Fire marker; ASLRB A8.3, A8.31: Subsequent First Fire and Final Fire). A unit's first
+Defensive First Fire is at full FP. ``first_fire`` is the old name of
+``marked_first_fire``, kept so that battles recorded with it replay the same."""
 
 
 class FireGroupParams(Params):
@@ -45,8 +60,12 @@ class FireGroupParams(Params):
                   "4-4-7,9-2"])
     target: str = Field("4-4-7,8-0", description=UNITS_HELP,
                         examples=["4-4-7,8-0", "4-4-7,4-4-7,2-3-7", "4-4-7:broken,9-1"])
-    phase: Phase = Field("pfph", description="when the group fires: AFPh halves the FP "
-                         "(assault fire then adds +1 per af unit), First/Final Fire halves")
+    phase: Phase = Field("pfph", description="when the group fires: pfph, dfph and "
+                         "defensive_first_fire (its first shot in the MPh) at full FP; afph "
+                         "halves (assault fire then rounds up and adds +1 per af unit); "
+                         "marked_first_fire (already marked First Fire: Subsequent First "
+                         "Fire) and final_fire halve (A8.3, A8.31); first_fire is the old "
+                         "name of marked_first_fire")
     pbf: bool = Field(False, description=_IFT["pbf"])
     long_range: bool = Field(False, description="beyond normal range: FP halved, no "
                                                 "assault fire")
@@ -95,13 +114,14 @@ def _group(text: str) -> tuple[tuple[Unit, bool], ...]:
     return tuple(zip(units, flags, strict=True))
 
 
-def _halvings(p: FireGroupParams, u: Unit) -> tuple[tuple[Msg, bool], ...]:
-    """Each area-fire halving of one firer's FP (A7.5) and whether it applies."""
-    return ((Msg("x1/2 AFPh"), p.phase == "afph"),
-            (Msg("x1/2 First/Final Fire"), p.phase in ("first_fire", "final_fire")),
-            (Msg("x1/2 long range"), p.long_range),
-            (Msg("x1/2 pinned"), u.pinned),
-            *((Msg("x1/2 area fire"), True) for _ in range(p.area_fire)))
+def _halvings(p: FireGroupParams, u: Unit) -> tuple[Msg, ...]:
+    """Each area-fire halving of one firer's FP (A7.5, A8.3), in order."""
+    return tuple(why for why, on in (
+        (Msg("x1/2 AFPh"), p.phase == "afph"),
+        (HALVED_PHASES.get(p.phase, Msg("")), p.phase in HALVED_PHASES),
+        (Msg("x1/2 long range"), p.long_range),
+        (Msg("x1/2 pinned"), u.pinned),
+        *((Msg("x1/2 area fire"), True) for _ in range(p.area_fire))) if on)
 
 
 @lru_cache(maxsize=256)
@@ -111,25 +131,18 @@ def plan(p: FireGroupParams) -> tuple[IftParams, tuple[Msg, ...]]:
     notes: list[Msg] = []
     total = Fraction(0)
     afph = p.phase == "afph"
-    halvings_all = (1 if afph else 0) + (1 if p.phase in ("first_fire", "final_fire")
-                                         else 0) + (1 if p.long_range else 0) + p.area_fire
     leaders = []
-    af_units = 0
     for u, af in _group(p.firers):
         if u.kind == "leader":
             leaders.append(u)
             continue
-        fp = Fraction(u.fp)
-        halvings = halvings_all + (1 if u.pinned else 0)
-        fp /= 2 ** halvings
+        mods = list(_halvings(p, u))
+        fp = Fraction(u.fp) / 2 ** len(mods)
         if p.pbf:
             fp *= 2
-        mods = [why for why, on in _halvings(p, u) if on]
-        if p.pbf:
             mods.append(Msg("x2 PBF"))
         if af and afph and not p.long_range:
-            fp = Fraction(ceil(fp) + 1)
-            af_units += 1
+            fp = assault_fire_fp(fp)
             mods.append(Msg("assault fire: rounded up, +1"))
         if mods:
             notes.append(msg("{unit}: {base} FP {mods} = {fp} FP", unit=unit_msg(u.name),
@@ -161,8 +174,10 @@ def plan(p: FireGroupParams) -> tuple[IftParams, tuple[Msg, ...]]:
                     *STACK_OUTCOME),
     cost=lambda p: 30 * joint_size(parse_units(p.target, p.elr), "NMC"),
     source="ASL reference card: IFT, IFT DRM, IFT FP modifications; ASLRB A7.5, A7.36",
-    note="Each firer's FP is halved for the AFPh, First/Final Fire, long range, a pinned "
-         "firer and each further area-fire halving, doubled by point-blank fire, then "
+    note="Each firer's FP is halved for the AFPh, a firer already marked First Fire "
+         "(Subsequent First Fire) or in Final Fire (A8.3, A8.31; a first Defensive First "
+         "Fire is at full FP), long range, a pinned firer and each further area-fire "
+         "halving, doubled by point-blank fire, then "
          "an assault-fire unit (flag :af) in the AFPh rounds up and adds +1 (A7.36): two "
          "6-6-6 in the AFPh are 3+1 and 3+1 = 8 FP. The best unpinned leader directs the "
          "fire (his DRM; no cowering). The result is applied to the target as "
