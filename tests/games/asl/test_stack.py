@@ -381,10 +381,10 @@ def test_stages_on_parts_equal_the_same_stages_on_whole_states(result: str,
     from warroom.engine.context import fixed
     from warroom.engine.exact import exact_run
     from warroom.games.asl.counters import parse_units
-    from warroom.games.asl.stack import _stages, initial
+    from warroom.games.asl.stack import Readings, _stages, initial
 
     us = parse_units(units)
-    stages = _stages(us, result, 0, "pinned")
+    stages = _stages(us, result, 0, Readings())
     whole = tuple(fixed(lambda s, d, f=f: f(s, d), ("whole", k)) for k, f in enumerate(stages))
     assert all(not hasattr(f, "_warroom_part") for f in whole)
     start = ((), *(initial(u) for u in us))
@@ -691,3 +691,26 @@ def test_long_range_one_rule_for_stacks() -> None:
 
     c = parse_counter("4-6-7")  # normal range 6: long range up to 12 (A7.22)
     assert [reach(c, r) for r in (None, 1, 6, 7, 12, 13)] == [1, 1, 1, 2, 2, 0]
+
+
+def test_leader_loss_readings_are_parameters() -> None:
+    # 2KIA on a 9-2, a 9-1 and a 4-4-7: the squad escapes Random Selection only when its
+    # dr is below both leaders' (sum over a of (6 - a)**2 / 216 = 55/216); then both
+    # leaders are killed and the squad, broken by the KIA (morale 7), takes Leader Loss
+    # checks. leader_loss=worst (default): one LLMC at +2, still just broken on 2-5
+    # (10 of 36): 55/216 * 10/36
+    worst = warroom.odds("asl.ift_on_stack", result="2KIA", units="9-2,9-1,4-4-7")
+    assert worst.probability(unit3="broken") == F(55, 216) * F(10, 36)
+    # leader_loss=each: the +2 check (2-5, 10 of 36), then the +1 one (2-6, 15 of 36)
+    each = warroom.odds("asl.ift_on_stack", result="2KIA", units="9-2,9-1,4-4-7",
+                        leader_loss="each")
+    assert each.probability(unit3="broken") == F(55, 216) * F(10, 36) * F(15, 36)
+    # wounded_12: the 9-1 breaks and is wounded by an original 12 (wound dr 2); the
+    # 4-4-8 passes its NMC on 3+3. Before the wound (default) he was morale 9 > 8: an
+    # LLTC at +1, 4+4+1 = 9 > 8 pins it; after it he is 8, not above 8: no LLTC
+    units = {"result": "NMC", "units": "9-1,4-4-8"}
+    before = warroom.roll("asl.ift_on_stack", units, dice=[6, 6, 2, 3, 3, 4, 4])
+    assert before.outcome["units"] == "leader1=wounded+broken,squad1=pinned"
+    after = warroom.roll("asl.ift_on_stack", {**units, "wounded_12": "after"},
+                         dice=[6, 6, 2, 3, 3])
+    assert after.outcome["units"] == "leader1=wounded+broken,squad1=ok"

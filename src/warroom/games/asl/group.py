@@ -26,8 +26,11 @@ from warroom.games.asl.ift import (
 from warroom.games.asl.stack import (
     BROKEN,
     STACK_OUTCOME,
+    LeaderLoss,
     LltcFail,
+    Readings,
     StackParams,
+    WoundedTwelve,
     casualty,
     finish_result,
     initial,
@@ -78,6 +81,8 @@ class FireGroupParams(Params):
     drm: int = Field(0, ge=-6, le=6, description=_IFT["drm"])
     elr: int | None = Field(None, ge=0, le=5, description=_STACK["elr"])
     lltc_fail: LltcFail = Field("pinned", description=_STACK["lltc_fail"])
+    leader_loss: LeaderLoss = Field("worst", description=_STACK["leader_loss"])
+    wounded_12: WoundedTwelve = Field("before", description=_STACK["wounded_12"])
 
     @field_validator("firers")
     @classmethod
@@ -189,7 +194,8 @@ def fire_group(p: FireGroupParams, d: Dice) -> Mapping[str, Any]:
         d.note("asl.fire_group", note)
     result, column, final = resolve_ift(ift_p, d)
     units = parse_units(p.target, p.elr)
-    return finish_result(d, result, units, 0, p.lltc_fail,
+    return finish_result(d, result, units, 0, Readings(p.lltc_fail, p.leader_loss,
+                                                       p.wounded_12),
                          {"result": result, "column": column, "final_dr": final})
 
 
