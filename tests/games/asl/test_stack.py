@@ -94,7 +94,8 @@ def test_wounded_leader_morale_and_leadership_one_worse() -> None:
 
 
 def test_leader_loss_mc_after_the_attack_for_broken_units_of_lower_morale() -> None:
-    # NMC on a broken 9-2 and a broken 4-6-7. The leader (morale 9, no help) stays
+    # NMC on a broken 9-2 and a broken squad whose broken side is 7 (4-6-7/7).
+    # The leader (morale 9, no help) stays
     # broken on 2-9, suffers casualty on 10-11 (5 of 36; his wound dr kills on 5-6) and
     # dies on 12: killed 5/36 * 1/3 + 1/36 = 2/27.
     # The squad's NMC (broken, no leader): 2-7 stays broken (21), 8-11 casualty ->
@@ -102,8 +103,14 @@ def test_leader_loss_mc_after_the_attack_for_broken_units_of_lower_morale() -> N
     # 2-5 nothing, 6-11 casualty, 12 eliminated; from broken: eliminated only on 12 (1);
     # from reduced+broken: on 6-12 (26). Eliminated: 1/36 + 21/36*1/36 + 14/36*26/36
     # = (36 + 21 + 364)/1296 = 421/1296
-    dist = states("NMC", "9-2:broken,4-6-7:broken")
+    dist = states("NMC", "9-2:broken,4-6-7/7:broken")
     assert dist["leader1=eliminated,squad1=eliminated"] == F(2, 27) * F(421, 1296)
+    # a German 4-6-7 breaks to 8 (its broken side): its NMC stays broken on 2-8 (26),
+    # casualty on 9-11 (9), eliminated on 12 (1); the LLMC at +2 against 8 fails on 7+:
+    # from broken eliminated on 12 (1), from reduced+broken on 7-12 (21):
+    # 1/36 + 26/36*1/36 + 9/36*21/36 = (36 + 26 + 189)/1296 = 251/1296
+    dist = states("NMC", "9-2:broken,4-6-7:broken")
+    assert dist["leader1=eliminated,squad1=eliminated"] == F(2, 27) * F(251, 1296)
     # an 8-1 and a 4-6-8: not lower morale, no LLMC: the leader dies on 9-11 with the
     # wound 5-6 (9/36 * 1/3) or 12 (1/36): 1/9; the squad dies only on its own 12
     dist = states("NMC", "8-1:broken,4-6-8:broken")
@@ -315,12 +322,15 @@ def test_fire_group_in_one_answer() -> None:
 
 
 def test_rally() -> None:
-    # A10.6: a broken 4-6-7 under DM (+4) rallies on totals 2-3 (3 of 36)
-    assert warroom.odds("asl.rally", unit="4-6-7", dm=True).probability(rallied=True) == F(
-        3, 36)
-    # an 8-1 rallying it in woods: -1 -1, totals 2-9 except nothing (30 of 36); an
+    # A10.6: a broken squad of broken-side morale 7 under DM (+4) rallies on totals
+    # 2-3 (3 of 36); a German 4-6-7 rallies on its broken side, 8: totals 2-4 (6 of 36)
+    assert warroom.odds("asl.rally", unit="4-6-7/7", dm=True).probability(
+        rallied=True) == F(3, 36)
+    assert warroom.odds("asl.rally", unit="4-6-7", dm=True).probability(
+        rallied=True) == F(6, 36)
+    # an 8-1 rallying a 4-6-7/7 in woods: -1 -1, totals 2-9 (30 of 36); an
     # original 12 reduces it to a broken half-squad
-    dist = warroom.odds("asl.rally", unit="4-6-7", leader="8-1", terrain="woods")
+    dist = warroom.odds("asl.rally", unit="4-6-7/7", leader="8-1", terrain="woods")
     assert dist.marginal("state") == {"ok": F(30, 36), "broken": F(5, 36),
                                       "reduced+broken": F(1, 36)}
     # self-rally +1 of a half-squad: 2-6 (15 of 36); a 12 eliminates it
@@ -332,9 +342,12 @@ def test_rally() -> None:
     # a broken leader rallies no one but himself (A10.6)
     with pytest.raises(UsageError, match="broken leader"):
         warroom.odds("asl.rally", unit="4-6-7", leader="8-1:broken")
-    # a wounded 9-2 rallies at -1 (A17.3): totals 2-8 (26 of 36)
-    assert warroom.odds("asl.rally", unit="4-6-7", leader="9-2:wounded").probability(
+    # a wounded 9-2 rallies at -1 (A17.3): a 4-6-7/7 on totals 2-8 (26 of 36); a German
+    # 4-6-7 (broken side 8) on 2-9 (30 of 36)
+    assert warroom.odds("asl.rally", unit="4-6-7/7", leader="9-2:wounded").probability(
         rallied=True) == F(26, 36)
+    assert warroom.odds("asl.rally", unit="4-6-7", leader="9-2:wounded").probability(
+        rallied=True) == F(30, 36)
     # no DRM: the story says no "final DR = original DR" sum with nothing in it
     r = warroom.roll("asl.rally", {"unit": "4-6-7"}, dice=[3, 4])
     assert r.outcome["rallied"] is True
@@ -368,10 +381,10 @@ def test_stages_on_parts_equal_the_same_stages_on_whole_states(result: str,
     from warroom.engine.context import fixed
     from warroom.engine.exact import exact_run
     from warroom.games.asl.counters import parse_units
-    from warroom.games.asl.stack import _stages, initial
+    from warroom.games.asl.stack import Readings, _stages, initial
 
     us = parse_units(units)
-    stages = _stages(us, result, 0, "pinned")
+    stages = _stages(us, result, 0, Readings())
     whole = tuple(fixed(lambda s, d, f=f: f(s, d), ("whole", k)) for k, f in enumerate(stages))
     assert all(not hasattr(f, "_warroom_part") for f in whole)
     start = ((), *(initial(u) for u in us))
@@ -541,7 +554,8 @@ def test_six_unit_stack_checks_follow_distinct_states(monkeypatch: pytest.Monkey
     row): every check is a piece of a stage on part of the state, worked out once per
     value of that part (a unit's check and its Leader Loss check per leaders' context and
     the unit's own state, the leaders' own Leader Loss checks once per state of the
-    leaders), so the checks are replayed 2,617 times for 21,212 joint outcomes (7,151
+    leaders), so the checks are replayed 2,618 times for 21,716 joint outcomes (2,617 for
+    21,212 before a wounded 9-2, morale 8, stopped helping the 8-1, A10.7; 7,151
     when each unit's checks were one stage over the leaders and the unit; 1,702 with
     each Leader Loss check a piece of its own, which cost more in pieces worked out and
     composed than the replays it saved)."""
@@ -557,8 +571,8 @@ def test_six_unit_stack_checks_follow_distinct_states(monkeypatch: pytest.Monkey
     monkeypatch.setattr(stack, "check", counted)
     units = "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5"
     d = warroom.odds("asl.ift_on_stack", units=units, result="K/1")
-    assert len(d.weights) == 21_212
-    assert calls[0] == 2_617
+    assert len(d.weights) == 21_716
+    assert calls[0] == 2_618
 
 
 def test_an_estimate_makes_the_attack_plan_and_rows_once() -> None:
@@ -583,3 +597,126 @@ def test_an_estimate_makes_the_attack_plan_and_rows_once() -> None:
     tails = {k[6:11] for k in est.counts}
     assert (len(first), len(second)) == (len(heads), len(tails)) and len(heads) < 2000
 
+
+
+# ------------------------------------------------------------------ issue 32
+def test_leader_helps_only_leaders_of_lower_morale() -> None:
+    # A10.7, A10.22 EX: NMC on an 8-1 and an 8-0. The 8-1 checks first; his -1 does not
+    # help the 8-0 (same morale), who rolls 8 against 8 unaided: passed but pinned (A7.8)
+    r = warroom.roll("asl.ift_on_stack", {"result": "NMC", "units": "8-1,8-0"},
+                     dice=[3, 3, 4, 4])
+    assert r.outcome["units"] == "leader1=ok,leader2=pinned"
+    assert not any("leads" in s.text.render() for s in r.steps)
+    # the 8-0 is ok on totals 2-7 whatever the 8-1 did (21 of 36 = 7/12); neither
+    # leader's loss makes the other check (equal morale, A10.2)
+    dist = warroom.odds("asl.ift_on_stack", result="NMC", units="8-1,8-0")
+    assert dist.probability(unit2="ok") == F(7, 12)
+    # a 9-1 does help the 8-0 (morale 8 < 9). The 9-1's NMC: 2-8 ok (26), 9 pinned (4),
+    # 10-11 broken (5), 12 broken with a wound dr: wounded 4/6, killed 2/6. The 8-0 is
+    # ok: with his -1 on totals 2-8 (26); pinned, he gives nothing: 2-7 (21); broken,
+    # 2-7 (21) then its LLTC at +1 passes on 2-7 (21); killed, 2-7 (21) then the LLMC
+    # at +1 passes unpinned on 2-6 (15):
+    # 26*26/1296 + 4*21/1296 + (5/36 + 4/216) * 21*21/1296 + 2/216 * 21*15/1296
+    # = (146016 + 18144 + 14994 + 630) / 279936 = 179784/279936 = 2497/3888
+    dist = warroom.odds("asl.ift_on_stack", result="NMC", units="9-1,8-0")
+    assert dist.probability(unit2="ok") == F(2497, 3888)
+
+
+def test_broken_side_morale_decides_leader_loss() -> None:
+    # A10.2 EX: 1KIA on a 6-5-8, a 4-6-7 and a 9-1. Random Selection (a dr each, every
+    # unit tied for the highest): the SS squad is selected when its dr is the highest
+    # (ties too): sum over k of 1/6 * (k/6)**2 = 91/216; otherwise it breaks, to its
+    # broken side 9, not lower than the 9-1's 9: no LLMC, never reduced
+    dist = warroom.odds("asl.ift_on_stack", result="1KIA", units="6-5-8,4-6-7,9-1")
+    assert dist.marginal("unit1") == {"eliminated": F(91, 216), "broken": F(125, 216)}
+    # the 4-6-7 breaks to 8 < 9 and takes the LLMC at +1 when the leader alone is
+    # selected (his dr L above the 4-6-7's, at least the SS's): sum (L-1)/6 * L/6 / 6
+    # = (91 - 21)/216 = 70/216; broken, it fails on 8+ (15 of 36): 8-11 casualty
+    # reduction (14), 12 eliminated (1)
+    assert dist.probability(unit2="reduced+broken") == F(70, 216) * F(14, 36)
+    # the roll of the issue: drs 1, 1, 6 select the leader, the 4-6-7's LLMC 5+5 +1 = 11
+    # > 8 reduces it; the SS takes none (only five dice)
+    r = warroom.roll("asl.ift_on_stack", {"result": "1KIA", "units": "6-5-8,4-6-7,9-1"},
+                     dice=[1, 1, 6, 5, 5])
+    assert r.outcome["units"] == "squad1=broken,squad2=reduced+broken,leader1=eliminated"
+
+
+def test_broken_morale_written_on_the_counter() -> None:
+    from warroom.games.asl.counters import parse_units
+
+    a, b, c, d, e = parse_units("4-6-7,4-6-7/7,6-5-8,4-4-7,9-1/8")
+    assert (a.broken_side, b.broken_side, c.broken_side, d.broken_side) == (8, 7, 9, 7)
+    assert (e.morale, e.broken_side) == (9, 8)
+    # the long form too, and old notations unchanged
+    assert parse_units("squad:7/8:3")[0].broken_side == 8
+    assert parse_units("squad:7:3")[0].broken_side == 7
+    # NMC on an already broken 4-4-7/8: it checks on 8, stays broken on 2-8 (26 of 36)
+    assert states("NMC", "4-4-7/8:broken")["squad1=broken"] == F(26, 36)
+    with pytest.raises(UsageError):
+        parse_units("4-6-7/11")
+
+
+def test_first_fire_full_unless_already_marked() -> None:
+    # A8.3/A8.31 and the card: only a firer already bearing a First Fire marker
+    # (Subsequent First Fire) or firing Final Fire is halved. Two 4-6-7 in their first
+    # Defensive First Fire: 8 FP, the 8 column (doubles, 1/6, cower to 6)
+    first = warroom.odds("asl.fire_group", firers="4-6-7,4-6-7", target="4-4-7",
+                         phase="defensive_first_fire")
+    assert first.marginal("column") == {6: F(1, 6), 8: F(5, 6)}
+    # already marked: 2 + 2 = 4 FP, the 4 column (cowering to 2); Final Fire the same;
+    # the old name first_fire still means what battles recorded with it meant
+    for phase in ("marked_first_fire", "final_fire", "first_fire"):
+        dist = warroom.odds("asl.fire_group", firers="4-6-7,4-6-7", target="4-4-7",
+                            phase=phase)
+        assert dist.marginal("column") == {2: F(1, 6), 4: F(5, 6)}
+    r = warroom.roll("asl.fire_group", {"firers": "4-6-7", "target": "4-4-7",
+                                        "phase": "marked_first_fire"}, dice=[6, 5])
+    assert "squad1: 4 FP x1/2 already marked First Fire = 2 FP" in [
+        s.text.render() for s in r.steps]
+
+
+def test_assault_fire_one_rule_for_fire_group_and_ift() -> None:
+    # A7.36, unit by unit: two 3-4-7 half-squads in the AFPh are 1.5 each, rounded up to
+    # 2, +1 = 3 each: 6 FP, the 6 column (doubles cower to 4)
+    group = warroom.odds("asl.fire_group", firers="3-4-7:af,3-4-7:af", target="4-4-7",
+                         phase="afph")
+    assert group.marginal("column") == {4: F(1, 6), 6: F(5, 6)}
+    # asl.ift with the two units' 6 FP: 3 after the AFPh halving, 1.5 a unit: the same
+    ift = warroom.odds("asl.ift", fp=6, area_fire=1, assault_fire=2)
+    assert ift.marginal("column") == {4: F(1, 6), 6: F(5, 6)}
+    # the entered dice of the issue agree: 6,6 cowers from the 6 column to the 4
+    a = warroom.roll("asl.fire_group", {"firers": "3-4-7:af,3-4-7:af", "phase": "afph"},
+                     dice=[6, 6])
+    b = warroom.roll("asl.ift", {"fp": 6, "area_fire": 1, "assault_fire": 2}, dice=[6, 6])
+    assert a.outcome["column"] == b.outcome["column"] == 4
+
+
+def test_long_range_one_rule_for_stacks() -> None:
+    from warroom.games.asl.counters import parse_counter
+    from warroom.games.asl.units import reach
+
+    c = parse_counter("4-6-7")  # normal range 6: long range up to 12 (A7.22)
+    assert [reach(c, r) for r in (None, 1, 6, 7, 12, 13)] == [1, 1, 1, 2, 2, 0]
+
+
+def test_leader_loss_readings_are_parameters() -> None:
+    # 2KIA on a 9-2, a 9-1 and a 4-4-7: the squad escapes Random Selection only when its
+    # dr is below both leaders' (sum over a of (6 - a)**2 / 216 = 55/216); then both
+    # leaders are killed and the squad, broken by the KIA (morale 7), takes Leader Loss
+    # checks. leader_loss=worst (default): one LLMC at +2, still just broken on 2-5
+    # (10 of 36): 55/216 * 10/36
+    worst = warroom.odds("asl.ift_on_stack", result="2KIA", units="9-2,9-1,4-4-7")
+    assert worst.probability(unit3="broken") == F(55, 216) * F(10, 36)
+    # leader_loss=each: the +2 check (2-5, 10 of 36), then the +1 one (2-6, 15 of 36)
+    each = warroom.odds("asl.ift_on_stack", result="2KIA", units="9-2,9-1,4-4-7",
+                        leader_loss="each")
+    assert each.probability(unit3="broken") == F(55, 216) * F(10, 36) * F(15, 36)
+    # wounded_12: the 9-1 breaks and is wounded by an original 12 (wound dr 2); the
+    # 4-4-8 passes its NMC on 3+3. Before the wound (default) he was morale 9 > 8: an
+    # LLTC at +1, 4+4+1 = 9 > 8 pins it; after it he is 8, not above 8: no LLTC
+    units = {"result": "NMC", "units": "9-1,4-4-8"}
+    before = warroom.roll("asl.ift_on_stack", units, dice=[6, 6, 2, 3, 3, 4, 4])
+    assert before.outcome["units"] == "leader1=wounded+broken,squad1=pinned"
+    after = warroom.roll("asl.ift_on_stack", {**units, "wounded_12": "after"},
+                         dice=[6, 6, 2, 3, 3])
+    assert after.outcome["units"] == "leader1=wounded+broken,squad1=ok"

@@ -22,15 +22,25 @@ MAX_UNITS = 10
 
 UNITS_HELP = (
     "the units in the location, comma-separated, as counters: squads and half-squads "
-    "FP-range-morale (4-6-7, 2-4-8), leaders morale and leadership DRM (8-1, 9-2, 6+1). "
+    "FP-range-morale (4-6-7, 2-4-8), leaders morale and leadership DRM (8-1, 9-2, 6+1); "
+    "the broken side's morale after a slash (4-6-7/8; left out: 8 for a 4-6-7, 9 for a "
+    "6-5-8, else the same morale). "
     "Flags after a colon: broken, pinned, wounded (leaders), elr=N, hs or squad (a 3-FP "
     "counter is read as a half-squad unless :squad). The long form kind:morale[:third] "
     "also works (squad:7:3 with ELR 3, leader:9:-2 with DRM -2, hs:6). Example: "
     "4-6-7,4-6-7:broken,9-2:wounded"
 )
 
-_SQUAD = re.compile(r"^(\d+)-(\d+)-(\d+)$")
-_LEADER = re.compile(r"^(\d+)([+-]\d)$")
+_SQUAD = re.compile(r"^(\d+)-(\d+)-(\d+)(?:/(\d+))?$")
+_LEADER = re.compile(r"^(\d+)([+-]\d)(?:/(\d+))?$")
+_MORALE = re.compile(r"^(\d+)(?:/(\d+))?$")  # the long form's morale: 7 or 7/8
+
+BROKEN_MORALE: dict[tuple[int, int, int], int] = {(4, 6, 7): 8, (6, 5, 8): 9}
+"""The broken side's morale of counters whose broken side differs from the good-order
+morale, when the counter does not say (``4-6-7/8``): the German first-line 4-6-7
+breaks to 8 and the SS 6-5-8 to 9 (ASLRB A10.2 EX, quoted in issue 32). Every other
+counter, and a leader, keeps its morale when broken unless written with ``/N``; the
+printed counter is the source, so a player whose counters differ writes ``/N``."""
 _SW = re.compile(r"^([a-z][a-z0-9.]*)\s+(\d+)-(\d+)(?:\s+b(\d+))?$")
 _PREFIX = re.compile(r"^(hs|squad)\s+(\S.*)$")
 
@@ -52,6 +62,13 @@ class Unit(NamedTuple):
     broken: bool = False
     wounded: bool = False
     pinned: bool = False
+    broken_morale: int = 0  # the broken side's morale (0: read as ``morale``)
+
+    @property
+    def broken_side(self) -> int:
+        """The morale on the counter's broken side (ASLRB A10: a broken unit checks
+        and rallies on it)."""
+        return self.broken_morale or self.morale
 
 
 # a unit's name in step texts: "squad1" in English, each kind a translatable template
@@ -74,28 +91,46 @@ def lower_leader(morale: int, leadership: int) -> tuple[int, int]:
     return morale, leadership
 
 
-def _item(item: str, elr: int | None) -> tuple[UnitKind, int, int, int, int | None, set[str]]:
-    """(kind, morale, leadership, fp, elr, flags) of one written unit."""
+class _Read(NamedTuple):
+    kind: UnitKind
+    morale: int
+    leadership: int
+    fp: int
+    elr: int | None
+    flags: set[str]
+    broken_morale: int
+
+
+def _broken(text: str | None, item: str, default: int) -> int:
+    return whole_number(text, "broken morale", item, 1, 10) if text else default
+
+
+def _item(item: str, elr: int | None) -> _Read:
+    """Kind, morale, leadership, FP, ELR, flags and broken-side morale of one unit."""
     fields = [f.strip().lower() for f in item.split(":")]
     head, rest = fields[0], fields[1:]
     flags: set[str] = set()
     kind: UnitKind
-    fp = leadership = 0
+    fp = leadership = broken = 0
     m_squad, m_leader = _SQUAD.match(head), _LEADER.match(head)
     if m_squad:
         fp = whole_number(m_squad[1], "FP", item, 0, 20)
-        whole_number(m_squad[2], "range", item, 0, 30)
+        rng = whole_number(m_squad[2], "range", item, 0, 30)
         morale = whole_number(m_squad[3], "morale", item, 1, 10)
+        broken = _broken(m_squad[4], item, BROKEN_MORALE.get((fp, rng, morale), 0))
         kind = "hs" if fp <= 3 else "squad"
     elif m_leader:
         morale = whole_number(m_leader[1], "morale", item, 1, 10)
         leadership = whole_number(m_leader[2], "leadership DRM", item, -3, 1)
+        broken = _broken(m_leader[3], item, 0)
         kind = "leader"
     elif head in ("squad", "hs", "leader"):
         if not rest:
             raise UsageError("{item!r}: give the morale, e.g. {kind}:7", item=item, kind=head)
         kind = head  # type: ignore[assignment]
-        morale = whole_number(rest[0], "morale", item, 1, 10)
+        m_morale = _MORALE.match(rest[0])
+        morale = whole_number(m_morale[1] if m_morale else rest[0], "morale", item, 1, 10)
+        broken = _broken(m_morale[2] if m_morale else None, item, 0)
         rest = rest[1:]
         if rest and rest[0] not in _FLAGS and not rest[0].startswith("elr="):
             if kind == "leader":
@@ -121,7 +156,7 @@ def _item(item: str, elr: int | None) -> tuple[UnitKind, int, int, int, int | No
             raise UsageError("{item!r}: a leader is neither a squad nor a half-squad",
                              item=item)
         kind = "hs" if "hs" in flags else "squad"
-    return kind, morale, leadership, fp, elr, flags
+    return _Read(kind, morale, leadership, fp, elr, flags, broken)
 
 
 _FLAGS = frozenset({"broken", "pinned", "wounded", "hs", "squad"})
@@ -136,13 +171,13 @@ def parse_units(text: str, elr: int | None = None, most: int = MAX_UNITS
     units: list[Unit] = []
     counts: dict[str, int] = {}
     for item in items:
-        kind, morale, leadership, fp, own_elr, flags = _item(item, elr)
-        if "broken" in flags and "pinned" in flags:
+        r = _item(item, elr)
+        if "broken" in r.flags and "pinned" in r.flags:
             raise UsageError("{item!r}: a broken unit cannot be pinned", item=item)
-        counts[kind] = counts.get(kind, 0) + 1
-        units.append(Unit(f"{kind}{counts[kind]}", item.strip(), kind, morale, leadership,
-                          fp, own_elr, "broken" in flags, "wounded" in flags,
-                          "pinned" in flags))
+        counts[r.kind] = counts.get(r.kind, 0) + 1
+        units.append(Unit(f"{r.kind}{counts[r.kind]}", item.strip(), r.kind, r.morale,
+                          r.leadership, r.fp, r.elr, "broken" in r.flags,
+                          "wounded" in r.flags, "pinned" in r.flags, r.broken_morale))
     return tuple(units)
 
 
@@ -184,7 +219,7 @@ def parse_counter(text: str) -> Counter:
         raise UsageError("{text!r} is not a counter: write a squad 4-6-7, a half-squad "
                          "hs 2-6-7, a leader 8-1 or a support weapon MMG 4-10 B11",
                          text=text)
-    kind, morale, leadership, fp, _elr, _flags = _item(item, None)
+    r = _item(item, None)
     squad = _SQUAD.match(item.split(":")[0])
-    return Counter(kind, text.strip(), fp, int(squad[2]) if squad else 0, morale,
-                   leadership, item=item)
+    return Counter(r.kind, text.strip(), r.fp, int(squad[2]) if squad else 0, r.morale,
+                   r.leadership, item=item)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 from functools import lru_cache
-from math import ceil
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -16,23 +15,43 @@ from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 from warroom.errors import UsageError
 from warroom.games.asl.counters import UNITS_HELP, Unit, parse_units, unit_msg
-from warroom.games.asl.ift import RESULT_FIELD, IftParams, Terrain, fmt_fp, resolve_ift
+from warroom.games.asl.ift import (
+    RESULT_FIELD,
+    IftParams,
+    Terrain,
+    assault_fire_fp,
+    fmt_fp,
+    resolve_ift,
+)
 from warroom.games.asl.stack import (
     BROKEN,
     STACK_OUTCOME,
+    LeaderLoss,
     LltcFail,
+    Readings,
     StackParams,
+    WoundedTwelve,
     casualty,
     finish_result,
     initial,
     joint_size,
+    morale_of,
     state_name,
 )
 
 _IFT = {k: f.description or "" for k, f in IftParams.model_fields.items()}
 _STACK = {k: f.description or "" for k, f in StackParams.model_fields.items()}
 
-Phase = Literal["pfph", "dfph", "afph", "first_fire", "final_fire"]
+Phase = Literal["pfph", "dfph", "afph", "defensive_first_fire", "marked_first_fire",
+                "final_fire", "first_fire"]
+
+HALVED_PHASES: dict[str, Msg] = {"marked_first_fire": Msg("x1/2 already marked First Fire"),
+                                 "first_fire": Msg("x1/2 already marked First Fire"),
+                                 "final_fire": Msg("x1/2 Final Fire")}
+"""Phases whose fire is area fire (card: the firer already bears a First Fire/Final
+Fire marker; ASLRB A8.3, A8.31: Subsequent First Fire and Final Fire). A unit's first
+Defensive First Fire is at full FP. ``first_fire`` is the old name of
+``marked_first_fire``, kept so that battles recorded with it replay the same."""
 
 
 class FireGroupParams(Params):
@@ -44,8 +63,12 @@ class FireGroupParams(Params):
                   "4-4-7,9-2"])
     target: str = Field("4-4-7,8-0", description=UNITS_HELP,
                         examples=["4-4-7,8-0", "4-4-7,4-4-7,2-3-7", "4-4-7:broken,9-1"])
-    phase: Phase = Field("pfph", description="when the group fires: AFPh halves the FP "
-                         "(assault fire then adds +1 per af unit), First/Final Fire halves")
+    phase: Phase = Field("pfph", description="when the group fires: pfph, dfph and "
+                         "defensive_first_fire (its first shot in the MPh) at full FP; afph "
+                         "halves (assault fire then rounds up and adds +1 per af unit); "
+                         "marked_first_fire (already marked First Fire: Subsequent First "
+                         "Fire) and final_fire halve (A8.3, A8.31); first_fire is the old "
+                         "name of marked_first_fire")
     pbf: bool = Field(False, description=_IFT["pbf"])
     long_range: bool = Field(False, description="beyond normal range: FP halved, no "
                                                 "assault fire")
@@ -58,6 +81,8 @@ class FireGroupParams(Params):
     drm: int = Field(0, ge=-6, le=6, description=_IFT["drm"])
     elr: int | None = Field(None, ge=0, le=5, description=_STACK["elr"])
     lltc_fail: LltcFail = Field("pinned", description=_STACK["lltc_fail"])
+    leader_loss: LeaderLoss = Field("worst", description=_STACK["leader_loss"])
+    wounded_12: WoundedTwelve = Field("before", description=_STACK["wounded_12"])
 
     @field_validator("firers")
     @classmethod
@@ -94,13 +119,14 @@ def _group(text: str) -> tuple[tuple[Unit, bool], ...]:
     return tuple(zip(units, flags, strict=True))
 
 
-def _halvings(p: FireGroupParams, u: Unit) -> tuple[tuple[Msg, bool], ...]:
-    """Each area-fire halving of one firer's FP (A7.5) and whether it applies."""
-    return ((Msg("x1/2 AFPh"), p.phase == "afph"),
-            (Msg("x1/2 First/Final Fire"), p.phase in ("first_fire", "final_fire")),
-            (Msg("x1/2 long range"), p.long_range),
-            (Msg("x1/2 pinned"), u.pinned),
-            *((Msg("x1/2 area fire"), True) for _ in range(p.area_fire)))
+def _halvings(p: FireGroupParams, u: Unit) -> tuple[Msg, ...]:
+    """Each area-fire halving of one firer's FP (A7.5, A8.3), in order."""
+    return tuple(why for why, on in (
+        (Msg("x1/2 AFPh"), p.phase == "afph"),
+        (HALVED_PHASES.get(p.phase, Msg("")), p.phase in HALVED_PHASES),
+        (Msg("x1/2 long range"), p.long_range),
+        (Msg("x1/2 pinned"), u.pinned),
+        *((Msg("x1/2 area fire"), True) for _ in range(p.area_fire))) if on)
 
 
 @lru_cache(maxsize=256)
@@ -110,25 +136,18 @@ def plan(p: FireGroupParams) -> tuple[IftParams, tuple[Msg, ...]]:
     notes: list[Msg] = []
     total = Fraction(0)
     afph = p.phase == "afph"
-    halvings_all = (1 if afph else 0) + (1 if p.phase in ("first_fire", "final_fire")
-                                         else 0) + (1 if p.long_range else 0) + p.area_fire
     leaders = []
-    af_units = 0
     for u, af in _group(p.firers):
         if u.kind == "leader":
             leaders.append(u)
             continue
-        fp = Fraction(u.fp)
-        halvings = halvings_all + (1 if u.pinned else 0)
-        fp /= 2 ** halvings
+        mods = list(_halvings(p, u))
+        fp = Fraction(u.fp) / 2 ** len(mods)
         if p.pbf:
             fp *= 2
-        mods = [why for why, on in _halvings(p, u) if on]
-        if p.pbf:
             mods.append(Msg("x2 PBF"))
         if af and afph and not p.long_range:
-            fp = Fraction(ceil(fp) + 1)
-            af_units += 1
+            fp = assault_fire_fp(fp)
             mods.append(Msg("assault fire: rounded up, +1"))
         if mods:
             notes.append(msg("{unit}: {base} FP {mods} = {fp} FP", unit=unit_msg(u.name),
@@ -160,8 +179,10 @@ def plan(p: FireGroupParams) -> tuple[IftParams, tuple[Msg, ...]]:
                     *STACK_OUTCOME),
     cost=lambda p: 30 * joint_size(parse_units(p.target, p.elr), "NMC"),
     source="ASL reference card: IFT, IFT DRM, IFT FP modifications; ASLRB A7.5, A7.36",
-    note="Each firer's FP is halved for the AFPh, First/Final Fire, long range, a pinned "
-         "firer and each further area-fire halving, doubled by point-blank fire, then "
+    note="Each firer's FP is halved for the AFPh, a firer already marked First Fire "
+         "(Subsequent First Fire) or in Final Fire (A8.3, A8.31; a first Defensive First "
+         "Fire is at full FP), long range, a pinned firer and each further area-fire "
+         "halving, doubled by point-blank fire, then "
          "an assault-fire unit (flag :af) in the AFPh rounds up and adds +1 (A7.36): two "
          "6-6-6 in the AFPh are 3+1 and 3+1 = 8 FP. The best unpinned leader directs the "
          "fire (his DRM; no cowering). The result is applied to the target as "
@@ -173,7 +194,8 @@ def fire_group(p: FireGroupParams, d: Dice) -> Mapping[str, Any]:
         d.note("asl.fire_group", note)
     result, column, final = resolve_ift(ift_p, d)
     units = parse_units(p.target, p.elr)
-    return finish_result(d, result, units, 0, p.lltc_fail,
+    return finish_result(d, result, units, 0, Readings(p.lltc_fail, p.leader_loss,
+                                                       p.wounded_12),
                          {"result": result, "column": column, "final_dr": final})
 
 
@@ -183,7 +205,8 @@ RallyTerrain = Literal["open", "woods", "building", "entrenchment"]
 
 class RallyParams(Params):
     unit: str = Field("4-6-7:broken", description="the broken unit as a counter (4-6-7, "
-                      "2-4-8, 8-1) or kind:morale",
+                      "2-4-8, 8-1; it rallies on its broken side's morale: 4-6-7/8, "
+                      "left out as in the units of asl.ift_on_stack) or kind:morale",
                       examples=["4-6-7:broken", "2-4-8", "8-1", "squad:7"])
     dm: bool = Field(False, description="the unit is under Desperation Morale: +4")
     self_rally: bool = Field(False, description="it rallies itself, with no leader: +1 "
@@ -229,7 +252,8 @@ class RallyParams(Params):
                      ("ok", "broken", "reduced+broken", "wounded+broken", "eliminated")),
     ),
     source="ASLRB A10.6",
-    note="Following ASLRB A10.6: a broken unit rallies on a final DR at most its morale "
+    note="Following ASLRB A10.6: a broken unit rallies on a final DR at most its "
+         "broken side's morale (4-6-7/8; a 4-6-7 8, a 6-5-8 9 when left out) "
          "(an original 12 always fails and costs casualty reduction). DRMs: +4 under "
          "Desperation Morale, +1 when rallying itself without a leader, the rallying "
          "leader's DRM (a wounded leader's one worse, A17.3), -1 in woods, a building or "
@@ -254,7 +278,7 @@ def rally(p: RallyParams, d: Dice) -> dict[str, Any]:
         add(ld.leadership + (1 if ld.wounded else 0), Msg("leadership"))
     add(-1 if p.terrain != "open" else 0, msg("terrain ({terrain})", terrain=Msg(p.terrain)))
     add(p.drm, Msg("DRM"))
-    morale = u.morale - (1 if u.wounded else 0)
+    morale = morale_of(u, initial(u) | BROKEN)  # the broken side's, wounded -1
     original = d.dice(2, view="sum", rule="asl.rally", what="rally DR")
     final = original + total
     rallied = final <= morale and original != 12

@@ -46,11 +46,13 @@ class IftParams(Params):
                             description="flamethrowers carried by the target: -1 each")
     area_fire: int = Field(0, ge=0, le=4,
                            description="how many area-fire halvings apply (pinned firer, "
-                                       "AFPh, long range, first/final fire): x1/2 each")
+                                       "AFPh, long range, a firer already marked First "
+                                       "Fire or in Final Fire): x1/2 each")
     pbf: bool = Field(False, description="point-blank fire at an adjacent target: FP x2")
     assault_fire: int = Field(0, ge=0, le=10, description="assault-fire units firing in "
-                              "the AFPh (not at long range): fractions rounded up, then +1 FP "
-                              "per unit (true means one)")
+                              "the AFPh (not at long range), fp being theirs in equal shares "
+                              "(fp=6 for two 3-4-7): each unit's share rounded up, then +1 "
+                              "(A7.36; true means one). Units of different FP: asl.fire_group")
     leader_directed: bool = Field(False, description="a leader directs the fire (no "
                                                      "cowering)")
     inexperienced: bool = Field(False, description="inexperienced firer: cowers two "
@@ -117,11 +119,21 @@ def fp_modified(fp: Fraction, area_fire: int, pbf: bool, assault_fire: int
         notes.append(msg("point-blank fire doubles the FP: {before} -> {after}",
                          before=fmt_fp(before), after=fmt_fp(out)))
     if assault_fire:
-        before, out = out, Fraction(ceil(out) + assault_fire)
-        notes.append(msg("assault fire rounds fractions up and adds 1 per unit ({n}): "
-                         "{before} -> {after}", n=assault_fire, before=fmt_fp(before),
-                         after=fmt_fp(out)))
+        before, out = out, assault_fire_fp(out / assault_fire) * assault_fire
+        notes.append(nmsg("assault fire, {n} unit of {share} FP: rounded up, +1: "
+                          "{before} -> {after}",
+                          "assault fire, {n} units of {share} FP each: each rounded up, "
+                          "+1: {before} -> {after}", n=assault_fire,
+                          share=fmt_fp(before / assault_fire), before=fmt_fp(before),
+                          after=fmt_fp(out)))
     return out, notes
+
+
+def assault_fire_fp(fp: Fraction) -> Fraction:
+    """One assault-fire unit's FP in the AFPh after every other modification (ASLRB
+    A7.36, the card's line): fractions rounded up, then +1. Applied unit by unit: two
+    3-4-7 in the AFPh are 1.5 -> 2 + 1 = 3 each, 6 FP."""
+    return Fraction(ceil(fp) + 1)
 
 
 def fmt_fp(x: Fraction) -> str:
@@ -321,13 +333,13 @@ def resolve_ift(p: IftParams, d: Dice) -> tuple[str, int, int]:
            "ASLRB A7",
     note="Between columns the next lower one is used, above 36 the 36 column. Where the "
          "card is silent we follow the ASL Rulebook: less than 1 FP after modifications "
-         "has no effect; cowering off the 1 column has no effect; assault fire adds +1 FP "
-         "per assault-fire unit (A7.36); grain and orchard are a +1 hindrance in the "
-         "target's own hex, and FFMO does not apply where a hindrance or a positive TEM "
-         "does (A4.6); a gun's HE (gun_mm) does not cower, is not doubled by PBF, helped by "
-         "assault fire nor halved as infantry FP is (the halvings of A7.2x are for "
-         "infantry; the ordnance cases of C are not modelled); a leader's DRM implies he "
-         "directs the fire.",
+         "has no effect; cowering off the 1 column has no effect; assault fire rounds each"
+         " assault-fire unit's share up and adds +1 FP to it (A7.36); grain and orchard "
+         "are a +1 hindrance in the target's own hex, and FFMO does not apply where a "
+         "hindrance or a positive TEM does (A4.6); a gun's HE (gun_mm) does not cower, is "
+         "not doubled by PBF, helped by assault fire nor halved as infantry FP is (the "
+         "halvings of A7.2x are for infantry; the ordnance cases of C are not modelled); a"
+         " leader's DRM implies he directs the fire.",
 )
 def ift(p: IftParams, d: Dice) -> dict[str, Any]:
     result, column, final = resolve_ift(p, d)

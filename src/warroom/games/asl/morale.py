@@ -121,7 +121,8 @@ def consequence(r: MoraleResult, kind: Kind, broken: bool, original: int) -> Msg
 
 
 class McParams(Params):
-    morale: int = Field(7, ge=1, le=10, description="the unit's morale level")
+    morale: int = Field(7, ge=1, le=10, description="the unit's morale level (a broken "
+                        "unit's: its broken side's, e.g. 8 for a German 4-6-7)")
     drm: int = Field(0, ge=-6, le=8, description="total DRM of the check (leadership, "
                                                  "+n of an nMC or K/n, terrain...)")
     kind: Literal["mc", "ptc"] = Field("mc", description="mc: morale check; ptc: pin "

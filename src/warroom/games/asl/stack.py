@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
 
@@ -33,6 +33,21 @@ __all__ = ["MAX_UNITS", "UNIT_NAMES", "Unit", "parse_units", "unit_msg"]
 BROKEN, WOUNDED, PINNED, ELIM, REDUCED, REPLACED, HIT = 1, 2, 4, 8, 16, 32, 64
 
 LltcFail = Literal["pinned", "broken"]
+LeaderLoss = Literal["worst", "each"]
+WoundedTwelve = Literal["before", "after"]
+
+
+class Readings(NamedTuple):
+    """The doubtful readings of Leader Loss (A10.2), each a parameter of the procedures
+    (``docs/asl-coverage.md`` names them): what failing an LLTC does; one check per
+    unit at the worst lost leader's DRM or one per lost leader; a leader broken and
+    wounded by the same original 12 compared by his morale before or after the wound.
+    (An original 12 on an LLTC needs no reading: its final DR is at least 11, above any
+    morale, so it fails either way.)"""
+
+    lltc_fail: LltcFail = "pinned"
+    leader_loss: LeaderLoss = "worst"
+    wounded_12: WoundedTwelve = "before"
 
 _FLAG_ORDER = (("reduced", REDUCED), ("replaced", REPLACED), ("wounded", WOUNDED),
                ("broken", BROKEN), ("pinned", PINNED))
@@ -58,8 +73,9 @@ def initial(u: Unit) -> int:
 
 
 def morale_of(u: Unit, s: int) -> int:
-    """Current morale: a replaced leader is the next one down; wounded -1 (A17.3)."""
-    m = u.morale
+    """Current morale: broken, the counter's broken side (A10: ``4-6-7/8``); a replaced
+    leader is the next one down; wounded -1 (A17.3)."""
+    m = u.broken_side if s & BROKEN else u.morale
     if u.kind == "leader" and s & REPLACED:
         m = lower_leader(u.morale, u.leadership)[0]
     return m - 1 if s & WOUNDED else m
@@ -92,6 +108,17 @@ class StackParams(Params):
     lltc_fail: LltcFail = Field(
         "pinned", description="what failing a Leader Loss Task Check does: pinned (our "
                               "reading of A10.2) or broken")
+    leader_loss: LeaderLoss = Field(
+        "worst", description="several leaders lost: worst (one Leader Loss check per unit, "
+                             "at the worst DRM: our reading of A10.2) or each (one per "
+                             "leader lost)")
+    wounded_12: WoundedTwelve = Field(
+        "before", description="a leader broken and wounded by the same original 12: the "
+                              "units of lower morale than his before the wound (our "
+                              "reading of A10.2) or after it take the LLTC")
+
+    def readings(self) -> Readings:
+        return Readings(self.lltc_fail, self.leader_loss, self.wounded_12)
 
     @field_validator("units")
     @classmethod
@@ -154,14 +181,14 @@ def _check_note(name: str, morale: int, drm: int, kind: Kind, broken: bool,
 
 
 @lru_cache(maxsize=65536)
-def _plan(u: Unit, s: int, kind: Kind, drm: int, rule: str, lltc_fail: LltcFail
+def _plan(u: Unit, s: int, kind: Kind, drm: int, rule: str, rd: Readings
           ) -> tuple[Callable[[Dice], str], tuple[str, ...], Msg,
                      dict[str, tuple[MoraleResult, int, bool]], Kind, bool]:
     """Everything one check needs that depends only on the unit, its state and the
     check: the chain, its labels, and per label the result, the next state bits and
     whether casualty reduction follows (worked out once, not per path)."""
     broken = bool(s & BROKEN)
-    tc_kind: Kind = "ptc" if kind == "tc" and lltc_fail == "pinned" else kind
+    tc_kind: Kind = "ptc" if kind == "tc" and rd.lltc_fail == "pinned" else kind
     chain, labels, what, by_label = _check_plan(u.name, morale_of(u, s), drm, tc_kind,
                                                 broken, u.elr, rule)
     after: dict[str, tuple[MoraleResult, int, bool]] = {}
@@ -179,12 +206,12 @@ def _plan(u: Unit, s: int, kind: Kind, drm: int, rule: str, lltc_fail: LltcFail
 
 
 def check(d: Dice, u: Unit, s: int, kind: Kind, drm: int, rule: str,
-          lltc_fail: LltcFail = "pinned") -> int:
+          rd: Readings = Readings()) -> int:
     """One unit's MC, PTC or Leader Loss TC, and its state after it.
 
     The DR is one item's chain (``Dice.one``): exact odds branch over its few distinct
     results (pass, pin, break...), not the 11 totals; at the table it is one 2d6."""
-    chain, labels, what, after, tc_kind, broken = _plan(u, s, kind, drm, rule, lltc_fail)
+    chain, labels, what, after, tc_kind, broken = _plan(u, s, kind, drm, rule, rd)
     if len(labels) == 1:  # every total alike: still rolled, for the story
         d.dice(2, view="sum", rule=rule, what=what)
         label = labels[0]
@@ -262,16 +289,20 @@ def _selected(units: tuple[Unit, ...], result: str, aux: tuple[Any, ...]) -> lis
     return list(aux)
 
 
-def _lost(units: tuple[Unit, ...], start: tuple[int, ...], ss: list[Any]
-          ) -> tuple[tuple[int, bool], ...]:
-    """The leaders this attack has lost: (index, killed), killed or newly broken."""
-    return tuple((j, bool(ss[j] & ELIM)) for j, u in enumerate(units)
-                 if u.kind == "leader" and (ss[j] & ELIM or (ss[j] & BROKEN
-                                                            and not start[j] & BROKEN)))
+def _lost(units: tuple[Unit, ...], start: tuple[int, ...], ss: list[Any],
+          rd: Readings = Readings()) -> tuple[tuple[int, bool, int], ...]:
+    """The leaders this attack has lost: (index, killed, the morale the others compare
+    with theirs), killed or newly broken. The morale is his before the attack; with
+    ``wounded_12="after"``, a wound from the attack counts."""
+    return tuple((j, bool(ss[j] & ELIM), morale_of(u, start[j] | (
+        ss[j] & WOUNDED if rd.wounded_12 == "after" and not ss[j] & ELIM else 0)))
+        for j, u in enumerate(units)
+        if u.kind == "leader" and (ss[j] & ELIM or (ss[j] & BROKEN
+                                                   and not start[j] & BROKEN)))
 
 
 @lru_cache(maxsize=256)
-def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
+def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
             ) -> tuple[Stage[State], ...]:
     """The stages of an attack on ``units`` (the same functions for the same attack, so
     the exact driver shares their work, keyed by the attack). Each is a stage on part of
@@ -291,41 +322,42 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
     end = len(steps)
     leaders = tuple(1 + i for i, u in enumerate(units) if u.kind == "leader")
 
-    def announce(d: Dice, lost: tuple[tuple[int, bool], ...]) -> None:
-        for j, killed in lost:
+    def announce(d: Dice, lost: tuple[tuple[int, bool, int], ...]) -> None:
+        for j, killed, _ in lost:
             d.note("asl.llmc" if killed else "asl.lltc",
                    "{who} is killed: after the attack, units of lower morale take a "
                    "Leader Loss MC" if killed else
                    "{who} broke: after the attack, units of lower morale take a "
                    "Leader Loss Task Check", who=unit_msg(units[j].name))
 
-    # unit, its state, the leaders lost -> its Leader Loss check (None: it takes none)
-    loss_plans: dict[tuple[int, int, tuple[tuple[int, bool], ...]],
-                     tuple[Kind, int, str] | None] = {}
+    # unit, its state, the leaders lost -> its Leader Loss checks (none: it takes none)
+    Lost = tuple[tuple[int, bool, int], ...]
+    loss_plans: dict[tuple[int, int, Lost], tuple[tuple[Kind, int, str], ...]] = {}
 
-    def loss_plan(i: int, s: int, lost: tuple[tuple[int, bool], ...]
-                  ) -> tuple[Kind, int, str] | None:
+    def loss_plan(i: int, s: int, lost: Lost) -> tuple[tuple[Kind, int, str], ...]:
         u = units[i]
-        mine = [(j, kd) for j, kd in lost
-                if j != i and morale_of(u, s) < morale_of(units[j], start[j])]
-        plan: tuple[Kind, int, str] | None = None
-        if mine:
+        mine = [(j, kd) for j, kd, lm in lost if j != i and morale_of(u, s) < lm]
+        plan: tuple[tuple[Kind, int, str], ...] = ()
+        if mine and rd.leader_loss == "each":  # one check per leader lost
+            plan = tuple(("mc", -leadership_of(units[j], start[j]), "asl.llmc") if kd else
+                         ("tc", -leadership_of(units[j], start[j]), "asl.lltc")
+                         for j, kd in mine)
+        elif mine:  # one check, the worst
             killed = any(kd for _, kd in mine)
             ll_drm = max(-leadership_of(units[j], start[j]) for j, kd in mine
                          if kd == killed)
-            plan = ("mc", ll_drm, "asl.llmc") if killed else ("tc", ll_drm, "asl.lltc")
+            plan = (("mc", ll_drm, "asl.llmc") if killed else ("tc", ll_drm, "asl.lltc"),)
         loss_plans[i, s, lost] = plan
         return plan
 
-    def leader_loss(d: Dice, i: int, ss: list[Any], lost: tuple[tuple[int, bool], ...]
-                    ) -> None:
-        s = ss[i]
-        if s & ELIM or not lost:
+    def leader_loss(d: Dice, i: int, ss: list[Any], lost: Lost) -> None:
+        if ss[i] & ELIM or not lost:
             return
-        key = (i, s, lost)
-        plan = loss_plans[key] if key in loss_plans else loss_plan(i, s, lost)
-        if plan is not None:
-            ss[i] = check(d, units[i], s, plan[0], plan[1], plan[2], lltc_fail)
+        key = (i, ss[i], lost)
+        for kind, ll_drm, rule in loss_plans[key] if key in loss_plans else loss_plan(
+                i, ss[i], lost):
+            if not ss[i] & ELIM:
+                ss[i] = check(d, units[i], ss[i], kind, ll_drm, rule, rd)
 
     def rs_stage(k: int) -> Stage[State]:
         i = steps[k][1]
@@ -348,7 +380,7 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
             # the last die leaves only who is selected
             return (tuple(j for j, _ in cands),) if final else (cands,)
 
-        return part((0,), fixed(rs, ("asl.stack", units, result, drm, lltc_fail, k)))
+        return part((0,), fixed(rs, ("asl.stack", units, result, drm, rd, k)))
 
     def run(k: int, d: Dice, ss: list[Any], aux: Any) -> Any:
         """Step ``k`` on the units' states ``ss``; what it leaves in the state's first
@@ -364,7 +396,7 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
         elif what == "check":
             _check_unit(d, units, ss, i, kind, mc_drm, _lead(units, ss, i, order, k))
         elif what == "ctx":
-            aux = _context(units, ss, start, result, order, k)
+            aux = _context(units, ss, start, result, order, k, rd)
         elif what == "unit":
             helper, lost = aux or ((-1, 0), ())
             if lost and first[k]:
@@ -378,7 +410,7 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
             if k + 1 >= end:
                 aux = ()
         else:  # "ll": a leader's own Leader Loss check, against the leaders lost
-            lost = aux if aux and not first[k] else _lost(units, start, ss)
+            lost = aux if aux and not first[k] else _lost(units, start, ss, rd)
             if lost and first[k] and not after_unit[k]:
                 announce(d, lost)
             leader_loss(d, i, ss, lost)
@@ -425,7 +457,7 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail
                 out[0] = aux
             return tuple(out)
 
-        return part(fields, fixed(stage, ("asl.stack", units, result, drm, lltc_fail, ks)))
+        return part(fields, fixed(stage, ("asl.stack", units, result, drm, rd, ks)))
 
     # one stage per Random Selection die, per check; a unit's Leader Loss checks join
     # the stage before them (they read what it read), and so does the leaders' context:
@@ -463,14 +495,15 @@ def _lead(units: tuple[Unit, ...], ss: list[int], i: int, order: dict[int, int],
 
 
 def _context(units: tuple[Unit, ...], ss: list[int], start: tuple[int, ...], result: str,
-             order: dict[int, int], k: int) -> tuple[tuple[int, int], tuple[Any, ...]]:
+             order: dict[int, int], k: int, rd: Readings
+             ) -> tuple[tuple[int, int], tuple[Any, ...]]:
     """What the checks of the units other than leaders need of the leaders, once every
     leader has checked (step ``k``): the leader helping them (the same for each: every
     leader has checked by then) and the leaders lost by the attack. Clears the K/
     casualty leader's mark: no later check reads it."""
     other = next(i for i, u in enumerate(units) if u.kind != "leader")
     helper = _lead(units, ss, other, order, k) if not result.endswith("KIA") else (-1, 0)
-    lost = _lost(units, start, ss) if result != "PTC" else ()
+    lost = _lost(units, start, ss, rd) if result != "PTC" else ()
     for j, u in enumerate(units):
         if u.kind == "leader" and ss[j] is not None:
             ss[j] &= ~HIT
@@ -494,6 +527,14 @@ def _check_unit(d: Dice, units: tuple[Unit, ...], ss: list[int], i: int, kind: K
     if lead and d.explains:
         d.note("asl.leader", "{who} leads: his {v:+d} applies",
                who=unit_msg(units[helper].name), v=lead)
+    elif d.explains and u.kind == "leader":
+        for j, o in enumerate(units):
+            if j != i and leads(o, ss[j]) and leadership_of(o, ss[j]) < 0 and \
+                    morale_of(o, ss[j]) <= morale_of(u, s):
+                d.note("asl.leader", "{other}'s {v:+d} does not help {who}: his morale is "
+                       "not lower (A10.7)", other=unit_msg(o.name),
+                       v=leadership_of(o, ss[j]), who=unit_msg(u.name))
+                break
     ss[i] = check(d, u, s, kind, mc_drm + lead, f"asl.{kind}")
     if d.explains and u.kind == "leader" and not leads(u, ss[i]) and leads(u, s):
         d.note("asl.leader", "{who} is no longer in good order (or pinned): his "
@@ -508,6 +549,8 @@ def _helper(units: tuple[Unit, ...], ss: list[int], i: int, order: dict[int, int
     for j, u in enumerate(units):
         if j == i or not leads(u, ss[j]):
             continue
+        if units[i].kind == "leader" and morale_of(u, ss[j]) <= morale_of(units[i], ss[i]):
+            continue  # a leader helps only leaders of lower morale (A10.7, A10.22 EX)
         if order.get(j, -1) >= k and not ss[j] & HIT:
             continue  # still to check
         if best < 0 or leadership_of(u, ss[j]) < leadership_of(units[best], ss[best]):
@@ -544,13 +587,13 @@ def _k(d: Dice, units: tuple[Unit, ...], ss: list[int], chosen: list[int]) -> No
 
 
 def apply_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
-                 lltc_fail: LltcFail = "pinned") -> tuple[int, ...]:
+                 rd: Readings = Readings()) -> tuple[int, ...]:
     """Every unit's state bits after ``result``."""
     start = tuple(initial(u) for u in units)
     if result == "-":
         d.note("asl.ift.result", "no effect")
         return start
-    stages = _stages(units, result, drm, lltc_fail)
+    stages = _stages(units, result, drm, rd)
     if not stages:
         return start
     first: State = ((), *start)
@@ -559,25 +602,25 @@ def apply_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
 
 
 def finish_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
-                  lltc_fail: LltcFail, extra: Mapping[str, Any]) -> Mapping[str, Any]:
+                  rd: Readings, extra: Mapping[str, Any]) -> Mapping[str, Any]:
     """The procedure's outcome after ``result``: every unit's state (:func:`stack_outcome`)
     and the ``extra`` fields. Return it as it is (``Dice.finish``: exact odds map each
     distinct end of the attack once, without replaying the procedure)."""
     tail = tuple(extra.values())
     if not tail or all(type(v) in (str, int) for v in tail):  # plain: kept by them
-        stages, first, outcome = _finish_plan(units, result, drm, lltc_fail, tuple(extra),
+        stages, first, outcome = _finish_plan(units, result, drm, rd, tuple(extra),
                                               tail)
     else:  # a lazy count (exact odds): a plan for this query only
-        stages, first, outcome = _finish_plan.__wrapped__(units, result, drm, lltc_fail,
+        stages, first, outcome = _finish_plan.__wrapped__(units, result, drm, rd,
                                                           tuple(extra), tail)
     if not stages:
         return {**extra, **stack_outcome(units, apply_result(d, result, units, drm,
-                                                             lltc_fail))}
+                                                             rd))}
     return d.finish(first, (), rounds=0, opening=stages, outcome=outcome)
 
 
 @lru_cache(maxsize=1024)
-def _finish_plan(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: LltcFail,
+def _finish_plan(units: tuple[Unit, ...], result: str, drm: int, rd: Readings,
                  names: tuple[str, ...], tail: tuple[Any, ...]
                  ) -> tuple[tuple[Stage[State], ...], State,
                             Callable[[State, int], Mapping[str, Any]]]:
@@ -585,7 +628,7 @@ def _finish_plan(units: tuple[Unit, ...], result: str, drm: int, lltc_fail: Lltc
     fields ``names`` with values ``tail``: the stages, the first state and the outcome
     (as rows). Kept by the attack and the extra values, not made again for each of a
     Monte Carlo estimate's samples."""
-    stages = _stages(units, result, drm, lltc_fail) if result != "-" else ()
+    stages = _stages(units, result, drm, rd) if result != "-" else ()
     start = tuple(initial(u) for u in units)
     return stages, ((), *start), rows(
         (*STACK_FIELDS, *names), _last_row(units, tail),
@@ -763,16 +806,21 @@ STACK_NOTE = (
     "Rulebook: Random Selection (A.9) rolls a dr per unit and takes every unit tied for "
     "the highest (for #KIA the # highest and all tied with them); every leader checks "
     "first, highest morale first, and a leader in good order and not pinned who has "
-    "checked gives his DRM to the later checks (A10.7, A7.8); an MC passed with a final "
+    "checked gives his DRM to the later checks, a leader's only if his morale is lower "
+    "(A10.7, A10.22, A7.8); a broken unit checks on its counter's broken side (4-6-7/8; "
+    "left out: 8 for a 4-6-7, 9 for a 6-5-8, else the same); an MC passed with a final "
     "DR equal to the morale pins (A7.8); a wounded leader has morale -1 and leadership "
     "one worse (A17.3); ELR replacement applies to leaders too, a leader becoming the "
     "next lower one (A19.1); a K/ casualty that turns a squad into a half-squad still "
     "takes the MC, a wounded leader does not. Leader Loss (A10.2): after the whole attack, "
     "units of lower current morale than a killed leader, broken ones too, take a Leader "
     "Loss MC at his leadership DRM reversed; if he only broke, a Leader Loss Task Check "
-    "(failing it pins: our reading, parameter lltc_fail). With several lost leaders a "
-    "unit takes one check, the worst; a leader lost in the Leader Loss checks causes no "
-    "further ones (our reading). DM markers are not tracked.")
+    "(failing it pins: our reading, parameter lltc_fail; an original 12 on it fails "
+    "either way, its final DR being above any morale; a leader broken and wounded by "
+    "one 12 is compared by his morale before the wound: parameter wounded_12). With "
+    "several lost leaders a unit takes one check, the worst (parameter leader_loss); a "
+    "leader lost in the Leader Loss checks causes no further ones (our reading). DM "
+    "markers are not tracked.")
 
 
 @procedure(
@@ -791,4 +839,4 @@ def ift_on_stack(p: StackParams, d: Dice) -> Mapping[str, Any]:
     units = parse_units(p.units, p.elr)
     if d.explains:
         d.note("asl.ift.result", "{res}: {meaning}", res=p.result, meaning=meaning(p.result))
-    return finish_result(d, p.result, units, p.drm, p.lltc_fail, {})
+    return finish_result(d, p.result, units, p.drm, p.readings(), {})

@@ -63,6 +63,14 @@ class AslStack(Profile):
         return rows
 
 
+def reach(c: Counter, rng: int | None) -> int:
+    """How a counter fires at ``rng`` hexes (ASLRB A7.22): 1 within its normal range (or
+    no range given), 2 at long range (up to twice it: FP halved), 0 out of range."""
+    if rng is None or rng <= c.range:
+        return 1
+    return 2 if rng <= 2 * c.range else 0
+
+
 def ift_params(attacker: AslStack, target: AslStack | None, s: Situation
                ) -> tuple[dict[str, Any], dict[str, Msg]]:
     """``asl.ift``: the stack's firepower at ``range_hexes`` (beyond normal range and
@@ -75,16 +83,13 @@ def ift_params(attacker: AslStack, target: AslStack | None, s: Situation
     for c in attacker.parsed():
         if c.kind == "leader":
             continue
-        fp = Fraction(c.fp)
-        if rng is not None and rng > c.range:
-            if rng > 2 * c.range:
-                parts.append(msg("{counter} out of range", counter=c.text))
-                continue
-            fp /= 2
-            parts.append(msg("{counter} {fp}/2 long range", counter=c.text, fp=c.fp))
-        else:
-            parts.append(msg("{counter} {fp}", counter=c.text, fp=c.fp))
-        total += fp
+        how = reach(c, rng)
+        if not how:
+            parts.append(msg("{counter} out of range", counter=c.text))
+            continue
+        parts.append(msg("{counter} {fp}/2 long range", counter=c.text, fp=c.fp) if how == 2
+                     else msg("{counter} {fp}", counter=c.text, fp=c.fp))
+        total += Fraction(c.fp, how)
     if not total:
         raise UsageError(counted("{unit}: nothing in the stack can fire at {n} hex",
                                  "{unit}: nothing in the stack can fire at {n} hexes",
@@ -160,13 +165,12 @@ def group_params(attackers: Sequence[tuple[AslStack, Situation]], target: AslSta
             if c.kind == "sw":
                 said.append(msg("{counter} left out: fire it with asl.ift", counter=c.text))
                 continue
-            if c.kind != "leader" and rng is not None and rng > c.range:
-                if rng > 2 * c.range:
-                    said.append(msg("{counter} out of range", counter=c.text))
-                    continue
-                far.append(c.text)
-            elif c.kind != "leader":
-                near.append(c.text)
+            how = reach(c, rng) if c.kind != "leader" else -1
+            if not how:
+                said.append(msg("{counter} out of range", counter=c.text))
+                continue
+            if how > 0:
+                (far if how == 2 else near).append(c.text)
             firers.append(c.item + (":pinned" if pinned and "pinned" not in c.item else ""))
     if not near and not far:
         raise UsageError(counted("{unit}: nothing in the stack can fire at {n} hex",
