@@ -13,6 +13,7 @@ from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
 from warroom.games.fow.common import (
     RANGE_IN,
+    ExtraSaves,
     HitSpec,
     Skill,
     TargetType,
@@ -139,11 +140,10 @@ def air(p: AirParams, d: Dice) -> dict[str, Any]:
         "hits" if planes == 1 else "misses" if planes >= 3 else "none")
     hits = d.pool(p.teams, t, rule="fow.air.to_hit", what="to hit, one die per team",
                   reroll=reroll)
-    heavy = p.firepower >= 5
+    # cannon hits the side armour (card), bombs and rockets the top
     spec = HitSpec(target=p.target, armour=p.armour, at=p.at, firepower=p.firepower,
                    dug_in=p.dug_in, gone_to_ground=p.gone_to_ground,
-                   schurzen=p.target_has("schurzen") and p.weapon == "cannon" and heavy,
-                   improvised_armour=p.target_has("improvised_armour") and heavy,
+                   **ExtraSaves.of(p.target_rules, p.weapon == "cannon").against(p.firepower),
                    rule="fow.air")
     destroyed, bailed = resolve_one_each(d, hits, spec)
     pin_at = 10 if p.target_has("quality_of_quantity") else 1

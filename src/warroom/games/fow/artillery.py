@@ -15,6 +15,7 @@ from warroom.errors import UsageError
 from warroom.games.fow.common import (
     RANGE_IN,
     SKILL_TEST,
+    ExtraSaves,
     HitSpec,
     Skill,
     TargetType,
@@ -166,7 +167,9 @@ def bombard_spec(p: BombardmentParams, d: Dice, attempt: int) -> Bombard:
     if tot or mike:
         d.note("fow.artillery.reroll_saves", "{name}: successful saves must be re-rolled",
                name=msg("Time on Target") if tot else msg("Mike Target"))
-    return Bombard(at, fp, tot or mike, p.target_has("improvised_armour") and fp >= 5)
+    # top armour: Schürzen never (it guards the side)
+    return Bombard(at, fp, tot or mike,
+                   ExtraSaves.of(p.target_rules, False).against(fp)["improvised_armour"])
 
 
 ARTILLERY_TEAMS_HELP = (

@@ -15,6 +15,7 @@ from warroom.engine.procedure import OutcomeField, outcome, procedure
 from warroom.engine.steps import Target
 from warroom.games.fow.common import (
     TO_HIT,
+    ExtraSaves,
     HitSpec,
     Motivation,
     Skill,
@@ -131,7 +132,10 @@ _WHAT = {(side, k): text.format(side=side) for side in ("attacker", "defender")
          "misses. Bailed-out tanks count as out of the fight. Unarmed teams re-roll their "
          "hits; Improvised Tank Assault destroys a team that rolls a 1 to hit a tank; Tank "
          "Assault is the attacker_at/defender_at value (card). Up to 10 rounds: the card "
-         "fights on until one side holds the ground; past max_rounds it is undecided.")
+         "fights on until one side holds the ground; past max_rounds it is undecided. "
+         "Schürzen (4+, side hits) and Improvised Armour (5+) guard assaulting tanks "
+         "against defensive fire of firepower 5 or 6 (rules=), as in fow.shoot; close "
+         "combat hits the top armour and is not shooting, so neither applies there.")
 def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
     fight = _fight(*_Setup.key(p))
     start: Fight = (0, p.attackers, p.defenders, 0, "", False)
@@ -196,8 +200,12 @@ def _setup(attackers: int, a_type: str, a_skill: str, a_motivation: str, a_armou
              side("defender", d_type, d_skill, d_motivation, d_at, d_fp, target_rules,
                   a_type, a_top))
     df = Target.of(TO_HIT[a_skill], msg("assaulting teams are {skill}", skill=msg(a_skill)))
-    spec = HitSpec(target="tank" if a_type == "tank" else "infantry", armour=a_armour,
-                   at=df_at, firepower=df_fp, rule="fow.assault.defensive_fire")
+    # tanks save defensive fire with side armour (card), so Schürzen and Improvised
+    # Armour guard them as against any side hit (shooting's own rule)
+    tank = a_type == "tank"
+    spec = HitSpec(target="tank" if tank else "infantry", armour=a_armour,
+                   at=df_at, firepower=df_fp, rule="fow.assault.defensive_fire",
+                   **(ExtraSaves.of(rules, True).against(df_fp) if tank else {}))
     # Quality of Quantity: a large assaulting Soviet company needs 10 defensive-fire hits
     pin = 10 if "quality_of_quantity" in rules else 5
     return _Setup(attackers, defenders, sides, dice, df, "automatic_rifles" in target_rules,

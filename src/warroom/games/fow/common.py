@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from warroom.engine.context import Dice, fixed
 from warroom.engine.messages import msg
@@ -87,6 +87,28 @@ class HitSpec:
     improvised_armour: bool = False  # FP 5 or 6: a 5+ save after a failed save
     no_save: bool = False         # infantry and guns get no save (e.g. close combat)
     rule: str = "fow.hits"
+
+
+class ExtraSaves(NamedTuple):
+    """The target's extra saves after a failed armour save, against weapons of firepower
+    5 or 6: Schürzen (4+) on a hit on the side armour (FoW article on German special
+    rules, Schürzen: side hits only; the card also names the front) and Improvised
+    Armour (5+) on any aspect (FoW reference card, Improvised Armour). Written once for
+    direct fire, mixed fire, aircraft, bombardments and assault defensive fire."""
+
+    schurzen: bool = False  # the target has Schürzen and the hit is on its side armour
+    improvised_armour: bool = False
+
+    @classmethod
+    def of(cls, rules: tuple[str, ...], side: bool) -> ExtraSaves:
+        """The extra saves of a target with special ``rules``, hit on its ``side``."""
+        return cls("schurzen" in rules and side, "improvised_armour" in rules)
+
+    def against(self, firepower: int) -> dict[str, bool]:
+        """The :class:`HitSpec` fields for a hit of ``firepower`` (N of N+)."""
+        heavy = 5 <= firepower <= 6
+        return {"schurzen": self.schurzen and heavy,
+                "improvised_armour": self.improvised_armour and heavy}
 
 
 def save_target(spec: HitSpec) -> int:

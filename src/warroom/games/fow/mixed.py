@@ -20,7 +20,15 @@ from warroom.engine.params import text_items, whole_number
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
 from warroom.errors import UsageError
-from warroom.games.fow.common import LABELS, Aspect, HitSpec, Skill, TargetType, team_chain
+from warroom.games.fow.common import (
+    LABELS,
+    Aspect,
+    ExtraSaves,
+    HitSpec,
+    Skill,
+    TargetType,
+    team_chain,
+)
 from warroom.games.fow.shooting import ShootParams, pinned, to_hit_reroll, to_hit_target
 from warroom.games.fow.special_rules.params import RulesParams
 
@@ -470,22 +478,17 @@ def _shot(skill: str, concealed: bool, gtg: bool, far: bool, moved: bool, moving
                        side_arc=side_arc, rules=rules, target_rules=target_rules)
 
 
-class Saves(NamedTuple):
-    """The target's extra saves against heavy (firepower 5 or 6) weapons."""
-
-    schurzen: bool = False
-    improvised_armour: bool = False
+Saves = ExtraSaves
+"""The target's extra saves against heavy (firepower 5 or 6) weapons (common's rule)."""
 
 
 @lru_cache(maxsize=4096)
 def _hit_spec(team: Team, weapon: Weapon, armour: int, saves: Saves) -> HitSpec:
-    heavy = weapon.firepower >= 5
     far = (team.far or weapon.far) and team.armoured
     return HitSpec(target=team.kind, armour=armour + (1 if far else 0),
                    at=weapon.at, firepower=weapon.firepower, dug_in=team.dug,
                    gone_to_ground=team.gtg and team.kind == "gun",  # only guns' saves
-                   schurzen=saves.schurzen and heavy,
-                   improvised_armour=saves.improvised_armour and heavy,
+                   **saves.against(weapon.firepower),
                    bunker_buster=weapon.bb, rule="fow.shoot_mixed")
 
 
@@ -707,8 +710,7 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
     the hits in all, destroyed and bailed out."""
     weapons, teams = parse_weapons(p.weapons), parse_teams(p.teams)
     n = len(weapons)
-    saves = Saves(p.target_has("schurzen") and p.aspect == "side",
-                  p.target_has("improvised_armour"))
+    saves = Saves.of(p.target_rules, p.aspect == "side")
     anonymous = tuple(team._replace(n=0) for team in teams)
     rolls: list[dict[tuple[int, ...], Any]] = [{} for _ in teams]  # hits it took -> chain
 
