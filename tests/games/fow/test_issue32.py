@@ -115,3 +115,55 @@ def test_extra_saves_in_defensive_fire_roll_and_simulate() -> None:
                            **ASSAULT_TANKS)
     low, high = est.interval(repelled=True)
     assert low <= 49 / 2916 <= high
+
+
+# ------------------------------------------------------------------------------- wording
+def _story(res: object, lang: str = "en") -> str:
+    from warroom import i18n
+
+    tr = i18n.translator(lang)
+    return "\n".join(s.to_dict(tr)["text"] for s in res.steps)  # type: ignore[attr-defined]
+
+
+def test_bulldog_counts_its_platoons_in_every_language() -> None:
+    # one die for both platoons: 3 passes the fearless (3+) and fails the confident
+    # (4+); the re-roll of 4 turns that one platoon: singular in English, Polish form 0
+    res = warroom.roll("fow.british_bulldog", motivations="confident,fearless",
+                       entered=[3, 4])
+    assert "turns 1 failed platoon into a counterattacker." in _story(res)
+    assert "zamienia 1 pluton, który oblał test" in _story(res, "pl")
+    # two platoons failing a 1, re-rolled 4: 2 plutony (Polish 2-4), 0 -> plutonów
+    res = warroom.roll("fow.british_bulldog", motivations="confident,confident",
+                       entered=[1, 4])
+    assert "turns 2 failed platoons into counterattackers." in _story(res)
+    assert "zamienia 2 plutony" in _story(res, "pl")
+    res = warroom.roll("fow.british_bulldog", motivations="confident,confident",
+                       entered=[1, 1])
+    assert "zamienia 0 plutonów" in _story(res, "pl")
+
+
+def test_teams_are_named_by_number_and_hits() -> None:
+    # two defensive-fire hits on three tanks: teams 1 and 2 take one each, named
+    # "team 1 with 1 hit", never "team with 1 hit 1"
+    res = warroom.roll("fow.assault", attackers=3, attacker_type="tank", attacker_armour=3,
+                       defensive_dice=2, defensive_at=6, defensive_firepower=5,
+                       max_rounds=1, entered=[3, 3, 6, 6, 1, 1, 1, 1])
+    story = _story(res)
+    assert "armour save (team 1 with 1 hit)" in story
+    assert "armour save (team 2 with 1 hit)" in story
+    assert "hit 1 1" not in story and "team with 1 hit 1" not in story
+    assert "sekcja 2 z 1 trafieniem" in _story(res, "pl")
+
+
+def test_a_tank_that_cannot_save_is_told_so() -> None:
+    # armour 1 + 6 = 7 does not beat AT 8: "target number 8+" alone hid that no save is
+    # possible; the die still tells equal from below (here every face is below)
+    res = warroom.roll("fow.shoot", dice=1, target="tank", armour=1, at=8, firepower=3,
+                       entered=[3, 2, 5])
+    story = _story(res)
+    assert "armour saves: armour 1 cannot beat AT 8, no save possible" in story
+    assert "obrona niemożliwa" in _story(res, "pl") and "不可能豁免" in _story(res, "zh")
+    # a tank that can still be saved keeps the plain name
+    res = warroom.roll("fow.shoot", dice=1, target="tank", armour=3, at=8, firepower=3,
+                       entered=[3, 6])
+    assert "no save possible" not in _story(res)

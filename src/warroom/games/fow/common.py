@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from warroom.engine.context import Dice, fixed
-from warroom.engine.messages import msg
+from warroom.engine.messages import msg, nmsg
 from warroom.engine.steps import Target
 from warroom.games.fow.special_rules import catalog as special_rules
 
@@ -139,6 +139,19 @@ def armour_save(spec: HitSpec) -> tuple[dict[str, list[int]], Target]:
                                             armour=spec.armour, at=spec.at))
 
 
+@lru_cache(maxsize=256)
+def armour_what(spec: HitSpec, n: int = 1) -> Any:
+    """The name of ``n`` armour saves; a tank whose armour plus a 6 cannot beat the AT
+    cannot save, and the story says so (its die still tells equal from below)."""
+    if spec.at - spec.armour < 6:
+        return "armour save" if n == 1 else "armour saves"
+    if n == 1:
+        return msg("armour save: armour {armour} cannot beat AT {at}, no save possible",
+                   armour=spec.armour, at=spec.at)
+    return msg("armour saves: armour {armour} cannot beat AT {at}, no save possible",
+               armour=spec.armour, at=spec.at)
+
+
 @lru_cache(maxsize=1024)
 def team_chain(spec: HitSpec, k: int) -> Callable[[Dice], str]:
     """The rolls one team makes for ``k`` hits; returns its worst result. The same
@@ -147,7 +160,7 @@ def team_chain(spec: HitSpec, k: int) -> Callable[[Dice], str]:
 
     def tank_hit(d: Dice) -> str:
         classes, t = armour_save(spec)
-        s = d.split(1, classes, rule=f"{spec.rule}.armour", what="armour save", target=t)
+        s = d.split(1, classes, rule=f"{spec.rule}.armour", what=armour_what(spec), target=t)
         if spec.reroll_saves and s["higher"]:
             s = d.split(1, classes, rule=f"{spec.rule}.armour",
                         what="successful armour save re-rolled", target=t)
@@ -216,7 +229,8 @@ def resolve_single_hits(d: Dice, n: Any, spec: HitSpec) -> tuple[Any, Any]:
     then the extra saves, then the firepower tests. Returns (destroyed, bailed_out)."""
     if spec.target == "tank":
         classes, t = armour_save(spec)
-        s = d.split(n, classes, rule=f"{spec.rule}.armour", what="armour saves", target=t)
+        s = d.split(n, classes, rule=f"{spec.rule}.armour", what=armour_what(spec, 2),
+                    target=t)
         equal, lower = s["equal"], s["lower"]
         if spec.reroll_saves:
             again = d.split(s["higher"], classes, rule=f"{spec.rule}.armour",
@@ -297,7 +311,9 @@ def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec, *, flat: bool 
                more=q + 1, rest=teams - r, q=q)
     destroyed: Any = 0
     bailed: Any = 0
+    first = 1  # the number of the group's first team, counting on from the group before
     for count, k in ((r, q + 1), (teams - r, q)):
+        first += max(count, 0)
         if count <= 0 or k <= 0:
             continue
         if k == 1 and (flat or spec.target != "tank"):
@@ -306,12 +322,16 @@ def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec, *, flat: bool 
             bailed = bailed + out
             continue
         what = msg("team with {k} hits", k=k) if k > 1 else "team with 1 hit"
+        # each team named by its number among all the teams and its hits
+        names = tuple(nmsg("team {i} with {n} hit", "team {i} with {n} hits", n=k, i=i)
+                      for i in range(first - count, first)) if d.explains and teams > 1 else ()
         if not flat:
             res = d.each(count, _out_or_fighting(team_chain(spec, k)), ("out", "fighting"),
-                         rule=f"{spec.rule}.team", what=what)
+                         rule=f"{spec.rule}.team", what=what, names=names)
             destroyed = destroyed + res["out"]
             continue
-        res = d.each(count, team_chain(spec, k), LABELS, rule=f"{spec.rule}.team", what=what)
+        res = d.each(count, team_chain(spec, k), LABELS, rule=f"{spec.rule}.team", what=what,
+                     names=names)
         destroyed = destroyed + res["destroyed"]
         bailed = bailed + res["bailed_out"]
     return destroyed, bailed

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from warroom.engine.context import Dice
-from warroom.engine.messages import Msg
+from warroom.engine.messages import Msg, nmsg
 from warroom.engine.procedure import OutcomeField, Procedure, outcome, procedure
 from warroom.games.fow.special_rules.common import (
     Motivation,
@@ -131,8 +131,9 @@ def british_bulldog(p: BulldogParams, d: Dice) -> dict[str, Any]:
                   target=needs[0] if alike else None)
     saved = sum(1 for t in needs if face < t.final <= again)
     d.note("fow.british_bulldog.result",
-           "The re-roll of {face} turns {n} failed platoons into counterattackers.",
-           face=again, n=saved)
+           nmsg("The re-roll of {face} turns {n} failed platoon into a counterattacker.",
+                "The re-roll of {face} turns {n} failed platoons into counterattackers.",
+                n=saved, face=again))
     return {"counterattack": passed + saved, "break_off": failed - saved, "rerolled": True}
 
 
