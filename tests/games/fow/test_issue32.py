@@ -167,3 +167,23 @@ def test_a_tank_that_cannot_save_is_told_so() -> None:
     res = warroom.roll("fow.shoot", dice=1, target="tank", armour=3, at=8, firepower=3,
                        entered=[3, 6])
     assert "no save possible" not in _story(res)
+
+
+# ------------------------------------------------ reading: vehicle machine-guns on the move
+def test_the_example_vehicle_mgs_fire_at_rof_1_on_the_move() -> None:
+    from warroom.units import params_for
+
+    # FoW reference card: ROF 1 when shooting on the move; the article on shooting halves
+    # ROF after moving (3 -> 1) and gives a vehicle's secondary weapons ROF 1 anyway. The
+    # example force's vehicle MGs keep the card's ROF 3 halted and fire ROF 1 moving:
+    # two Panthers moving, 2 dice, with the +1 of a ROF 1 weapon that moved
+    b = params_for("fow.shoot", "example:fow:Panthers", "example:fow:Rifle platoon",
+                   weapon="Vehicle MG", range_cm=30, moved=True)
+    assert b.params["dice"] == 2 and b.params["moving_rof1"] is True
+    # halted: ROF 3 each, 6 dice (the card's vehicle machine-guns table)
+    b = params_for("fow.shoot", "example:fow:Panthers", "example:fow:Rifle platoon",
+                   weapon="Vehicle MG", range_cm=30)
+    assert b.params["dice"] == 6
+    # trained rifles: 3+ plus 1 for the moving ROF 1 weapon, 4+: no hit (1/2)^2 = 1/4
+    assert prob("fow.shoot", {"hits": 0}, **b.params | {"dice": 2, "moved": True,
+                                                        "moving_rof1": True}) == F(1, 4)
