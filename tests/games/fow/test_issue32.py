@@ -187,3 +187,51 @@ def test_the_example_vehicle_mgs_fire_at_rof_1_on_the_move() -> None:
     # trained rifles: 3+ plus 1 for the moving ROF 1 weapon, 4+: no hit (1/2)^2 = 1/4
     assert prob("fow.shoot", {"hits": 0}, **b.params | {"dice": 2, "moved": True,
                                                         "moving_rof1": True}) == F(1, 4)
+
+
+# ------------------------------------------------------ new: gun shields in a mixed platoon
+def test_gun_shields_in_a_mixed_platoon() -> None:
+    # FoW article on the effects of hits: a gun hit from the side its gun shield faces
+    # saves as usual (5+ in the open) and a failed save needs a firepower test; an
+    # unarmoured vehicle carrying a shielded gun gets no save, only the firepower test.
+    # One die (3+: 2/3), firepower 4+ (1/2): gun 2/3 * 2/3 * 1/2 = 2/9; vehicle
+    # 2/3 * 1/2 = 1/3
+    assert prob("fow.shoot_mixed", {"destroyed": 1}, weapons="1:2:4",
+                teams="gun:shield") == F(2, 9)
+    assert prob("fow.shoot_mixed", {"destroyed": 1}, weapons="1:2:4",
+                teams="soft:shield") == F(1, 3)
+    # the same as fow.shoot's gun_shield (one definition: common.team_chain)
+    assert prob("fow.shoot", {"destroyed": 1}, dice=1, at=2, firepower=4, target="gun",
+                gun_shield=True) == F(2, 9)
+    # Two dice at a shielded gun and an infantry team: hits 0/1/2 with 1/9, 4/9, 4/9;
+    # one hit goes to the first team listed (the gun): lost 1/3 (2/3 * 1/2); two hits,
+    # one each: the gun 1/3, the infantry 1/3 (fails 3+, no firepower test).
+    # destroyed 0: 1/9 + 4/9 * 2/3 + 4/9 * (2/3)^2 = 49/81; 2: 4/9 * (1/3)^2 = 4/81
+    assert marginal("fow.shoot_mixed", "destroyed", weapons="2:2:4",
+                    teams="gun:shield,infantry") == {0: F(49, 81), 1: F(28, 81),
+                                                     2: F(4, 81)}
+    # without the shield the gun is lost 2/3 per hit: 1/9 + 4/9 * 1/3 + 4/9 * 1/3 * 2/3
+    assert prob("fow.shoot_mixed", {"destroyed": 0}, weapons="2:2:4",
+                teams="gun,infantry") == F(29, 81)
+
+
+def test_gun_shields_roll_simulate_and_refuse_the_wrong_teams() -> None:
+    import pytest
+
+    from warroom.errors import UsageError
+
+    # entered dice: hits 3, 3; the gun's save 1 fails and its firepower test 1 fails;
+    # the infantry saves 4: nothing destroyed (with a firepower 4 instead: the gun is)
+    res = warroom.roll("fow.shoot_mixed", weapons="2:2:4", teams="gun:shield,infantry",
+                       entered=[3, 3, 1, 1, 4])
+    assert res.outcome["destroyed"] == 0 and res.outcome["hits"] == 2
+    res = warroom.roll("fow.shoot_mixed", weapons="2:2:4", teams="gun:shield,infantry",
+                       entered=[3, 3, 1, 4, 4])
+    assert res.outcome["destroyed"] == 1
+    est = warroom.simulate("fow.shoot_mixed", samples=20_000, seed=3, weapons="2:2:4",
+                           teams="gun:shield,infantry")
+    low, high = est.interval(destroyed=0)
+    assert low <= 49 / 81 <= high
+    for teams in ("infantry:shield", "tank:3:shield", "gun:shield:shield"):
+        with pytest.raises(UsageError):
+            warroom.odds("fow.shoot_mixed", weapons="1:2:4", teams=teams)

@@ -59,7 +59,10 @@ TEAMS_HELP = (
     "Flags: gtg (gone to ground), out (bogged down or bailed out), far (over 40 cm), dug "
     "(infantry or gun dug in or in bulletproof cover), gt (a tank of the type declared "
     "as the gun tank: each hit then rolls 5+ to go to these tanks). Example: "
-    "tank:6,tank:5/3,soft")
+    "tank:6,tank:5/3,soft. A gun or an unarmoured vehicle carrying a gun may add shield "
+    "(hit from the side its gun shield faces: a gun's failed save needs a firepower test "
+    "to destroy it; the vehicle gets no save but the firepower test), e.g. "
+    "gun:shield,soft:shield")
 
 
 class Weapon(NamedTuple):
@@ -95,6 +98,7 @@ class Team(NamedTuple):
     far: bool = False
     dug: bool = False
     gt: bool = False
+    shield: bool = False  # a gun (or a vehicle's gun) hit from the side its shield faces
 
     @property
     def armoured(self) -> bool:
@@ -166,10 +170,15 @@ def parse_teams(text: str) -> tuple[Team, ...]:
                       else hull)
         seen = set()
         for flag in flags:
-            if flag not in ("gtg", "out", "far", "dug", "gt") or flag in seen:
+            if flag not in ("gtg", "out", "far", "dug", "gt", "shield") or flag in seen:
                 raise UsageError("{item!r}: unknown or repeated flag {flag!r} (gtg, out, far, "
-                                 "dug, gt)", item=item, flag=flag)
+                                 "dug, gt, shield)", item=item, flag=flag)
             seen.add(flag)
+        if "shield" in seen and kind not in ("gun", "soft"):
+            # FoW article on the effects of hits: gun shields guard guns and the guns
+            # carried by unarmoured vehicles
+            raise UsageError("{item!r}: gun shields protect guns and unarmoured vehicles "
+                             "only", item=item)
         if "dug" in seen and kind not in ("infantry", "gun"):
             raise UsageError("{item!r}: only infantry and guns can be dug in", item=item)
         if "gt" in seen and kind != "tank":
@@ -177,7 +186,7 @@ def parse_teams(text: str) -> tuple[Team, ...]:
         counts[kind] = counts.get(kind, 0) + 1
         out.append(Team(kind, counts[kind], hull, turret,  # type: ignore[arg-type]
                         "gtg" in seen, "out" in seen, "far" in seen, "dug" in seen,
-                        "gt" in seen))
+                        "gt" in seen, "shield" in seen))
     return tuple(out)
 
 
@@ -488,7 +497,7 @@ def _hit_spec(team: Team, weapon: Weapon, armour: int, saves: Saves) -> HitSpec:
     return HitSpec(target=team.kind, armour=armour + (1 if far else 0),
                    at=weapon.at, firepower=weapon.firepower, dug_in=team.dug,
                    gone_to_ground=team.gtg and team.kind == "gun",  # only guns' saves
-                   **saves.against(weapon.firepower),
+                   gun_shield=team.shield, **saves.against(weapon.firepower),
                    bunker_buster=weapon.bb, rule="fow.shoot_mixed")
 
 
