@@ -235,3 +235,65 @@ def test_gun_shields_roll_simulate_and_refuse_the_wrong_teams() -> None:
     for teams in ("infantry:shield", "tank:3:shield", "gun:shield:shield"):
         with pytest.raises(UsageError):
             warroom.odds("fow.shoot_mixed", weapons="1:2:4", teams=teams)
+
+
+# ------------------------------------------------------ new: air attack on a mixed platoon
+def _rows(dist: object) -> dict[tuple[object, ...], F]:
+    return {tuple(o.items()): p for o, p in dist.items()}  # type: ignore[attr-defined]
+
+
+def test_air_attack_on_a_mixed_platoon() -> None:
+    # fow.air_mixed is fow.air's attack (support, flight, anti-aircraft fire, approach,
+    # the weapon's to-hit) with one die per team, each team saving by its own kind.
+    # Teams all alike: exactly fow.air
+    assert _rows(warroom.odds("fow.air_mixed", teams="infantry,infantry")) == _rows(
+        warroom.odds("fow.air", teams=2, target="infantry"))
+    # A tank with top armour 0 beside an infantry team, bombs AT 5 firepower 4+. Given
+    # the flight and approach, each team is hit alike (h) and independently. Infantry
+    # hit: fails 3+ (1/3), destroyed. Tank hit: 1-4 is below AT 5 (4/6): firepower 4+
+    # destroys (1/2), else bails out; a 5 is equal (1/6): firepower passed bails out;
+    # a 6 beats it. Destroyed 4/6 * 1/2 = 1/3 (as the infantry), bailed out
+    # 4/6 * 1/2 + 1/6 * 1/2 = 5/12. So "destroyed" is distributed as for two infantry
+    # teams, and P(bailed out) = 5/12 * E[h] = 5/12 * E[hits of two teams] / 2
+    mixed = warroom.odds("fow.air_mixed", teams="tank:0,infantry")
+    plain = warroom.odds("fow.air", teams=2, target="infantry")
+    assert mixed.marginal("destroyed") == plain.marginal("destroyed")
+    assert mixed.probability(bailed_out=1) == F(5, 24) * plain.mean("hits")
+    # entered dice, one support die (sporadic after two calls): 6 (they arrive),
+    # aircraft die 3 (two), approach 3 (trained 3+),
+    # to hit 4 and 4 (bombs 4+), the tank's armour 2 (below AT 5), firepower 4 destroys;
+    # the infantry save 3 holds
+    res = warroom.roll("fow.air_mixed", support="sporadic", calls=2, teams="tank:0,infantry",
+                       entered=[6, 3, 3, 4, 4, 2, 4, 3])
+    assert (res.outcome["hits"], res.outcome["destroyed"], res.outcome["pinned"]) == (2, 1,
+                                                                                       True)
+
+
+def test_air_attack_on_a_mixed_platoon_side_armour_and_estimate() -> None:
+    import pytest
+
+    from warroom.errors import UsageError
+
+    # cannon hits side armour: Schürzen works against firepower 5 or 6 (common rule):
+    # it can only lower the chance of a tank being lost
+    raw = {"teams": "tank:1,tank:1", "weapon": "cannon", "at": 6, "firepower": 5}
+    lost = warroom.odds("fow.air_mixed", **raw).probability(destroyed=0, bailed_out=0)
+    guarded = warroom.odds("fow.air_mixed", target_rules="schurzen", **raw).probability(
+        destroyed=0, bailed_out=0)
+    assert guarded > lost
+    est = warroom.simulate("fow.air_mixed", samples=20_000, seed=5, teams="tank:0,infantry")
+    exact = warroom.odds("fow.air_mixed", teams="tank:0,infantry").probability(destroyed=0)
+    low, high = est.interval(destroyed=0)
+    assert low <= exact <= high
+    for teams in ("tank:1:far", "gun:shield", "tank:3/2"):
+        with pytest.raises(UsageError):
+            warroom.odds("fow.air_mixed", teams=teams)
+
+
+def test_the_vehicle_mg_table_gives_rof_1_on_the_move() -> None:
+    # the card's table (ROF 3) with the ROF after moving both sources give: 1
+    from warroom.games.fow import load_tables
+
+    table = load_tables()["vehicle_mgs"]
+    for key in ("vehicle_mg", "cal50_vehicle_mg"):
+        assert (table[key]["rof"], table[key]["moving_rof"]) == (3, 1)

@@ -3,10 +3,12 @@ template, saves with top armour, and every platoon hit is pinned down."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
 
+from warroom.dice.weights import Reroll
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import outcome, procedure
@@ -187,11 +189,7 @@ class MixedArtilleryParams(BombardmentParams):
     @field_validator("teams")
     @classmethod
     def _teams(cls, v: str) -> str:
-        for team in parse_teams(v):
-            if team.out or team.far or team.gt or team.hull != team.turret:
-                raise UsageError("{team}: under a template give a tank's top armour (tank:1) "
-                                 "and only the flags gtg and dug", team=team.label())
-        return v
+        return template_teams(v)
 
 
 @procedure(
@@ -223,9 +221,22 @@ def artillery_mixed(p: MixedArtilleryParams, d: Dice) -> dict[str, Any]:
                n=t.final)
         return {**MISSED, "ranged_in": attempt}
     bombard = bombard_spec(p, d, attempt)
+    hits, destroyed, bailed = each_team_hit(d, p.teams, t, reroll, bombard.spec_for,
+                                            "fow.artillery.to_hit")
+    return {"ranged_in": attempt, "hits": hits, "destroyed": destroyed, "bailed_out": bailed,
+            "pinned": hits >= 1}
+
+
+def each_team_hit(d: Dice, teams: str, t: Target, reroll: Reroll,
+                  spec_for: Callable[[str, int, bool, bool], HitSpec], rule: str
+                  ) -> tuple[Any, Any, Any]:
+    """One die for every team under a template (a bombardment, an air attack): each team
+    hit at most once, nothing to allocate; each saves by its own kind (``spec_for(kind,
+    armour, dug in, gone to ground)``). Teams alike roll together. Returns (hits,
+    destroyed, bailed out)."""
     groups: dict[tuple[str, int, bool, bool], int] = {}
     first: dict[tuple[str, int, bool, bool], Msg] = {}
-    for team in parse_teams(p.teams):  # teams alike roll together
+    for team in parse_teams(teams):  # teams alike roll together
         key = (team.kind, team.hull, team.dug, team.gtg)
         groups[key] = groups.get(key, 0) + 1
         first.setdefault(key, team.label())
@@ -236,16 +247,24 @@ def artillery_mixed(p: MixedArtilleryParams, d: Dice) -> dict[str, Any]:
     for group, count in groups.items():
         kind, armour, dug, gtg = group
         name = msg(GROUP_NAMES[kind], count=count) if count > 1 else first[group]
-        got = d.pool(count, t, rule="fow.artillery.to_hit", reroll=reroll,
-                     what=msg("to hit: {teams}", teams=name))
-        rolled.append((got, bombard.spec_for(kind, armour, dug, gtg)))
+        got = d.pool(count, t, rule=rule, reroll=reroll, what=msg("to hit: {teams}",
+                                                                 teams=name))
+        rolled.append((got, spec_for(kind, armour, dug, gtg)))
         hits = hits + got
     for got, spec in rolled:
         dead, out = resolve_one_each(d, got, spec)
         destroyed = destroyed + dead
         bailed = bailed + out
-    return {"ranged_in": attempt, "hits": hits, "destroyed": destroyed, "bailed_out": bailed,
-            "pinned": hits >= 1}
+    return hits, destroyed, bailed
+
+
+def template_teams(v: str) -> str:
+    """The ``teams`` under a template: kinds, armour and the flags gtg and dug only."""
+    for team in parse_teams(v):
+        if team.out or team.far or team.gt or team.shield or team.hull != team.turret:
+            raise UsageError("{team}: under a template give a tank's top armour (tank:1) "
+                             "and only the flags gtg and dug", team=team.label())
+    return v
 
 
 PROCEDURES = (artillery, artillery_mixed)
