@@ -297,3 +297,32 @@ def test_the_vehicle_mg_table_gives_rof_1_on_the_move() -> None:
     table = load_tables()["vehicle_mgs"]
     for key in ("vehicle_mg", "cal50_vehicle_mg"):
         assert (table[key]["rof"], table[key]["moving_rof"]) == (3, 1)
+
+
+# ---------------------------------- new: open-topped tanks fall back on 5 defensive-fire hits
+def test_open_topped_tanks_fall_back_on_five_hits() -> None:
+    import pytest
+
+    from warroom.errors import UsageError
+
+    # FoW article on German special rules, Mounted Assault: open-topped tanks fall back
+    # on five hits, or on two vehicles destroyed or bailed out by defensive fire. Three
+    # tanks with armour 15 (never lost to AT 2), five dice at trained tanks (3+): five
+    # hits (2/3)^5 = 32/243 drive them back; closed tanks are never driven back here
+    raw = {"attackers": 3, "attacker_type": "tank", "attacker_armour": 15,
+           "defensive_dice": 5, "max_rounds": 1}
+    assert prob("fow.assault", {"repelled": True}, attacker_open_topped=True,
+                **raw) == F(32, 243)
+    assert prob("fow.assault", {"repelled": True}, **raw) == 0
+    # two lost still drives them back: the defaults of defect 6 (side armour 3 against
+    # AT 6 firepower 5+) give 49/729 whether open-topped or not, since two dice cannot
+    # make five hits
+    assert prob("fow.assault", {"repelled": True}, attacker_open_topped=True,
+                **ASSAULT_TANKS) == F(49, 729)
+    # entered dice: five hits (3s) on open-topped armour-15 tanks: saves 6, 6 / 6 / 6, 6
+    # (each tank keeps its worst: no loss) and the assault falls back
+    res = warroom.roll("fow.assault", attacker_open_topped=True, **raw,
+                       entered=[3, 3, 3, 3, 3, 6, 6, 6, 6, 6])
+    assert res.outcome["repelled"] is True and res.outcome["attacker_losses"] == 0
+    with pytest.raises(UsageError, match="assaulting tanks"):
+        warroom.odds("fow.assault", attacker_open_topped=True)
