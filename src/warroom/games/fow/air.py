@@ -3,15 +3,17 @@ fire, approaching the target, to-hit by the aircraft's weapon and saves."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
+from warroom.dice.weights import Reroll
 from warroom.engine.context import Dice
 from warroom.engine.messages import msg
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
-from warroom.games.fow.artillery import each_team_hit, template_teams
+from warroom.games.fow.artillery import TemplateTeams, each_team_hit
 from warroom.games.fow.common import (
     RANGE_IN,
     ExtraSaves,
@@ -81,19 +83,22 @@ def _nothing(**extra: Any) -> dict[str, Any]:
     out.update(extra)
     return out
 
+# what an air attack ends with (fow.air, fow.air_mixed)
+AIR_OUTCOME = outcome(("arrived", "bool", "aircraft arrived"),
+                      ("aircraft", "int", "aircraft left after anti-aircraft fire"),
+                      ("approached", "int", "approach attempt that succeeded (0: none)"),
+                      ("hits", "int", "teams hit"),
+                      ("destroyed", "int", "teams destroyed"),
+                      ("bailed_out", "int", "tanks bailed out"),
+                      ("pinned", "bool", "the target platoon is pinned down"))
+
 
 @procedure(
     "fow.air", title="Air support attack",
     summary="Roll the air support dice, see how many aircraft come, shoot at them with "
             "anti-aircraft weapons, approach the target, roll to hit and save.",
     params=AirParams,
-    outcome=outcome(("arrived", "bool", "aircraft arrived"),
-                    ("aircraft", "int", "aircraft left after anti-aircraft fire"),
-                    ("approached", "int", "approach attempt that succeeded (0: none)"),
-                    ("hits", "int", "teams hit"),
-                    ("destroyed", "int", "teams destroyed"),
-                    ("bailed_out", "int", "tanks bailed out"),
-                    ("pinned", "bool", "the target platoon is pinned down")),
+    outcome=AIR_OUTCOME,
     source="FoW reference card, air support",
     note="The support pool starts at 7/5/3 dice and loses one die per earlier call; "
          "aircraft arrive if any die shows 5+ (ground attack) or 6 (interceptors). A die "
@@ -105,25 +110,31 @@ def _nothing(**extra: Any) -> dict[str, Any]:
          "Quality of Quantity we require 10 hits, since only bombardments keep the "
          "single-hit pin in the Soviet article.")
 def air(p: AirParams, d: Dice) -> dict[str, Any]:
+    def strike(t: Target, reroll: Reroll) -> tuple[Any, Any, Any]:
+        hits = d.pool(p.teams, t, rule="fow.air.to_hit", what="to hit, one die per team",
+                      reroll=reroll)
+        # cannon hits the side armour (card), bombs and rockets the top
+        spec = HitSpec(target=p.target, armour=p.armour, at=p.at, firepower=p.firepower,
+                       dug_in=p.dug_in, gone_to_ground=p.gone_to_ground,
+                       **ExtraSaves.of(p.target_rules, p.weapon == "cannon").against(
+                           p.firepower), rule="fow.air")
+        return (hits, *resolve_one_each(d, hits, spec))
+
+    return attack(p, d, strike)
+
+
+def attack(p: AirAttackParams, d: Dice,
+           strike: Callable[[Target, Reroll], tuple[Any, Any, Any]]) -> dict[str, Any]:
+    """An air attack: :func:`approach`, then ``strike(to-hit number, re-rolls)`` rolls
+    at the teams and returns (hits, destroyed, bailed out). Every platoon hit is pinned
+    (card); Quality of Quantity needs 10 hits."""
     early, planes, attempt = approach(p, d)
     if early is not None:
         return early
-    t, reroll = weapon_to_hit(p, planes, attempt)
-    hits = d.pool(p.teams, t, rule="fow.air.to_hit", what="to hit, one die per team",
-                  reroll=reroll)
-    # cannon hits the side armour (card), bombs and rockets the top
-    spec = HitSpec(target=p.target, armour=p.armour, at=p.at, firepower=p.firepower,
-                   dug_in=p.dug_in, gone_to_ground=p.gone_to_ground,
-                   **ExtraSaves.of(p.target_rules, p.weapon == "cannon").against(p.firepower),
-                   rule="fow.air")
-    destroyed, bailed = resolve_one_each(d, hits, spec)
+    hits, destroyed, bailed = strike(*weapon_to_hit(p, planes, attempt))
+    pin_at = 10 if p.target_has("quality_of_quantity") else 1
     return {"arrived": True, "aircraft": planes, "approached": attempt, "hits": hits,
-            "destroyed": destroyed, "bailed_out": bailed, "pinned": air_pin(p, hits)}
-
-
-def air_pin(p: AirAttackParams, hits: Any) -> Any:
-    """Every platoon hit is pinned (card); Quality of Quantity needs 10 hits."""
-    return hits >= (10 if p.target_has("quality_of_quantity") else 1)
+            "destroyed": destroyed, "bailed_out": bailed, "pinned": hits >= pin_at}
 
 
 def weapon_to_hit(p: AirAttackParams, planes: int, attempt: int
@@ -185,14 +196,9 @@ def approach(p: AirAttackParams, d: Dice) -> tuple[dict[str, Any] | None, int, i
 
 
 class MixedAirParams(AirAttackParams):
-    teams: str = Field("tank:1,infantry,infantry,soft", description=AIR_TEAMS_HELP,
-                       examples=["tank:1,infantry,infantry,soft", "infantry:dug,gun:gtg",
-                                 "tank:2,tank:0,soft"])
-
-    @field_validator("teams")
-    @classmethod
-    def _teams(cls, v: str) -> str:
-        return template_teams(v)
+    teams: TemplateTeams = Field("tank:1,infantry,infantry,soft", description=AIR_TEAMS_HELP,
+                                 examples=["tank:1,infantry,infantry,soft",
+                                           "infantry:dug,gun:gtg", "tank:2,tank:0,soft"])
 
 
 @procedure(
@@ -201,13 +207,7 @@ class MixedAirParams(AirAttackParams):
             "and saves by its own kind: tanks on top armour (side armour against cannon), "
             "infantry, guns, unarmoured vehicles.",
     params=MixedAirParams,
-    outcome=outcome(("arrived", "bool", "aircraft arrived"),
-                    ("aircraft", "int", "aircraft left after anti-aircraft fire"),
-                    ("approached", "int", "approach attempt that succeeded (0: none)"),
-                    ("hits", "int", "teams hit"),
-                    ("destroyed", "int", "teams destroyed"),
-                    ("bailed_out", "int", "tanks bailed out"),
-                    ("pinned", "bool", "the target platoon is pinned down")),
+    outcome=AIR_OUTCOME,
     source="FoW reference card, air support; FoW article on the effects of hits",
     note="Support, the flight, anti-aircraft fire, the approach and the weapon's to-hit "
          "are fow.air's. As under a bombardment template one die is rolled for every "
@@ -218,19 +218,14 @@ class MixedAirParams(AirAttackParams):
          "5+; unarmoured vehicles 5+; dug in: a firepower test after a failed save). "
          "Teams alike roll together.")
 def air_mixed(p: MixedAirParams, d: Dice) -> dict[str, Any]:
-    early, planes, attempt = approach(p, d)
-    if early is not None:
-        return early
-    t, reroll = weapon_to_hit(p, planes, attempt)
     extra = ExtraSaves.of(p.target_rules, p.weapon == "cannon").against(p.firepower)
 
     def spec_for(kind: str, armour: int, dug: bool, gtg: bool) -> HitSpec:
         return HitSpec(target=kind, armour=armour, at=p.at, firepower=p.firepower,
                        dug_in=dug, gone_to_ground=gtg, **extra, rule="fow.air")
 
-    hits, destroyed, bailed = each_team_hit(d, p.teams, t, reroll, spec_for, "fow.air.to_hit")
-    return {"arrived": True, "aircraft": planes, "approached": attempt, "hits": hits,
-            "destroyed": destroyed, "bailed_out": bailed, "pinned": air_pin(p, hits)}
+    return attack(p, d, lambda t, reroll: each_team_hit(d, p.teams, t, reroll, spec_for,
+                                                        "fow.air.to_hit"))
 
 
 PROCEDURES = (air, air_mixed)

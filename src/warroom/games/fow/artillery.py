@@ -4,9 +4,9 @@ template, saves with top armour, and every platoon hit is pinned down."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from warroom.dice.weights import Reroll
 from warroom.engine.context import Dice
@@ -174,6 +174,19 @@ def bombard_spec(p: BombardmentParams, d: Dice, attempt: int) -> Bombard:
                    ExtraSaves.of(p.target_rules, False).against(fp)["improvised_armour"])
 
 
+def template_teams(v: str) -> str:
+    """The ``teams`` under a template: kinds, armour and the flags gtg and dug only."""
+    for team in parse_teams(v):
+        if team.out or team.far or team.gt or team.shield or team.hull != team.turret:
+            raise UsageError("{team}: under a template give a tank's top armour (tank:1) "
+                             "and only the flags gtg and dug", team=team.label())
+    return v
+
+
+TemplateTeams = Annotated[str, AfterValidator(template_teams)]
+"""The ``teams`` text of a template's procedures (fow.artillery_mixed, fow.air_mixed)."""
+
+
 ARTILLERY_TEAMS_HELP = (
     "the teams under the template, comma-separated, each kind[:armour][:flags]: tank with "
     "its top armour (tank:1), infantry, gun or soft (unarmoured vehicle); flags gtg (gone "
@@ -182,14 +195,11 @@ ARTILLERY_TEAMS_HELP = (
 
 
 class MixedArtilleryParams(BombardmentParams):
-    teams: str = Field("tank:1,infantry,infantry,soft", description=ARTILLERY_TEAMS_HELP,
-                       examples=["tank:1,infantry,infantry,soft", "infantry:dug,gun:gtg",
-                                 "tank:2,tank:0,soft", "gun,gun:dug,infantry:gtg"])
-
-    @field_validator("teams")
-    @classmethod
-    def _teams(cls, v: str) -> str:
-        return template_teams(v)
+    teams: TemplateTeams = Field("tank:1,infantry,infantry,soft",
+                                 description=ARTILLERY_TEAMS_HELP,
+                                 examples=["tank:1,infantry,infantry,soft",
+                                           "infantry:dug,gun:gtg", "tank:2,tank:0,soft",
+                                           "gun,gun:dug,infantry:gtg"])
 
 
 @procedure(
@@ -256,15 +266,6 @@ def each_team_hit(d: Dice, teams: str, t: Target, reroll: Reroll,
         destroyed = destroyed + dead
         bailed = bailed + out
     return hits, destroyed, bailed
-
-
-def template_teams(v: str) -> str:
-    """The ``teams`` under a template: kinds, armour and the flags gtg and dug only."""
-    for team in parse_teams(v):
-        if team.out or team.far or team.gt or team.shield or team.hull != team.turret:
-            raise UsageError("{team}: under a template give a tank's top armour (tank:1) "
-                             "and only the flags gtg and dug", team=team.label())
-    return v
 
 
 PROCEDURES = (artillery, artillery_mixed)
