@@ -63,14 +63,14 @@ def test_old_form_ros_value_attributes() -> None:
     assert tanks["rules"] == ["stabilizers"]
     # 3 Shermans, Range 32" = 32 x 2.5 = 80 cm, ROF 2 (1 moving: the reading), AT 10,
     # firepower "3+" -> 3, armour 6/4/1; then the reference card's vehicle MGs: Co-ax
-    # and Hull MG one Vehicle MG line (40 cm, ROF 3, AT 2, FP 6), the .50 cal AA MG a
-    # .50 cal Vehicle MG line (40 cm, ROF 3, AT 4, FP 5)
+    # and Hull MG one Vehicle MG line (40 cm, ROF 3, 1 moving, AT 2, FP 6), the .50 cal
+    # AA MG a .50 cal Vehicle MG line (40 cm, ROF 3, 1 moving, AT 4, FP 5)
     assert tanks["teams"] == [{"type": "tank", "count": 3, "name": "M4 Sherman (test)",
                                "front": 6, "side": 4, "top": 1,
                                "weapons": [weapon("M4 Sherman (test)", 80, 2, 10, 3),
-                                           weapon("Vehicle MG", 40, 3, 2, 6, moving=3),
+                                           weapon("Vehicle MG", 40, 3, 2, 6, moving=1),
                                            weapon(".50 cal Vehicle MG", 40, 3, 4, 5,
-                                                  moving=3)]}]
+                                                  moving=1)]}]
     assert rifles["rules"] == ["automatic_rifles", "tank_assault"]  # "Tank Assault 3"
     assert rifles["teams"] == [
         # 4 rifle teams in the platoon and 2 in its second squad: one entry of 6;
@@ -106,7 +106,7 @@ def test_new_form_ros_text_characteristics() -> None:
     assert zug["teams"] == [{"type": "tank", "count": 4, "name": "Panzer IV (example)",
                              "front": 6, "side": 3, "top": 1,
                              "weapons": [weapon("Panzer IV (example)", 80, 2, 11, 3),
-                                         weapon("Vehicle MG", 40, 3, 2, 6, moving=3)]}]
+                                         weapon("Vehicle MG", 40, 3, 2, 6, moving=1)]}]
     # Gun Bombardment: 24" = 60 cm, firepower 2+ -> 2, Bunker Buster a weapon flag; the
     # second line (ROF2 "Artillery") is not direct fire and is left out
     assert battery["teams"] == [{"type": "gun", "count": 2, "name": "10.5cm gun (example)",
@@ -139,7 +139,7 @@ def test_new_recruit_json() -> None:
     # 24" = 60 cm
     t34 = {"type": "tank", "name": "T-34 (test)", "front": 6, "side": 5, "top": 1,
            "weapons": [weapon("T-34 (test)", 60, 2, 9, 3),
-                       weapon("Vehicle MG", 40, 3, 2, 6, moving=3)]}
+                       weapon("Vehicle MG", 40, 3, 2, 6, moving=1)]}
     assert tanks["teams"] == [{**t34, "count": 20}, {**t34, "count": 2}]
     # "No HE" is a known rule and the weapon's flag; 4" = 10 cm
     assert sappers["name"] == "Sappers"

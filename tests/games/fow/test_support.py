@@ -152,10 +152,12 @@ def test_infantry_against_tanks() -> None:
 # ------------------------------------------------------------------------ passengers
 def test_armoured_transport_destroyed() -> None:
     # 2 hits destroyed it: one passenger team saves 5+ twice, lost 1 - (1/3)^2 = 8/9;
-    # the survivors dismount and are pinned; motivation 4+ fails 1/2: to the rear
+    # the platoon is pinned either way, a survivor (1/9) dismounts (issue 32: nobody
+    # dismounts when every passenger died); motivation 4+ fails 1/2: to the rear
     raw = {"transport": "armoured", "passengers": 1, "hits": 2}
     assert prob("fow.passengers", {"passengers_destroyed": 1}, **raw) == F(8, 9)
-    assert prob("fow.passengers", {"dismounted": True, "pinned": True}, **raw) == 1
+    assert prob("fow.passengers", {"pinned": True}, **raw) == 1
+    assert prob("fow.passengers", {"dismounted": True, "pinned": True}, **raw) == F(1, 9)
     assert prob("fow.passengers", {"sent_to_rear": True}, **raw) == F(1, 2)
 
 
@@ -239,11 +241,12 @@ def test_a_shot_at_a_transport_and_its_passengers_in_one_answer() -> None:
     # (1/3) either way. Fields: hits, destroyed, bailed_out, pinned,
     # passengers_destroyed, dismounted, sent_to_rear.
     # destroyed vehicle and passenger: 2/3 * 2/3 * 2/3 = 8/27; vehicle only: 4/27;
-    # passenger only: 2/3 * 1/3 * 2/3 = 4/27; neither: 2/27; no hit: 1/3
+    # passenger only: 2/3 * 1/3 * 2/3 = 4/27; neither: 2/27; no hit: 1/3. A destroyed
+    # transport pins the platoon; only a surviving passenger dismounts (issue 32)
     o = {tuple(k.values()): v for k, v in warroom.odds(
         "fow.shoot", dice=1, target="soft", passengers=1).items()}
-    assert o == {(1, 1, 0, False, 1, True, False): F(8, 27),
-                 (1, 1, 0, False, 0, True, False): F(4, 27),
+    assert o == {(1, 1, 0, True, 1, False, False): F(8, 27),
+                 (1, 1, 0, True, 0, True, False): F(4, 27),
                  (1, 0, 0, False, 1, False, False): F(4, 27),
                  (1, 0, 0, False, 0, False, False): F(2, 27),
                  (0, 0, 0, False, 0, False, False): F(1, 3)}
@@ -264,8 +267,10 @@ def test_a_shot_at_a_transport_and_its_passengers_in_one_answer() -> None:
     assert prob("fow.shoot", {"destroyed": 1, "passengers_destroyed": 2},
                 dice=1, target="tank", armour=0, at=9, firepower=1, passengers=2) == F(8, 27)
     # riders on that tank: no vehicle result matters, each rider saves 5+ per hit on
-    # the tank and dismounts: both lost 2/3 * (2/3)^2 = 8/27, as in fow.passengers
-    assert prob("fow.shoot", {"passengers_destroyed": 2, "dismounted": True},
+    # the tank and survivors dismount: both lost 2/3 * (2/3)^2 = 8/27, as in
+    # fow.passengers, and then nobody is left to dismount (issue 32); the riders'
+    # platoon is pinned all the same
+    assert prob("fow.shoot", {"passengers_destroyed": 2, "dismounted": False, "pinned": True},
                 dice=1, target="tank", armour=0, at=9, firepower=1, passengers=2,
                 riders=True) == F(8, 27)
 

@@ -3,10 +3,12 @@ template, saves with top armour, and every platoon hit is pinned down."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
+from warroom.dice.weights import Reroll
 from warroom.engine.context import Dice
 from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.procedure import outcome, procedure
@@ -15,6 +17,7 @@ from warroom.errors import UsageError
 from warroom.games.fow.common import (
     RANGE_IN,
     SKILL_TEST,
+    ExtraSaves,
     HitSpec,
     Skill,
     TargetType,
@@ -166,7 +169,22 @@ def bombard_spec(p: BombardmentParams, d: Dice, attempt: int) -> Bombard:
     if tot or mike:
         d.note("fow.artillery.reroll_saves", "{name}: successful saves must be re-rolled",
                name=msg("Time on Target") if tot else msg("Mike Target"))
-    return Bombard(at, fp, tot or mike, p.target_has("improvised_armour") and fp >= 5)
+    # top armour: Schürzen never (it guards the side)
+    return Bombard(at, fp, tot or mike,
+                   ExtraSaves.of(p.target_rules, False).against(fp)["improvised_armour"])
+
+
+def template_teams(v: str) -> str:
+    """The ``teams`` under a template: kinds, armour and the flags gtg and dug only."""
+    for team in parse_teams(v):
+        if team.out or team.far or team.gt or team.shield or team.hull != team.turret:
+            raise UsageError("{team}: under a template give a tank's top armour (tank:1) "
+                             "and only the flags gtg and dug", team=team.label())
+    return v
+
+
+TemplateTeams = Annotated[str, AfterValidator(template_teams)]
+"""The ``teams`` text of a template's procedures (fow.artillery_mixed, fow.air_mixed)."""
 
 
 ARTILLERY_TEAMS_HELP = (
@@ -177,18 +195,11 @@ ARTILLERY_TEAMS_HELP = (
 
 
 class MixedArtilleryParams(BombardmentParams):
-    teams: str = Field("tank:1,infantry,infantry,soft", description=ARTILLERY_TEAMS_HELP,
-                       examples=["tank:1,infantry,infantry,soft", "infantry:dug,gun:gtg",
-                                 "tank:2,tank:0,soft", "gun,gun:dug,infantry:gtg"])
-
-    @field_validator("teams")
-    @classmethod
-    def _teams(cls, v: str) -> str:
-        for team in parse_teams(v):
-            if team.out or team.far or team.gt or team.hull != team.turret:
-                raise UsageError("{team}: under a template give a tank's top armour (tank:1) "
-                                 "and only the flags gtg and dug", team=team.label())
-        return v
+    teams: TemplateTeams = Field("tank:1,infantry,infantry,soft",
+                                 description=ARTILLERY_TEAMS_HELP,
+                                 examples=["tank:1,infantry,infantry,soft",
+                                           "infantry:dug,gun:gtg", "tank:2,tank:0,soft",
+                                           "gun,gun:dug,infantry:gtg"])
 
 
 @procedure(
@@ -220,9 +231,22 @@ def artillery_mixed(p: MixedArtilleryParams, d: Dice) -> dict[str, Any]:
                n=t.final)
         return {**MISSED, "ranged_in": attempt}
     bombard = bombard_spec(p, d, attempt)
+    hits, destroyed, bailed = each_team_hit(d, p.teams, t, reroll, bombard.spec_for,
+                                            "fow.artillery.to_hit")
+    return {"ranged_in": attempt, "hits": hits, "destroyed": destroyed, "bailed_out": bailed,
+            "pinned": hits >= 1}
+
+
+def each_team_hit(d: Dice, teams: str, t: Target, reroll: Reroll,
+                  spec_for: Callable[[str, int, bool, bool], HitSpec], rule: str
+                  ) -> tuple[Any, Any, Any]:
+    """One die for every team under a template (a bombardment, an air attack): each team
+    hit at most once, nothing to allocate; each saves by its own kind (``spec_for(kind,
+    armour, dug in, gone to ground)``). Teams alike roll together. Returns (hits,
+    destroyed, bailed out)."""
     groups: dict[tuple[str, int, bool, bool], int] = {}
     first: dict[tuple[str, int, bool, bool], Msg] = {}
-    for team in parse_teams(p.teams):  # teams alike roll together
+    for team in parse_teams(teams):  # teams alike roll together
         key = (team.kind, team.hull, team.dug, team.gtg)
         groups[key] = groups.get(key, 0) + 1
         first.setdefault(key, team.label())
@@ -233,16 +257,15 @@ def artillery_mixed(p: MixedArtilleryParams, d: Dice) -> dict[str, Any]:
     for group, count in groups.items():
         kind, armour, dug, gtg = group
         name = nmsg(*GROUP_NAMES[kind], n=count) if count > 1 else first[group]
-        got = d.pool(count, t, rule="fow.artillery.to_hit", reroll=reroll,
-                     what=msg("to hit: {teams}", teams=name))
-        rolled.append((got, bombard.spec_for(kind, armour, dug, gtg)))
+        got = d.pool(count, t, rule=rule, reroll=reroll, what=msg("to hit: {teams}",
+                                                                 teams=name))
+        rolled.append((got, spec_for(kind, armour, dug, gtg)))
         hits = hits + got
     for got, spec in rolled:
         dead, out = resolve_one_each(d, got, spec)
         destroyed = destroyed + dead
         bailed = bailed + out
-    return {"ranged_in": attempt, "hits": hits, "destroyed": destroyed, "bailed_out": bailed,
-            "pinned": hits >= 1}
+    return hits, destroyed, bailed
 
 
 PROCEDURES = (artillery, artillery_mixed)

@@ -7,14 +7,16 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from warroom.engine.context import Dice, Stage, fixed
 from warroom.engine.messages import msg
 from warroom.engine.procedure import OutcomeField, outcome, procedure
 from warroom.engine.steps import Target
+from warroom.errors import UsageError
 from warroom.games.fow.common import (
     TO_HIT,
+    ExtraSaves,
     HitSpec,
     Motivation,
     Skill,
@@ -50,6 +52,9 @@ class AssaultParams(RulesParams):
                                             description="the assaulting platoon's motivation")
     attacker_armour: int = Field(1, ge=0, le=15, description="assaulting tanks: side armour "
                                  "(defensive fire)")
+    attacker_open_topped: bool = Field(False, description="assaulting tanks are open-topped "
+                                       "(e.g. Mounted Assault carriers): 5 defensive-fire "
+                                       "hits also drive them back")
     attacker_top_armour: int = Field(1, ge=0, le=15, description="assaulting tanks: top armour")
     attacker_at: int = Field(2, ge=0, le=20, description="anti-tank of the assaulting teams "
                              "against tanks (infantry: 2)")
@@ -70,6 +75,13 @@ class AssaultParams(RulesParams):
     defensive_firepower: int = Field(6, ge=1, le=6, description="defensive fire firepower N+")
     max_rounds: int = Field(10, ge=1, le=10, description="rounds resolved before calling it "
                             "undecided")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> AssaultParams:
+        if self.attacker_open_topped and self.attacker_type != "tank":
+            raise UsageError("attacker_open_topped describes assaulting tanks: give "
+                             "attacker_type=tank as well")
+        return self
 
 
 def _close_combat_hits(d: Dice, me: Side, foe: Side, teams: int, rule: str
@@ -131,7 +143,13 @@ _WHAT = {(side, k): text.format(side=side) for side in ("attacker", "defender")
          "misses. Bailed-out tanks count as out of the fight. Unarmed teams re-roll their "
          "hits; Improvised Tank Assault destroys a team that rolls a 1 to hit a tank; Tank "
          "Assault is the attacker_at/defender_at value (card). Up to 10 rounds: the card "
-         "fights on until one side holds the ground; past max_rounds it is undecided.")
+         "fights on until one side holds the ground; past max_rounds it is undecided. "
+         "Schürzen (4+, side hits) and Improvised Armour (5+) guard assaulting tanks "
+         "against defensive fire of firepower 5 or 6 (rules=), as in fow.shoot; close "
+         "combat hits the top armour and is not shooting, so neither applies there. "
+         "Open-topped tanks (attacker_open_topped, e.g. Mounted Assault carriers) also "
+         "fall back on 5 defensive-fire hits, as well as on two tanks destroyed or bailed "
+         "out (FoW article on German special rules, Mounted Assault).")
 def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
     fight = _fight(*_Setup.key(p))
     start: Fight = (0, p.attackers, p.defenders, 0, "", False)
@@ -166,6 +184,7 @@ class _Setup:
     defensive_reroll: bool
     defensive_spec: HitSpec
     pin_at: int
+    open_topped: bool  # open-topped tanks fall back on 5 hits too
 
     @staticmethod
     def key(p: AssaultParams) -> tuple[Any, ...]:
@@ -175,13 +194,14 @@ class _Setup:
                 p.attacker_firepower, p.defenders, p.defender_type, p.defender_skill,
                 p.defender_motivation, p.defender_top_armour, p.defender_at,
                 p.defender_firepower, p.defensive_dice, p.defensive_at,
-                p.defensive_firepower, p.rules, p.target_rules)
+                p.defensive_firepower, p.rules, p.target_rules, p.attacker_open_topped)
 
 
 def _setup(attackers: int, a_type: str, a_skill: str, a_motivation: str, a_armour: int,
            a_top: int, a_at: int, a_fp: int, defenders: int, d_type: str, d_skill: str,
            d_motivation: str, d_top: int, d_at: int, d_fp: int, dice: int, df_at: int,
-           df_fp: int, rules: tuple[str, ...], target_rules: tuple[str, ...]) -> _Setup:
+           df_fp: int, rules: tuple[str, ...], target_rules: tuple[str, ...],
+           open_topped: bool = False) -> _Setup:
     def side(name: str, kind: str, skill: str, motivation: str, at: int, fp: int,
              own: tuple[str, ...], foe_kind: str, foe_top: int) -> Side:
         strikes = HitSpec(target="tank" if foe_kind == "tank" else "infantry",
@@ -196,12 +216,16 @@ def _setup(attackers: int, a_type: str, a_skill: str, a_motivation: str, a_armou
              side("defender", d_type, d_skill, d_motivation, d_at, d_fp, target_rules,
                   a_type, a_top))
     df = Target.of(TO_HIT[a_skill], msg("assaulting teams are {skill}", skill=msg(a_skill)))
-    spec = HitSpec(target="tank" if a_type == "tank" else "infantry", armour=a_armour,
-                   at=df_at, firepower=df_fp, rule="fow.assault.defensive_fire")
+    # tanks save defensive fire with side armour (card), so Schürzen and Improvised
+    # Armour guard them as against any side hit (shooting's own rule)
+    tank = a_type == "tank"
+    spec = HitSpec(target="tank" if tank else "infantry", armour=a_armour,
+                   at=df_at, firepower=df_fp, rule="fow.assault.defensive_fire",
+                   **(ExtraSaves.of(rules, True).against(df_fp) if tank else {}))
     # Quality of Quantity: a large assaulting Soviet company needs 10 defensive-fire hits
     pin = 10 if "quality_of_quantity" in rules else 5
     return _Setup(attackers, defenders, sides, dice, df, "automatic_rifles" in target_rules,
-                  spec, pin)
+                  spec, pin, open_topped and a_type == "tank")
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +269,8 @@ def _fight(*key: Any) -> _Stages:
         if attacker.type == "tank" and setup.attackers - left >= 2:
             d.note(f"{rule}.defensive_fire", "defensive fire destroyed or bailed out two "
                    "assaulting tanks: the assault falls back")
-        elif (hits >= setup.pin_at and attacker.type != "tank") or left == 0:
+        elif (hits >= setup.pin_at and (attacker.type != "tank" or setup.open_topped)) \
+                or left == 0:
             d.note(f"{rule}.defensive_fire", "the assault is pinned down and falls back")
         else:
             return (0, left, def_left, 0, "", False)

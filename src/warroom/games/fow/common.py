@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from warroom.engine.context import Dice, fixed
 from warroom.engine.messages import msg, nmsg
@@ -89,6 +89,28 @@ class HitSpec:
     rule: str = "fow.hits"
 
 
+class ExtraSaves(NamedTuple):
+    """The target's extra saves after a failed armour save, against weapons of firepower
+    5 or 6: Schürzen (4+) on a hit on the side armour (FoW article on German special
+    rules, Schürzen: side hits only; the card also names the front) and Improvised
+    Armour (5+) on any aspect (FoW reference card, Improvised Armour). Written once for
+    direct fire, mixed fire, aircraft, bombardments and assault defensive fire."""
+
+    schurzen: bool = False  # the target has Schürzen and the hit is on its side armour
+    improvised_armour: bool = False
+
+    @classmethod
+    def of(cls, rules: tuple[str, ...], side: bool) -> ExtraSaves:
+        """The extra saves of a target with special ``rules``, hit on its ``side``."""
+        return cls("schurzen" in rules and side, "improvised_armour" in rules)
+
+    def against(self, firepower: int) -> dict[str, bool]:
+        """The :class:`HitSpec` fields for a hit of ``firepower`` (N of N+)."""
+        heavy = 5 <= firepower <= 6
+        return {"schurzen": self.schurzen and heavy,
+                "improvised_armour": self.improvised_armour and heavy}
+
+
 def save_target(spec: HitSpec) -> int:
     if spec.target == "infantry":
         return 3
@@ -117,6 +139,19 @@ def armour_save(spec: HitSpec) -> tuple[dict[str, list[int]], Target]:
                                             armour=spec.armour, at=spec.at))
 
 
+@lru_cache(maxsize=256)
+def armour_what(spec: HitSpec, n: int = 1) -> Any:
+    """The name of ``n`` armour saves; a tank whose armour plus a 6 cannot beat the AT
+    cannot save, and the story says so (its die still tells equal from below)."""
+    if spec.at - spec.armour < 6:
+        return "armour save" if n == 1 else "armour saves"
+    if n == 1:
+        return msg("armour save: armour {armour} cannot beat AT {at}, no save possible",
+                   armour=spec.armour, at=spec.at)
+    return msg("armour saves: armour {armour} cannot beat AT {at}, no save possible",
+               armour=spec.armour, at=spec.at)
+
+
 @lru_cache(maxsize=1024)
 def team_chain(spec: HitSpec, k: int) -> Callable[[Dice], str]:
     """The rolls one team makes for ``k`` hits; returns its worst result. The same
@@ -125,7 +160,7 @@ def team_chain(spec: HitSpec, k: int) -> Callable[[Dice], str]:
 
     def tank_hit(d: Dice) -> str:
         classes, t = armour_save(spec)
-        s = d.split(1, classes, rule=f"{spec.rule}.armour", what="armour save", target=t)
+        s = d.split(1, classes, rule=f"{spec.rule}.armour", what=armour_what(spec), target=t)
         if spec.reroll_saves and s["higher"]:
             s = d.split(1, classes, rule=f"{spec.rule}.armour",
                         what="successful armour save re-rolled", target=t)
@@ -194,7 +229,8 @@ def resolve_single_hits(d: Dice, n: Any, spec: HitSpec) -> tuple[Any, Any]:
     then the extra saves, then the firepower tests. Returns (destroyed, bailed_out)."""
     if spec.target == "tank":
         classes, t = armour_save(spec)
-        s = d.split(n, classes, rule=f"{spec.rule}.armour", what="armour saves", target=t)
+        s = d.split(n, classes, rule=f"{spec.rule}.armour", what=armour_what(spec, 2),
+                    target=t)
         equal, lower = s["equal"], s["lower"]
         if spec.reroll_saves:
             again = d.split(s["higher"], classes, rule=f"{spec.rule}.armour",
@@ -278,7 +314,9 @@ def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec, *, flat: bool 
                           rest=teams - r, q=q))
     destroyed: Any = 0
     bailed: Any = 0
+    first = 1  # the number of the group's first team, counting on from the group before
     for count, k in ((r, q + 1), (teams - r, q)):
+        first += max(count, 0)
         if count <= 0 or k <= 0:
             continue
         if k == 1 and (flat or spec.target != "tank"):
@@ -287,12 +325,16 @@ def resolve_spread(d: Dice, hits: Any, teams: int, spec: HitSpec, *, flat: bool 
             bailed = bailed + out
             continue
         what = nmsg("team with one hit", "team with {n} hits", n=k)
+        # each team named by its number among all the teams and its hits
+        names = tuple(nmsg("team {i} with {n} hit", "team {i} with {n} hits", n=k, i=i)
+                      for i in range(first - count, first)) if d.explains and teams > 1 else ()
         if not flat:
             res = d.each(count, _out_or_fighting(team_chain(spec, k)), ("out", "fighting"),
-                         rule=f"{spec.rule}.team", what=what)
+                         rule=f"{spec.rule}.team", what=what, names=names)
             destroyed = destroyed + res["out"]
             continue
-        res = d.each(count, team_chain(spec, k), LABELS, rule=f"{spec.rule}.team", what=what)
+        res = d.each(count, team_chain(spec, k), LABELS, rule=f"{spec.rule}.team", what=what,
+                     names=names)
         destroyed = destroyed + res["destroyed"]
         bailed = bailed + res["bailed_out"]
     return destroyed, bailed

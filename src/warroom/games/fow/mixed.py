@@ -20,7 +20,15 @@ from warroom.engine.params import text_items, whole_number
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
 from warroom.errors import UsageError
-from warroom.games.fow.common import LABELS, Aspect, HitSpec, Skill, TargetType, team_chain
+from warroom.games.fow.common import (
+    LABELS,
+    Aspect,
+    ExtraSaves,
+    HitSpec,
+    Skill,
+    TargetType,
+    team_chain,
+)
 from warroom.games.fow.shooting import ShootParams, pinned, to_hit_reroll, to_hit_target
 from warroom.games.fow.special_rules.params import RulesParams
 
@@ -51,7 +59,10 @@ TEAMS_HELP = (
     "Flags: gtg (gone to ground), out (bogged down or bailed out), far (over 40 cm), dug "
     "(infantry or gun dug in or in bulletproof cover), gt (a tank of the type declared "
     "as the gun tank: each hit then rolls 5+ to go to these tanks). Example: "
-    "tank:6,tank:5/3,soft")
+    "tank:6,tank:5/3,soft. A gun or an unarmoured vehicle carrying a gun may add shield "
+    "(hit from the side its gun shield faces: a gun's failed save needs a firepower test "
+    "to destroy it; the vehicle gets no save but the firepower test), e.g. "
+    "gun:shield,soft:shield")
 
 
 class Weapon(NamedTuple):
@@ -87,6 +98,7 @@ class Team(NamedTuple):
     far: bool = False
     dug: bool = False
     gt: bool = False
+    shield: bool = False  # a gun (or a vehicle's gun) hit from the side its shield faces
 
     @property
     def armoured(self) -> bool:
@@ -161,10 +173,15 @@ def parse_teams(text: str) -> tuple[Team, ...]:
                       else hull)
         seen = set()
         for flag in flags:
-            if flag not in ("gtg", "out", "far", "dug", "gt") or flag in seen:
+            if flag not in ("gtg", "out", "far", "dug", "gt", "shield") or flag in seen:
                 raise UsageError("{item!r}: unknown or repeated flag {flag!r} (gtg, out, far, "
-                                 "dug, gt)", item=item, flag=flag)
+                                 "dug, gt, shield)", item=item, flag=flag)
             seen.add(flag)
+        if "shield" in seen and kind not in ("gun", "soft"):
+            # FoW article on the effects of hits: gun shields guard guns and the guns
+            # carried by unarmoured vehicles
+            raise UsageError("{item!r}: gun shields protect guns and unarmoured vehicles "
+                             "only", item=item)
         if "dug" in seen and kind not in ("infantry", "gun"):
             raise UsageError("{item!r}: only infantry and guns can be dug in", item=item)
         if "gt" in seen and kind != "tank":
@@ -172,7 +189,7 @@ def parse_teams(text: str) -> tuple[Team, ...]:
         counts[kind] = counts.get(kind, 0) + 1
         out.append(Team(kind, counts[kind], hull, turret,  # type: ignore[arg-type]
                         "gtg" in seen, "out" in seen, "far" in seen, "dug" in seen,
-                        "gt" in seen))
+                        "gt" in seen, "shield" in seen))
     return tuple(out)
 
 
@@ -473,22 +490,17 @@ def _shot(skill: str, concealed: bool, gtg: bool, far: bool, moved: bool, moving
                        side_arc=side_arc, rules=rules, target_rules=target_rules)
 
 
-class Saves(NamedTuple):
-    """The target's extra saves against heavy (firepower 5 or 6) weapons."""
-
-    schurzen: bool = False
-    improvised_armour: bool = False
+Saves = ExtraSaves
+"""The target's extra saves against heavy (firepower 5 or 6) weapons (common's rule)."""
 
 
 @lru_cache(maxsize=4096)
 def _hit_spec(team: Team, weapon: Weapon, armour: int, saves: Saves) -> HitSpec:
-    heavy = weapon.firepower >= 5
     far = (team.far or weapon.far) and team.armoured
     return HitSpec(target=team.kind, armour=armour + (1 if far else 0),
                    at=weapon.at, firepower=weapon.firepower, dug_in=team.dug,
                    gone_to_ground=team.gtg and team.kind == "gun",  # only guns' saves
-                   schurzen=saves.schurzen and heavy,
-                   improvised_armour=saves.improvised_armour and heavy,
+                   gun_shield=team.shield, **saves.against(weapon.firepower),
                    bunker_buster=weapon.bb, rule="fow.shoot_mixed")
 
 
@@ -710,8 +722,7 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
     the hits in all, destroyed and bailed out."""
     weapons, teams = parse_weapons(p.weapons), parse_teams(p.teams)
     n = len(weapons)
-    saves = Saves(p.target_has("schurzen") and p.aspect == "side",
-                  p.target_has("improvised_armour"))
+    saves = Saves.of(p.target_rules, p.aspect == "side")
     anonymous = tuple(team._replace(n=0) for team in teams)
     rolls: list[dict[tuple[int, ...], Any]] = [{} for _ in teams]  # hits it took -> chain
 

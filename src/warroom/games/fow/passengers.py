@@ -54,7 +54,8 @@ NOTE = ("Armoured transport: passengers save only if the vehicle is destroyed, o
         "Target: every team hit by it, and its passengers, re-roll successful saves (US "
         "article); time_on_target says the hits came from one. Survivors that must dismount "
         "under fire with no room are destroyed (article on the effects of hits): room says "
-        "how many have room.")
+        "how many have room. Only survivors dismount: when every passenger team is lost "
+        "nobody does, and the platoon is pinned all the same.")
 
 
 @lru_cache(maxsize=64)
@@ -127,6 +128,10 @@ def _no_room(d: Dice, f: Fate, lost: Any, dismount: bool, destroyed: bool, pinne
                 "no room to dismount: one more passenger team is destroyed",
                 "no room to dismount: {n} more passenger teams are destroyed", n=over))
             lost = int(lost) + over
+    # only survivors dismount: with every passenger team lost nobody does (the platoon
+    # is pinned all the same: the article pins it because the vehicle was destroyed)
+    if dismount:
+        dismount = lost < f.passengers  # lazy under the exact driver: no branching
     return {"passengers_destroyed": lost, "transport_destroyed": destroyed,
             "dismounted": dismount, "pinned": pinned, "sent_to_rear": rear}
 

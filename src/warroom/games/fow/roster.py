@@ -501,7 +501,7 @@ class _Converter:
     def card_mg(self, key: str, said: list[str], unit: str, profile: str
                 ) -> dict[str, Any]:
         """A vehicle MG weapon line from the reference card's vehicle machine-guns table
-        (its one ROF halted and moving), for the MGs a vehicle's notes name."""
+        (its ROF halted and after moving), for the MGs a vehicle's notes name."""
         if self.mg_table is None:
             from warroom.games.fow import load_tables
 
@@ -512,7 +512,7 @@ class _Converter:
                       "FoW reference card's vehicle machine-guns table", unit=unit,
                       profile=profile, mgs=", ".join(said), weapon=title))
         return {"name": title, "range_cm": int(row["range_cm"]),
-                "rof_halted": int(row["rof"]), "rof_moving": int(row["rof"]),
+                "rof_halted": int(row["rof"]), "rof_moving": int(row["moving_rof"]),
                 "at": int(row["at"]), "firepower": int(row["firepower"]),
                 "no_he": False, "bunker_buster": False}
 

@@ -16,6 +16,7 @@ from warroom.games.fow.common import (
     LABELS,
     TO_HIT,
     Aspect,
+    ExtraSaves,
     HitSpec,
     Motivation,
     Skill,
@@ -146,13 +147,11 @@ def to_hit_reroll(p: FireParams) -> tuple[Literal["none", "misses"], str]:
 
 def hit_spec(p: FireParams, rule: str) -> HitSpec:
     armour = p.armour + (1 if p.target == "tank" and p.range_cm > LONG_RANGE_CM else 0)
-    heavy = p.firepower <= 6 and p.firepower >= 5
     return HitSpec(
         target=p.target, armour=armour, at=p.at, firepower=p.firepower, dug_in=p.dug_in,
         gone_to_ground=p.gone_to_ground, gun_shield=p.gun_shield,
         bunker_buster=p.bunker_buster,
-        schurzen=p.target_has("schurzen") and p.aspect == "side" and heavy,
-        improvised_armour=p.target_has("improvised_armour") and heavy,
+        **ExtraSaves.of(p.target_rules, p.aspect == "side").against(p.firepower),
         rule=rule)
 
 
@@ -166,7 +165,10 @@ PASSENGER_NOTE = (
     "tank and dismount. An unarmoured transport (target=soft) saves on 5+ per hit and its "
     "passengers on 5+ per hit either way. Survivors dismounting with no room are "
     "destroyed (room). target_rules are the target side's, passengers included (Tank "
-    "Rider Companies). Without passengers the passenger fields are 0.")
+    "Rider Companies). Without passengers the passenger fields are 0. The platoon is "
+    "pinned when its transport is destroyed or a failed transport motivation test makes "
+    "the passengers dismount under fire (fow.passengers' own answer); only survivors "
+    "dismount.")
 
 
 @procedure(
@@ -238,9 +240,11 @@ def _transport_shot(p: ShootParams, d: Dice) -> dict[str, Any]:
     fate = Fate(kind, p.passengers, p.transport_motivation, p.transport_reroll, False,
                 p.room, p.target_rules)
     out = passenger_fate(d, fate, killing if kind == "armoured" else hits, vehicle)
+    # the platoon is pinned by the hits of the step, or when its passengers must
+    # dismount under fire: fow.passengers' own answer for the same event
     return {"hits": hits, "destroyed": int(vehicle == "destroyed"),
             "bailed_out": int(vehicle == "bailed_out"),
-            "pinned": pinned(d, p, hits, p.hits_before, "fow.shoot"),
+            "pinned": pinned(d, p, hits, p.hits_before, "fow.shoot") or out["pinned"],
             "passengers_destroyed": out["passengers_destroyed"],
             "dismounted": out["dismounted"], "sent_to_rear": out["sent_to_rear"]}
 

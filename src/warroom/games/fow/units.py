@@ -254,8 +254,10 @@ def mixed_params(attackers: Sequence[tuple[FowPlatoon, Situation]], target: FowP
     joined = said[0]
     for part in said[1:]:
         joined = msg("{a}; {b}", a=joined, b=part)
+    armour = any(t.type == "tank" for t in target.teams)  # only tanks have an armour
     src = {"weapons": joined,
-           "teams": (msg("{unit}: its teams, front armour", unit=target.name)
+           "teams": (msg("{unit}: its teams", unit=target.name) if not armour else
+                     msg("{unit}: its teams, front armour", unit=target.name)
                      if aspect == "front" else
                      msg("{unit}: its teams, side armour", unit=target.name)),
            "target_skill": msg("{unit}, skill", unit=target.name), "aspect": SITUATION}

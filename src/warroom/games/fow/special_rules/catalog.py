@@ -139,7 +139,7 @@ RULES: tuple[SpecialRule, ...] = (
     _r("schurzen", "Schürzen", "german",
        "A tank hit on the side armour by a firepower 5+ or 6 weapon that fails its armour "
        "save gets a further 4+ save.",
-       ("fow.shoot", "fow.shoot_mixed", "fow.air"), "implemented",
+       ("fow.shoot", "fow.shoot_mixed", "fow.air", "fow.assault"), "implemented",
        "Article wins: side armour only and only after a failed armour save. The card says "
        "front or side; we follow the article. Uses fow.shoot aspect=side.",
        category="unit"),
@@ -391,7 +391,8 @@ RULES: tuple[SpecialRule, ...] = (
        source="card"),
     _r("improvised_armour", "Improvised Armour", "general",
        "A further 5+ save against firepower 5+ or 6 weapons after a failed armour save.",
-       ("fow.shoot", "fow.shoot_mixed", "fow.artillery", "fow.air"), "implemented",
+       ("fow.shoot", "fow.shoot_mixed", "fow.artillery", "fow.air", "fow.assault"),
+       "implemented",
        "Card only; by the published rules it works like Schürzen on any aspect, after a "
        "failed armour save. Our reading: top armour too (bombardments and aircraft), as "
        "the card names no aspect.", category="shooting", source="card"),
