@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -189,3 +190,41 @@ def test_undo_and_asking_again_cannot_fish_for_dice(bt: Battles) -> None:
     three = bt.do(bid, "fow.shoot", {**SHOT, "dice": 3}, by="A")
     assert three["dice"][:3] == first["dice"][:3]
     assert bt.verify(bid).ok
+
+
+# -- over HTTP ------------------------------------------------------------------------------
+
+from tests.battle.test_web_api import battle, client  # noqa: E402, F401
+
+
+def test_writes_to_an_ended_battle_are_409_on_the_api_and_pages(
+        client: Any, battle: dict[str, Any]) -> None:  # noqa: F811
+    bid, ka, kb = battle["id"], battle["keys"]["A"], battle["keys"]["B"]
+    client.post(f"/api/v1/battles/{bid}/end?key={ka}")
+    assert client.post(f"/api/v1/battles/{bid}/end?key={kb}").json()["kind"] == "ended"
+    r = client.post(f"/api/v1/battles/{bid}/units?key={ka}",
+                    json={"side": "A", "name": "late", "stats": {"dice": 3}})
+    assert r.status_code == 409 and r.json()["error"]["code"] == "ended"
+    r = client.post(f"/api/v1/battles/{bid}/do?key={ka}", json={
+        "procedure": "fow.shoot", "params": SHOT, "dice": "6,6,6,6,6"})
+    assert r.status_code == 409 and r.json()["error"]["code"] == "ended"
+    page = client.post(f"/battles/{bid}/{ka}/mark", data={"unit": "Shermans",
+                                                          "marker": "pinned"})
+    assert "read-only" in page.text
+    assert client.get(f"/api/v1/battles/{bid}/verify?key={ka}").json()["ok"] is True
+
+
+def test_a_read_only_import_says_so_on_every_page(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from warroom.web.app import create_app
+
+    data = json.loads((Path(__file__).parent / "data" / "export_v1.json").read_text())
+    data["battle"]["id"] = "c0ffee01"
+    with TestClient(create_app(tmp_path / "real.db")) as real:  # the real games
+        made = real.post("/api/v1/battles/import", json=data).json()
+        pages = [real.get(link).text for link in made["links"].values()]
+    assert made["id"] != "c0ffee01" and made["origin"] == "read-only"
+    assert len(pages) == 3
+    for page in pages:
+        assert 'id="read-only"' in page and "fingerprint was published" not in page

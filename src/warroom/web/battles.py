@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Form, Query, Request, Security
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.security import APIKeyHeader, APIKeyQuery
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from starlette.concurrency import run_in_threadpool
 
 from warroom import schema
@@ -154,6 +154,9 @@ class NewBattle(_Body):
 
     game: StrictStr = Field(examples=["fow"], max_length=32)
     name: StrictStr | None = Field(None, max_length=200)
+    solo: StrictBool = Field(False, description="single-player: either link undoes any "
+                             "event at once (every view says so); otherwise undoing a "
+                             "virtual roll waits for the other side's consent")
 
 
 class Write(_Body):
@@ -199,7 +202,7 @@ class Do(Write):
                   "(the only answer that carries all three keys)")
 def api_new(body: NewBattle, request: Request) -> dict[str, Any]:
     _rate(request)
-    made = battles(request).new(body.game, body.name)
+    made = battles(request).new(body.game, body.name, solo=body.solo)
     return {"id": made["id"], "links": links(made["id"], made["tokens"]),
             "keys": {"A": made["tokens"]["a"], "B": made["tokens"]["b"],
                      "view": made["tokens"]["view"]}}
@@ -365,13 +368,29 @@ def api_next(battle_id: str, request: Request, body: Write | None = None,
     return bt.advance(battle_id, expect=body.expect if body else None, by=side)
 
 
+class UndoAnswer(Write):
+    accept: StrictBool = Field(description="true: take the roll back; false: keep it")
+
+
 @api.post("/{battle_id}/undo", name="battle_undo", response_model=schema.BattleEvent,
-          summary="Take back the latest event")
+          summary="Take back the latest event (a virtual roll: ask the other side, "
+                  "kind undo_asked)")
 def api_undo(battle_id: str, request: Request, body: Write | None = None,
              key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
     side = _side(bt, battle_id, _key(key, x_key))
     return bt.undo(battle_id, expect=body.expect if body else None, by=side)
+
+
+@api.post("/{battle_id}/undo/answer", name="battle_undo_answer",
+          response_model=schema.BattleEvent,
+          summary="Accept (undone) or decline (undo_declined) the other side's request "
+                  "to undo its virtual roll")
+def api_undo_answer(battle_id: str, body: UndoAnswer, request: Request,
+                    key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
+    bt = battles(request)
+    side = _side(bt, battle_id, _key(key, x_key))
+    return bt.answer_undo(battle_id, body.accept, expect=body.expect, by=side)
 
 
 @api.post("/{battle_id}/end", name="battle_end", response_model=schema.BattleEvent,
@@ -471,12 +490,12 @@ def page_list(request: Request) -> HTMLResponse:
 
 @router.post("/battles", summary="Start a battle from the form")
 def page_new(request: Request, game: Annotated[str, Form()],
-             name: Annotated[str, Form()] = "") -> Response:
+             name: Annotated[str, Form()] = "", solo: Annotated[str, Form()] = "") -> Response:
     """The one page that shows all three links: the creator hands them out."""
     bt = battles(request)
     try:
         _rate(request)
-        made = bt.new(game, name or None)
+        made = bt.new(game, name or None, solo=bool(solo))
     except UsageError as exc:
         return _render(request, "battles/list.html", {"mine": [], "games": bt.games(),
                                                       "error": _message(request, exc)},
@@ -729,6 +748,14 @@ def page_undo(battle_id: str, key: str, request: Request,
               expect: Annotated[str, Form()] = "") -> Response:
     return _act(request, battle_id, key,
                 lambda bt, side: bt.undo(battle_id, expect=_expect(expect), by=side))
+
+
+@router.post("/battles/{battle_id}/{key}/undo/answer")
+def page_undo_answer(battle_id: str, key: str, request: Request,
+                     accept: Annotated[str, Form()] = "",
+                     expect: Annotated[str, Form()] = "") -> Response:
+    return _act(request, battle_id, key, lambda bt, side: bt.answer_undo(
+        battle_id, accept == "yes", expect=_expect(expect), by=side))
 
 
 # ---------------------------------------------------------------------------- Resolve form
