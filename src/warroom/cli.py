@@ -400,6 +400,9 @@ def main(argv: list[str] | None = None) -> int:
         _register_subcommands()
     debug = bool(os.environ.get("WARROOM_DEBUG"))
     try:
+        from warroom.errors import check_text
+
+        check_text(args, "argument")  # bytes that are not UTF-8 arrive as lone surrogates
         # standalone: Typer prints its own usage errors (exit 2), help and --version
         app(args=args, prog_name="warroom", standalone_mode=True)
     except SystemExit as exc:

@@ -228,3 +228,21 @@ def test_a_read_only_import_says_so_on_every_page(tmp_path: Path) -> None:
     assert len(pages) == 3
     for page in pages:
         assert 'id="read-only"' in page and "fingerprint was published" not in page
+
+
+# -- 3. text that is not valid Unicode on the command line and in imports --------------------
+
+def test_the_cli_refuses_arguments_and_files_that_are_not_valid_text(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from warroom.cli import main
+
+    db = str(tmp_path / "cli.db")
+    # bytes that are not UTF-8 (b"\xed\xa0\x80") reach Python as lone surrogates
+    name = b"\xed\xa0\x80".decode("utf-8", "surrogateescape")
+    assert main(["battle", "new", "fow", "--name", name, "--db", db]) == 2
+    assert "argument[4]" in capsys.readouterr().err
+    file = tmp_path / "bad.json"
+    file.write_text('{"format": "warroom-battle", "version": 2, "battle": {"id": "a", '
+                    '"game": "fow", "name": "\\ud800", "created": "x"}, "events": []}')
+    assert main(["battle", "import", str(file), "--db", db]) == 2
+    assert "battle.name: the text is not valid Unicode" in capsys.readouterr().err

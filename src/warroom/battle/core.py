@@ -61,7 +61,7 @@ from warroom.battle.state import (
     phase_clears,
 )
 from warroom.battle.store import set_undo_request
-from warroom.errors import UnknownNameError, UsageError
+from warroom.errors import UnknownNameError, UsageError, check_text
 
 if TYPE_CHECKING:
     from warroom.battle.store import Store
@@ -1149,6 +1149,7 @@ class Battles:
         message naming the field, and nothing is written. The server chooses the new
         battle's id; a log whose dice were never committed (a public seed) is kept
         read-only (:data:`READ_ONLY`): replay and verify only."""
+        check_text(data)
         if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
             raise ImportFormatError("not a warroom battle export (no \"format\": {fmt!r})",
                                     fmt=EXPORT_FORMAT)
