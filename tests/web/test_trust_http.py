@@ -90,3 +90,36 @@ def test_battle_pages_and_exports_are_never_cached(client: Any) -> None:
                  f"/api/v1/battles/{bid}?key={ka}", f"/api/v1/battles/{bid}/log?key={ka}",
                  f"/battles/{bid}/{ka}/section"):
         assert client.get(path).headers.get("cache-control") == "no-store", path
+
+
+def test_whole_log_reads_run_in_the_read_worker_are_cached_and_rate_limited(
+        client: Any) -> None:
+    """verify, export and the whole log are worked out in the read lane's worker process
+    (not in the server's), a verify of an unchanged battle comes from the cache, and one
+    address gets its own limit of such reads (429 past it)."""
+    import os
+
+    app = client.app
+    serving = app.state.serving
+    made = client.post("/api/v1/battles", json={"game": "demo"}).json()
+    bid, ka = made["id"], made["keys"]["A"]
+    client.post(f"/api/v1/battles/{bid}/units?key={ka}",
+                json={"side": "A", "name": "Tigers", "stats": {"dice": 3}})
+    client.post(f"/api/v1/battles/{bid}/do?key={ka}",
+                json={"procedure": "demo.pool", "params": {"unit": "Tigers"}})
+    first = client.get(f"/api/v1/battles/{bid}/verify?key={ka}").json()
+    assert first["ok"] is True
+    readers = serving.pool.pids("read")
+    assert readers and os.getpid() not in readers
+    hits = serving.cache.hits
+    assert client.get(f"/api/v1/battles/{bid}/verify?key={ka}").json() == first
+    assert serving.cache.hits == hits + 1  # unchanged: from the cache
+    exported = client.get(f"/api/v1/battles/{bid}/export?key={ka}").json()
+    assert [e["seq"] for e in exported["events"]] == [1, 2, 3]
+    assert len(client.get(f"/api/v1/battles/{bid}/log?key={ka}").json()) == 3
+    app.state.read_rate = (5, 60.0)  # 4 reads so far
+    assert client.get(f"/api/v1/battles/{bid}/log?key={ka}").status_code == 200
+    r = client.get(f"/api/v1/battles/{bid}/export?key={ka}")
+    assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"
+    # a page of the log is no whole-log read
+    assert client.get(f"/api/v1/battles/{bid}/log?key={ka}&limit=2").status_code == 200

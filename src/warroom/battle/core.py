@@ -82,6 +82,12 @@ def _now() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
 
 
+def _default_registry() -> Registry:
+    from warroom import api
+
+    return api.registry()
+
+
 def commitment_of(secret: str) -> str:
     """What a battle publishes about its secret dice seed at creation."""
     return hashlib.sha256(f"warroom-battle-seed:{secret}".encode()).hexdigest()
@@ -192,6 +198,12 @@ class Battles:
         self.store = store
         self._registry = registry
         self.clock = clock
+
+    @property
+    def default_rules(self) -> bool:
+        """Whether these battles use the registered games' rules (no registry of their
+        own was given): another process opening the same store replays them alike."""
+        return self._registry is None or self._registry is _default_registry()
 
     @property
     def registry(self) -> Registry:

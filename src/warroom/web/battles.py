@@ -15,7 +15,6 @@ rate-limited per client address.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
@@ -76,37 +75,32 @@ def _side(bt: Battles, battle_id: str, key: str | None) -> str:
 RATE = (20, 600.0)
 """Battles one client address may create or import per period (seconds); an app may set
 ``app.state.battle_rate``."""
+READ_RATE = (30, 60.0)
+"""Whole-log reads (``verify``, ``export``, the whole ``log``) one client address may
+ask for per period (seconds); an app may set ``app.state.read_rate``."""
 
 
-class _Limiter:
-    """A sliding window of recent creations per client address."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.seen: dict[str, list[float]] = {}
-
-    def take(self, who: str, most: int, period: float) -> None:
-        now = time.monotonic()
-        with self.lock:
-            recent = [t for t in self.seen.get(who, []) if now - t < period]
-            if len(recent) >= most:
-                self.seen[who] = recent
-                raise RateLimitedError("too many battles started from this address; wait "
-                                       "{minutes} minutes", minutes=max(1, round(period / 60)))
-            recent.append(now)
-            self.seen[who] = recent
-            if len(self.seen) > 10_000:  # forget the quiet ones
-                self.seen = {k: v for k, v in self.seen.items() if now - v[-1] < period}
-
-
-def _rate(request: Request) -> None:
+def _rate(request: Request, bucket: str = "create") -> None:
+    """Count this request against its address's limit in ``bucket`` ("create": battles
+    started or imported, :data:`RATE`; "read": whole-log reads, :data:`READ_RATE`). The
+    counts are kept in the battles' database, so they hold across every server process
+    of a club server and across restarts (429 ``rate_limited`` past the limit)."""
+    from warroom.battle.store import take_rate
     from warroom.web.security import client_address
 
-    limiter = getattr(request.app.state, "battle_limiter", None)
-    if limiter is None:
-        limiter = request.app.state.battle_limiter = _Limiter()
-    most, period = getattr(request.app.state, "battle_rate", RATE)
-    limiter.take(client_address(request), most, period)
+    if bucket == "create":
+        most, period = getattr(request.app.state, "battle_rate", RATE)
+        text = "too many battles started from this address; wait {minutes} minutes"
+    else:
+        most, period = getattr(request.app.state, "read_rate", READ_RATE)
+        text = ("too many whole-log reads (verify, export, log) from this address; wait "
+                "{minutes} minutes")
+    store = battles(request).store
+    with store.write() as conn:
+        taken = take_rate(conn, bucket, client_address(request), most, period,
+                          time.time())
+    if not taken:
+        raise RateLimitedError(text, minutes=max(1, round(period / 60)))
 
 
 def links(battle_id: str, tokens: dict[str, str]) -> dict[str, str]:
@@ -234,7 +228,7 @@ async def api_import(request: Request) -> dict[str, Any]:
         data = json.loads(raw)
     except (ValueError, RecursionError):
         raise ImportFormatError("the request body is not a JSON battle export") from None
-    _rate(request)
+    await run_in_threadpool(_rate, request)
     made = await run_in_threadpool(battles(request).import_, data)
     return {"id": made["id"], "origin": made["origin"],
             "links": links(made["id"], made["tokens"])}
@@ -405,7 +399,7 @@ def api_end(battle_id: str, request: Request, body: Write | None = None,
 
 @api.get("/{battle_id}/log", name="battle_log", response_model=list[schema.BattleEvent],
          summary="Every event, oldest first (or the latest `limit` events below `before`)")
-def api_log(battle_id: str, request: Request, key: KeyQuery = None,
+async def api_log(battle_id: str, request: Request, key: KeyQuery = None,
             x_key: KeyHeader = None,
             limit: Annotated[int | None, Query(ge=1, le=LOG_MOST, description=(
                 "only the latest this many events (below `before`)"))] = None,
@@ -413,26 +407,50 @@ def api_log(battle_id: str, request: Request, key: KeyQuery = None,
                 "only events numbered below this one: the first `seq` of the page you "
                 "have, for the page before it"))] = None) -> list[dict[str, Any]]:
     bt = battles(request)
-    _role(bt, battle_id, _key(key, x_key))
-    return bt.log(battle_id, limit=limit, before=before)
+    await run_in_threadpool(_role, bt, battle_id, _key(key, x_key))
+    if limit is not None or before is not None:  # a page: read without the whole log
+        page: list[dict[str, Any]] = await run_in_threadpool(
+            lambda: bt.log(battle_id, limit=limit, before=before))
+        return page
+    whole: list[dict[str, Any]] = await _whole_log(request, bt, "log", battle_id)
+    return whole
 
 
 @api.get("/{battle_id}/export", name="battle_export", response_model=schema.BattleExport,
          summary="The whole battle (for import)")
-def api_export(battle_id: str, request: Request, key: KeyQuery = None,
-               x_key: KeyHeader = None) -> dict[str, Any]:
+async def api_export(battle_id: str, request: Request, key: KeyQuery = None,
+                     x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    _role(bt, battle_id, _key(key, x_key))
-    return bt.export(battle_id)
+    await run_in_threadpool(_role, bt, battle_id, _key(key, x_key))
+    exported: dict[str, Any] = await _whole_log(request, bt, "export", battle_id)
+    return exported
 
 
 @api.get("/{battle_id}/verify", name="battle_verify", response_model=schema.VerifyReport,
          summary="Replay every event from scratch")
-def api_verify(battle_id: str, request: Request, key: KeyQuery = None,
-               x_key: KeyHeader = None) -> dict[str, Any]:
+async def api_verify(battle_id: str, request: Request, key: KeyQuery = None,
+                     x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    _role(bt, battle_id, _key(key, x_key))
-    return bt.verify(battle_id).to_json()
+    await run_in_threadpool(_role, bt, battle_id, _key(key, x_key))
+    report: dict[str, Any] = await _whole_log(request, bt, "verify", battle_id)
+    return report
+
+
+async def _whole_log(request: Request, bt: Battles, what: str, battle_id: str) -> Any:
+    """``verify``, ``export`` or the whole ``log`` of a battle: counted against the
+    address's whole-log reads (:data:`READ_RATE`), then worked out in the server's read
+    worker process, never on the event loop (:meth:`warroom.serving.Serving.battle_read`;
+    a ``verify`` of an unchanged battle comes from the cache). An app whose battles use
+    other rules than the registered games' (tests) reads in a thread instead."""
+    await run_in_threadpool(_rate, request, "read")
+    serving = getattr(request.app.state, "serving", None)
+    if serving is None or not bt.default_rules:
+        if what == "verify":
+            return (await run_in_threadpool(bt.verify, battle_id)).to_json()
+        return await run_in_threadpool(getattr(bt, what), battle_id)
+    row = await run_in_threadpool(bt.row, battle_id)
+    version = (row["counter"], row["updated_at"], hash(row["state"]), row.get("origin"))
+    return await serving.battle_read(what, bt.store.url, battle_id, version)
 
 
 @api.get("/{battle_id}/luck", name="battle_luck", response_model=schema.Luck,
