@@ -18,6 +18,8 @@ import pytest
 
 from tests.web.conftest import free_port
 
+pytestmark = pytest.mark.slow  # real server processes
+
 SLOW = 250
 """Slow connections opened: more than the server's 200 file descriptors."""
 
