@@ -114,7 +114,9 @@ def _tokens(row: dict[str, Any]) -> dict[str, str]:
 
 _KEY_QUERY = APIKeyQuery(name="key", auto_error=False, scheme_name="battle_key_query",
                          description="the battle link's key (side A's, side B's or the "
-                         "spectator's), as ?key=")
+                         "spectator's), as ?key=; without it, or with a wrong one, the "
+                         "answer is 404 no_such_battle, as for an unknown battle "
+                         "(deliberately: ids cannot be probed)")
 _KEY_HEADER = APIKeyHeader(name="X-Battle-Key", auto_error=False,
                            scheme_name="battle_key_header",
                            description="the battle link's key, as a header")
@@ -191,7 +193,19 @@ class Do(Write):
     dice: list[StrictInt | StrictStr] | StrictStr | None = Field(None, max_length=1000)
 
 
+_FOLLOW = ("battle_show", "battle_add_unit", "battle_do", "battle_odds", "battle_mark",
+           "battle_next", "battle_undo", "battle_end", "battle_log", "battle_verify",
+           "battle_export", "battle_luck")
+LINKS = {f"{op}_as_{side}": {
+    "operationId": op,
+    "parameters": {"battle_id": "$response.body#/id", "key": f"$response.body#/keys/{side}"},
+    "description": f"{op.removeprefix('battle_')} with side {side}'s key"}
+    for op in _FOLLOW for side in ("A", "B")}
+"""OpenAPI links from a new battle to what its keys can do (stateful tests follow them)."""
+
+
 @api.post("", name="battle_create", response_model=schema.BattleCreated,
+          responses={200: {"links": LINKS}},
           summary="Start a battle; returns its id and its three links "
                   "(the only answer that carries all three keys)")
 def api_new(body: NewBattle, request: Request) -> dict[str, Any]:
