@@ -6,9 +6,6 @@ takes it, and the rate limits hold across the processes and a restart. ``warroom
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,38 +13,15 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.web.conftest import free_port
+from tests.web.conftest import warroom_serve
 
 pytestmark = pytest.mark.slow  # real server processes
 
 
 @contextmanager
 def serving(db: str, *extra: str) -> Iterator[str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "warroom", "serve", "--port", str(port), "--db", db,
-         "--workers", "1", *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(url + "/static/app.js", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                err = proc.stderr.read().decode() if proc.stderr else ""
-                pytest.fail(f"warroom serve did not start: {err}")
-            time.sleep(0.2)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with warroom_serve("--db", db, "--workers", "1", *extra) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def _post(url: str, path: str, body: Any = None, key: str | None = None) -> httpx.Response:

@@ -5,18 +5,15 @@ connection that never finishes its headers is closed after the header time limit
 
 from __future__ import annotations
 
-import os
 import resource
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.web.conftest import free_port
+from tests.web.conftest import warroom_serve
 
 pytestmark = pytest.mark.slow  # real server processes
 
@@ -40,33 +37,10 @@ def _get(port: int, path: str = "/static/app.js", wait: float = 5.0) -> bytes:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[int]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "warroom", "serve", "--port", str(port), "--db",
-         str(tmp_path / "b.db"), "--workers", "1", "--max-connections", "60",
-         "--header-timeout", "3"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=_low_fd_limit,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if _get(port).startswith(b"HTTP/1.1 200"):
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                pytest.fail("warroom serve did not start: "
-                            + (proc.stderr.read().decode() if proc.stderr else ""))
-            time.sleep(0.2)
+    with warroom_serve("--db", str(tmp_path / "b.db"), "--workers", "1",
+                       "--max-connections", "60", "--header-timeout", "3",
+                       preexec=_low_fd_limit) as port:
         yield port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_slow_headers_cannot_starve_the_server(server: int) -> None:
