@@ -610,11 +610,14 @@ def page_battle(battle_id: str, key: str, request: Request,
 
 @router.get("/battles/{battle_id}/{key}/counter", summary="The state counter (for polling)")
 def page_counter(battle_id: str, key: str, request: Request, response: Response
-                 ) -> dict[str, int]:
+                 ) -> dict[str, float]:
+    """The state counter, half a step on while a request to undo a roll waits (it moves
+    no counter), so the other side's page notices the request and shows it."""
     bt = battles(request)
     _role(bt, battle_id, key)
     response.headers["Cache-Control"] = "no-store"
-    return {"counter": int(bt.row(battle_id)["counter"])}
+    row = bt.row(battle_id)
+    return {"counter": int(row["counter"]) + (0.5 if row.get("undo_asked") else 0)}
 
 
 @router.get("/battles/{battle_id}/{key}/section", response_class=HTMLResponse,
