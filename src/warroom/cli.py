@@ -402,7 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     as_json = "--json" in args
     try:
         from warroom.cli_help import command
+        from warroom.errors import check_text
 
+        check_text(args, "argument")  # bytes that are not UTF-8 arrive as lone surrogates
         # not standalone: the parser's own usage errors come here, to be told as ours
         code = command(app, _lang_asked(args)).main(args=args, prog_name="warroom",
                                                     standalone_mode=False)

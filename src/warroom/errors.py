@@ -299,3 +299,45 @@ class ExactTooLargeError(UsageError):
 
 class RuleError(WarroomError):
     """A procedure broke the engine's contract (a bug in a rule, not in the input)."""
+
+
+class InvalidTextError(UsageError):
+    """Text that is not valid Unicode (a lone surrogate: half of a character), in a
+    field, a key or a value: refused naming where it is (422 ``invalid_text``; exit 2)."""
+
+    code = "invalid_text"
+
+    def __init__(self, where: str) -> None:
+        self.parameter = where.split(".", 1)[0].split("[", 1)[0] or None
+        super().__init__("{where}: the text is not valid Unicode (it holds half of a "
+                         "character, a lone surrogate)", where=where)
+
+
+def bad_text(data: object, where: str = "") -> str | None:
+    """Where the first lone surrogate in ``data`` (text, or lists and mappings of it,
+    keys included) is: a path such as ``params.range_cm``, ``dice[2]`` or ``params``
+    (for a key); None when all of it is valid Unicode."""
+    stack: list[tuple[object, str]] = [(data, where)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return at or "the request"
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                if isinstance(key, str) and bad_text(key) is not None:
+                    return at or "the request"
+                stack.append((value, f"{at}.{key}" if at else str(key)))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
+    return None
+
+
+def check_text(data: object, where: str = "") -> None:
+    """Refuse ``data`` (:class:`InvalidTextError`) if any text in it is not valid
+    Unicode (:func:`bad_text`)."""
+    found = bad_text(data, where)
+    if found is not None:
+        raise InvalidTextError(found)

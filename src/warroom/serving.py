@@ -274,6 +274,8 @@ def _run_task(kind: str, proc_id: str, raw: Mapping[str, Any], *args: Any) -> An
     if kind == "sleep":  # for tests of cancellation: a job that only takes time
         time.sleep(float(args[0]))
         return os.getpid()
+    if kind == "battle":  # a whole battle log's read: proc_id says which
+        return _battle_read(proc_id, str(args[0]), str(args[1]))
     proc, p = api.prepare(proc_id, raw)
     # each field's and unit's chances are worked out here too, not in the server
     if kind == "exact":
@@ -301,6 +303,30 @@ def _run_task(kind: str, proc_id: str, raw: Mapping[str, Any], *args: Any) -> An
         return (dict(est.counts), est.samples, est.seconds, dict(est.extra),
                 est.as_distribution().parts())
     raise RuleError(f"unknown task {kind!r}")
+
+
+_STORES: dict[str, Any] = {}
+"""The battle stores a worker process has opened (by URL), kept for its next read."""
+BATTLE_READS = ("verify", "export", "log")
+
+
+def _battle_read(what: str, url: str, battle_id: str) -> Any:
+    """A read of a whole battle log (``verify``, ``export``, ``log``) in a worker process,
+    as plain JSON data."""
+    from warroom.battle.core import Battles
+    from warroom.battle.store import Store
+
+    if what not in BATTLE_READS:
+        raise RuleError(f"unknown battle read {what!r}")
+    store = _STORES.get(url)
+    if store is None:
+        store = _STORES[url] = Store(url)
+    battles = Battles(store)
+    if what == "verify":
+        return battles.verify(battle_id).to_json()
+    if what == "export":
+        return battles.export(battle_id)
+    return battles.log(battle_id)
 
 
 class WorkerLost(RuleError):
@@ -363,7 +389,7 @@ class WorkPool:
                  context: str | None = None, nice: int = WORKER_NICE,
                  prestart: bool = False, quick_workers: int = 1) -> None:
         self.sizes = {"long": workers or default_workers(), "short": short_workers,
-                      "quick": quick_workers}
+                      "quick": quick_workers, "read": 1}
         self.context = context or default_context()
         self.nice = nice
         self.prestart = prestart
@@ -835,6 +861,23 @@ class Serving:
         self.cache.put(LUCK, key, Estimate(proc.id, params, proc.fields, counts, done,
                                            drivers.ESTIMATE_SEED, spent, extra,
                                            orders=proc.orders, parts=parts))
+
+    async def battle_read(self, what: str, url: str, battle_id: str,
+                          version: tuple[Any, ...]) -> Any:
+        """A whole battle log's ``verify``, ``export`` or ``log`` (:data:`BATTLE_READS`),
+        worked out in the read lane's worker process (one: such reads never crowd out
+        the odds, nor hold the event loop). ``version`` says which state of the battle
+        it is (its counter, its last change): a ``verify`` of an unchanged battle is
+        answered from the cache."""
+        key = f"{url}|{battle_id}|{version!r}"
+        if what == "verify":
+            found = self.cache.get("verify", key)
+            if found is not None:
+                return found
+        result = await self.pool.run("read", ("battle", what, {}, url, battle_id))
+        if what == "verify":
+            self.cache.put("verify", key, result)
+        return result
 
     async def estimate(self, proc: Any, raw: Mapping[str, Any], params: Mapping[str, Any],
                        key: str, seconds: float | None = None, cap: float | None = None

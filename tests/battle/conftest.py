@@ -19,8 +19,8 @@ def _wipe(url: str) -> None:
 
     engine = sa.create_engine(url)
     with engine.begin() as conn:
-        conn.execute(sa.text("DROP TABLE IF EXISTS events, battles, forces, alembic_version "
-                             "CASCADE"))
+        conn.execute(sa.text("DROP TABLE IF EXISTS events, battles, forces, rate_hits, "
+                             "alembic_version CASCADE"))
     engine.dispose()
 
 

@@ -146,7 +146,11 @@ def turn(browser: Any, page: Any, server_url: str) -> None:
     with page.expect_navigation():
         page.click("#do-roll")
     first = page.locator("#log li").first.locator(".dice").inner_text()
-    page.click("#undo")
+    page.click("#undo")  # a virtual roll: side B is asked, and its page shows it
+    expect(page.locator("#undo-waiting")).to_be_visible()
+    expect(phone_b.locator("#undo-request")).to_be_visible(timeout=12_000)
+    phone_b.click("#undo-accept")
+    expect(page.locator('tr[data-unit="T-34s"] .markers')).to_have_text("", timeout=12_000)
     page.select_option("#do-unit", "Tigers")
     page.select_option("#do-target", "T-34s")
     with page.expect_navigation():

@@ -99,14 +99,15 @@ def test_export_import_verify(capsys: Cap, db: str, battle: str, tmp_path: Path)
     file = tmp_path / "b.json"
     file.write_text(exported)
     other = tmp_path / "other.db"
-    assert ok(capsys, other, "import", str(file)) == {"id": battle}
-    code, again, _ = run(capsys, other, "export", battle)
+    copy = ok(capsys, other, "import", str(file))["id"]
+    assert copy != battle  # the server chooses the id
+    code, again, _ = run(capsys, other, "export", copy)
     # the same events; the copy is not signed: its server did not make them
     assert json.loads(again)["events"] == json.loads(exported)["events"]
     assert json.loads(again)["signature"] is None
-    report = ok(capsys, other, "verify", battle)
+    report = ok(capsys, other, "verify", copy)
     assert report["ok"] is True and report["verdict"] == "consistent but not signed by this server"
-    code, out, _ = run(capsys, other, "verify", battle)
+    code, out, _ = run(capsys, other, "verify", copy)
     assert code == 0 and "consistent but not signed by this server" in out
     # after the end the seed is public, and any copy checks every virtual die
     ended = ok(capsys, db, "end", battle)
@@ -114,8 +115,14 @@ def test_export_import_verify(capsys: Cap, db: str, battle: str, tmp_path: Path)
     code, exported, _ = run(capsys, db, "export", battle)
     file.write_text(exported)
     third = tmp_path / "third.db"
-    assert ok(capsys, third, "import", str(file)) == {"id": battle}
-    assert ok(capsys, third, "verify", battle)["notes"] == []
+    copy = ok(capsys, third, "import", str(file))["id"]
+    assert ok(capsys, third, "verify", copy)["notes"] == []
+    # an ended battle takes no write: exit 2, nothing recorded
+    code, _out, err = run(capsys, db, "add-unit", battle, "--side", "A", "--name", "late",
+                          "dice=3")
+    assert code == 2 and "read-only" in err
+    code, _out, _err = run(capsys, db, "verify", battle)
+    assert code == 0
 
 
 def test_verify_exits_1_when_something_does_not_reproduce(capsys: Cap, db: str,

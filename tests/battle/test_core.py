@@ -48,10 +48,12 @@ def test_resolution_fills_params_and_applies_outcome(bt: Battles) -> None:
     assert ev["params"] == {"dice": 6, "target_skill": "veteran"}
     assert ev["filled"] == {"dice": "Shermans.dice", "target_skill": "Grenadiers.skill"}
     assert ev["side"] == "A" and ev["roll_index"] == 0
-    # the dice are the battle's own: HMAC(secret seed, state before + action) -> generator
+    # the dice are the battle's own: HMAC(secret seed, state before + the shot, its
+    # parameters left out) -> generator
     before = bt.state(bid)  # nothing changed the state the roll was made in but the roll
-    action = {"procedure": "fow.shoot", "params": ev["params"], "unit": "Shermans",
-              "target": "Grenadiers", "side": "A"}
+    action = {"shot": "fow.shoot", "units": ["Shermans"], "target": "Grenadiers",
+              "side": "A"}
+    assert ev["place"] == "shot"
     before.rolls = 0
     before.units["Grenadiers"].markers.clear()
     rng = roll_rng("11", roll_place(before, action))
@@ -347,16 +349,17 @@ def test_export_import_reproduces_an_identical_battle(bt: Battles, tmp_path: Pat
     exported = bt.export(bid)
     other = battles(tmp_path / "other.db")
     made = other.import_(json.loads(json.dumps(exported)))
-    assert made["id"] == bid and made["origin"] == "unsigned"
-    again = other.export(bid)
+    new = made["id"]  # the server chooses the id, never the file
+    assert new != bid and made["origin"] == "unsigned"
+    again = other.export(new)
     assert again["events"] == exported["events"] and again["signature"] is None
-    assert other.show(bid) == bt.show(bid)
-    report = other.verify(bid)
+    assert {**other.show(new), "id": None} == {**bt.show(bid), "id": None}
+    report = other.verify(new)
     assert report.ok and not report.authentic
     assert report.verdict == "consistent but not signed by this server"
     assert report.notes  # its virtual dice wait for the seed to be revealed
     with pytest.raises(UsageError, match="stayed on the server"):
-        other.do(bid, "fow.shoot", {"unit": "Shermans", "target": "Grenadiers"})
+        other.do(new, "fow.shoot", {"unit": "Shermans", "target": "Grenadiers"})
     # into the same database: a new id, the same battle
     copy = bt.import_(exported)
     assert copy["id"] != bid and copy["origin"] == "authentic"

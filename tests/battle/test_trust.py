@@ -48,9 +48,10 @@ def test_no_link_ever_sees_the_seed_until_the_end(bt: Battles) -> None:
     ended = bt.end(bid, by="B")
     assert ended["kind"] == "ended" and ended["seed"] == secret
     assert bt.show(bid)["seed"] == secret and bt.show(bid)["ended"]
-    with pytest.raises(UsageError, match="foreseeable"):
+    with pytest.raises(UsageError, match="read-only") as closed:
         bt.do(bid, "fow.shoot", SHOT, by="A")
-    with pytest.raises(UsageError, match="cannot be undone"):
+    assert closed.value.code == "ended" and closed.value.http_status == 409
+    with pytest.raises(UsageError, match="read-only"):
         bt.undo(bid)
     assert bt.verify(bid).ok
 
@@ -60,12 +61,12 @@ def test_undo_and_redo_gives_the_same_dice_and_fishing_is_seen(bt: Battles) -> N
     first = bt.do(bid, "fow.shoot", SHOT, by="A")
     same = 0
     for _ in range(20):  # undo + redo of the same action in the same place: 100 % same
-        bt.undo(bid, by="A")
+        bt.undo(bid)  # the command line acts for both sides
         again = bt.do(bid, "fow.shoot", SHOT, by="A")
         same += again["dice"] == first["dice"]
     assert same == 20
     # undo, a throwaway roll, the shot again: fresh dice, but every roll is in the log
-    bt.undo(bid, by="A")
+    bt.undo(bid)
     bt.do(bid, "fow.test", {"unit": "Shermans"}, by="A")
     fished = bt.do(bid, "fow.shoot", SHOT, by="A")
     assert fished["dice"] != first["dice"]
@@ -325,15 +326,19 @@ def test_serve_on_every_interface_warns_and_names_the_lan_address(monkeypatch: A
     assert "anyone on your network" in text and "http://192.168.1.20:8000/" in text
 
 
-def test_a_battle_from_before_committed_dice_still_imports_verifies_and_plays(
+def test_a_battle_from_before_committed_dice_imports_read_only_and_verifies(
         tmp_path: Path) -> None:
-    """An export of version 1 (its seed public from the start, the old roll generator)."""
+    """An export of version 1 (its seed public from the start, the old roll generator):
+    it replays and verifies, but takes no writes (its dice would be foreseeable)."""
+    from warroom.battle.errors import ClosedError
+
     data = json.loads((Path(__file__).parent / "data" / "export_v1.json").read_text())
     bt = Battles(open_store(str(tmp_path / "old.db")))  # the real games
     made = bt.import_(data)
     bid = made["id"]
-    assert made["origin"] == "unsigned" and bt.verify(bid).ok
-    bt.do(bid, "fow.shoot", {"unit": "S", "target": "G"})
-    bt.end(bid)
-    assert bt.show(bid)["seed"] == "5" and bt.verify(bid).ok
+    assert made["origin"] == "read-only" and bt.verify(bid).ok
+    assert bid != data["battle"]["id"] and bt.show(bid)["read_only"]
+    with pytest.raises(ClosedError) as closed:
+        bt.do(bid, "fow.shoot", {"unit": "S", "target": "G"})
+    assert closed.value.code == "read_only"
     bt.store.close()

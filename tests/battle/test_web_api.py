@@ -52,7 +52,14 @@ def test_a_turn_over_the_api(client: Any, battle: dict[str, Any]) -> None:
     assert ev["seq"] == 4 and ev["side"] == "A" and ev["by"] == "A"
     assert ev["params"]["dice"] == 5 and len(ev["dice"]) >= 5
     undo = client.post(f"/api/battles/{bid}/undo?key={ka}", json={"expect": 4}).json()
-    assert undo["target"] == 4
+    assert undo["kind"] == "undo_asked" and undo["target"] == 4  # a virtual roll: asked
+    kb = battle["keys"]["B"]
+    page_b = client.get(f"/battles/{bid}/{kb}").text
+    assert 'id="undo-accept"' in page_b and 'id="undo-decline"' in page_b
+    assert 'id="undo-waiting"' in client.get(f"/battles/{bid}/{ka}").text
+    done = client.post(f"/api/battles/{bid}/undo/answer?key={kb}",
+                       json={"accept": True}).json()
+    assert done["kind"] == "undone" and done["target"] == 4 and done["agreed"] == "B"
     again = client.post(f"/api/battles/{bid}/do?key={ka}", json={
         "procedure": "fow.shoot", "params": {"unit": "Shermans", "target": "Grenadiers"}}
     ).json()

@@ -125,3 +125,40 @@ def shot() -> Callable[[Any, str], Path]:
         return path
 
     return save
+
+
+@contextmanager
+def warroom_serve(*args: str, preexec: Callable[[], None] | None = None) -> Iterator[int]:
+    """Run ``warroom serve`` with ``args`` in its own process on a free port of
+    127.0.0.1 (``preexec`` runs in the child first: a lower file limit, say); yields the
+    port once a static file answers, and stops the server after."""
+    import subprocess
+    import sys
+    import urllib.request
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "warroom", "serve", "--port", str(port), *args],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=preexec)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/app.js",
+                                            timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or proc.poll() is not None:
+                err = proc.stderr.read().decode() if proc.stderr else ""
+                pytest.fail(f"warroom serve did not start: {err}")
+            time.sleep(0.2)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -132,10 +132,13 @@ def new(
     seed: Annotated[Optional[int], typer.Option(  # noqa: UP045
         "--seed", help="Seed of the battle's dice (default: a fresh one, recorded).",
         show_default=False)] = None,
+    solo: Annotated[bool, typer.Option(
+        "--solo", help="Single-player: either side's link undoes any event at once "
+        "(otherwise undoing a virtual roll on the web waits for the other side).")] = False,
     db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Start a battle."""
-    made = _battles(db).new(game, name, seed)
+    made = _battles(db).new(game, name, seed, solo=solo)
     if as_json:
         _out({"id": made["id"]})
         return

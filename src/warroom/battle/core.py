@@ -39,6 +39,7 @@ from warroom.battle import phases
 from warroom.battle.errors import (
     AccessError,
     BattleError,
+    ClosedError,
     ConflictError,
     ImportFormatError,
     NoSuchBattleError,
@@ -59,7 +60,8 @@ from warroom.battle.state import (
     parse_stat,
     phase_clears,
 )
-from warroom.errors import UnknownNameError, UsageError
+from warroom.battle.store import set_undo_request
+from warroom.errors import UnknownNameError, UsageError, check_text
 
 if TYPE_CHECKING:
     from warroom.battle.store import Store
@@ -78,6 +80,12 @@ __all__ = ["MAX_NAME", "Battles", "Report", "commitment_of", "roll_rng"]
 
 def _now() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
+
+
+def _default_registry() -> Registry:
+    from warroom import api
+
+    return api.registry()
 
 
 def commitment_of(secret: str) -> str:
@@ -192,6 +200,12 @@ class Battles:
         self.clock = clock
 
     @property
+    def default_rules(self) -> bool:
+        """Whether these battles use the registered games' rules (no registry of their
+        own was given): another process opening the same store replays them alike."""
+        return self._registry is None or self._registry is _default_registry()
+
+    @property
     def registry(self) -> Registry:
         if self._registry is None:
             from warroom import api
@@ -204,11 +218,14 @@ class Battles:
         known = list(self.registry.games)
         return known + [g for g in phases.SEQUENCES if g not in known]
 
-    def new(self, game: str, name: str | None = None, seed: int | None = None) -> dict[str, Any]:
+    def new(self, game: str, name: str | None = None, seed: int | None = None, *,
+            solo: bool = False) -> dict[str, Any]:
         """A new battle; returns its id and its three links' tokens.
 
         Its dice seed is a fresh secret (``seed`` picks one instead, for tests and
-        replays: a seed someone chose is no secret)."""
+        replays: a seed someone chose is no secret). ``solo``: a single-player battle,
+        where any link undoes freely (every view says so); otherwise undoing a virtual
+        roll needs the other side's consent."""
         game = game.strip().lower()
         if game not in self.games():
             raise UnknownNameError("game system", game, self.games())
@@ -224,24 +241,27 @@ class Battles:
         first: dict[str, Any] = {"seq": 1, "kind": "created", "at": at, "by": None,
                                  "game": game, "name": name,
                                  "commitment": commitment_of(secret), "after": "0" * 16}
+        if solo:
+            first["solo"] = True
         state = apply(State(battle_id, game, name, None), first)
         first["after"] = state.digest()
         with self.store.write() as conn:
             self.store.insert_battle(conn, self._row(
                 battle_id, state, at, tokens, secret=secret, sign_key=secrets.token_hex(32),
-                origin="here"))
+                origin="here", solo=solo))
             self.store.append(conn, battle_id, first, 0, state.snapshot(), "[]")
         return {"id": battle_id, "tokens": tokens}
 
     @staticmethod
     def _row(battle_id: str, state: State, at: str, tokens: Mapping[str, str], *,
              secret: str | None, sign_key: str | None, origin: str,
-             legacy_seed: int | None = None) -> dict[str, Any]:
+             legacy_seed: int | None = None, solo: bool = False) -> dict[str, Any]:
         return {"id": battle_id, "game": state.game, "name": state.name,
                 "seed": legacy_seed or 0, "created_at": at, "updated_at": at, "counter": 0,
                 "state": state.snapshot(), "token_a": tokens["a"],
                 "token_b": tokens["b"], "token_view": tokens["view"], "secret": secret,
-                "sign_key": sign_key, "origin": origin, "live": None}
+                "sign_key": sign_key, "origin": origin, "live": None,
+                "solo": solo or None, "undo_asked": None}
 
     # ------------------------------------------------------------------ reading
     def list_battles(self, only: Iterable[str] | None = None) -> list[dict[str, Any]]:
@@ -297,7 +317,11 @@ class Battles:
         out["phase_title"] = info.title
         out["checklist"] = list(info.checklist)
         out["phases"] = [p.id for p in phases.sequence(st.game)]
-        out["can_undo"] = bool(snap.live)
+        out["can_undo"] = bool(snap.live) and not st.ended
+        out["read_only"] = snap.row.get("origin") == READ_ONLY
+        out["solo"] = bool(snap.row.get("solo"))
+        asked = snap.row.get("undo_asked")
+        out["undo_asked"] = json.loads(asked) if asked else None
         return out
 
     def state(self, battle_id: str) -> State:
@@ -367,6 +391,7 @@ class Battles:
                 time.sleep(0.002 * attempt)  # racing writers drift apart
             snap = self._snapshot(battle_id)
             counter = snap.counter
+            _writable(snap)
             if expect is not None and expect != counter:
                 raise StaleStateError(expect, counter)
             built = build(snap)
@@ -558,29 +583,83 @@ class Battles:
 
     def undo(self, battle_id: str, *, expect: int | None = None, by: str | None = None
              ) -> dict[str, Any]:
-        """Take back the latest live event. The same roll made again in the same place
-        gives the same dice, and the undone roll stays in the log: undo cannot re-roll
-        unseen. A side undoes only its own latest event."""
+        """Take back the latest live event; the undone event stays in the log. A side
+        undoes only its own latest event. Its own entered dice or any other event go at
+        once; a virtual roll only when the other side accepts (:meth:`answer_undo`):
+        this records the request and answers ``{"kind": "undo_asked", ...}``, recording
+        no event. The command line (``by`` None, acting for both) and a single-player
+        battle undo at once."""
+        snap = self._snapshot(battle_id)
+        _writable(snap)
+        if expect is not None and expect != snap.counter:
+            raise StaleStateError(expect, snap.counter)
+        if by is not None and not snap.row.get("solo") and snap.live:
+            done = self._event(battle_id, snap.live[-1])
+            if done["kind"] == "resolved" and not done.get("entered"):
+                self._undoable(snap.live[-1], done, by)
+                request = {"side": by, "target": snap.live[-1], "counter": snap.counter}
+                with self.store.write() as conn:
+                    set_undo_request(conn, battle_id, snap.counter, json.dumps(request))
+                return {"kind": "undo_asked", "seq": snap.counter, "by": by,
+                        "target": snap.live[-1]}
 
         def build(snap: Snapshot) -> dict[str, Any]:
             if not snap.live:
                 raise NothingToUndoError()
             target = snap.live[-1]
             done = self._event(battle_id, target)
-            if done["kind"] == "ended":
-                raise BattleError("the battle has ended and its seed is public: the end "
-                                  "cannot be undone")
-            if by is not None and done.get("by") != by:
-                if done.get("by") is None:
-                    raise AccessError("event {event} was recorded on the command line; "
-                                      "only the command line can undo it",
-                                      code="not_your_event", event=target)
-                raise AccessError("event {event} was made by side {side}; only that side "
-                                  "can undo it", code="not_your_event", event=target,
-                                  side=done["by"])
+            self._undoable(target, done, by)
+            if (by is not None and not snap.row.get("solo") and done["kind"] == "resolved"
+                    and not done.get("entered")):  # it became a virtual roll meanwhile
+                raise StaleStateError(snap.counter, snap.counter + 1)
             return {"kind": "undone", "target": target, "what": done["kind"]}
 
         return self._write(battle_id, expect, build, by)
+
+    @staticmethod
+    def _undoable(target: int, done: Mapping[str, Any], by: str | None) -> None:
+        if done["kind"] == "ended":
+            raise BattleError("the battle has ended and its seed is public: the end "
+                              "cannot be undone")
+        if by is not None and done.get("by") != by:
+            if done.get("by") is None:
+                raise AccessError("event {event} was recorded on the command line; "
+                                  "only the command line can undo it",
+                                  code="not_your_event", event=target)
+            raise AccessError("event {event} was made by side {side}; only that side "
+                              "can undo it", code="not_your_event", event=target,
+                              side=done["by"])
+
+    def answer_undo(self, battle_id: str, accept: bool, *, by: str,
+                    expect: int | None = None) -> dict[str, Any]:
+        """The other side's answer to a request to undo a virtual roll: ``accept``
+        records the ``undone`` event (with ``agreed``), else the request goes. A request
+        holds only while the battle stays where it was asked (any new event voids it)."""
+        snap = self._snapshot(battle_id)
+        _writable(snap)
+        asked = json.loads(snap.row["undo_asked"]) if snap.row.get("undo_asked") else None
+        if asked is None or asked["counter"] != snap.counter or not snap.live \
+                or snap.live[-1] != asked["target"]:
+            raise BattleError("there is no request to undo a roll to answer", )
+        if asked["side"] == by:
+            raise AccessError("side {side} answers your request to undo event {event}",
+                              code="not_your_event", side="B" if by == "A" else "A",
+                              event=asked["target"])
+        if not accept:
+            with self.store.write() as conn:
+                set_undo_request(conn, battle_id, snap.counter, None)
+            return {"kind": "undo_declined", "seq": snap.counter, "by": by,
+                    "target": asked["target"]}
+
+        def build(now: Snapshot) -> dict[str, Any]:
+            if now.counter != asked["counter"]:
+                raise StaleStateError(asked["counter"], now.counter)
+            done = self._event(battle_id, asked["target"])
+            return {"kind": "undone", "target": asked["target"], "what": done["kind"],
+                    "agreed": by}
+
+        return self._write(battle_id, expect if expect is not None else snap.counter,
+                           build, asked["side"])
 
     def end(self, battle_id: str, *, expect: int | None = None, by: str | None = None
             ) -> dict[str, Any]:
@@ -828,14 +907,19 @@ class Battles:
         from warroom.engine.params import normalized
 
         norm = normalized(params)
+        extra = dict(extra)
+        place = extra.pop("place", "shot")
         if dice is None:
             index: int | None = st.rolls
-            res = drivers.roll(proc, params, rng=self._rng(st, proc.id, norm, extra, secret))
+            res = drivers.roll(proc, params, rng=self._rng(st, proc.id, norm, extra, secret,
+                                                           place))
         else:
             index = None
             res = drivers.roll(proc, params, dice=dice)
+        if dice is not None or st.commitment is None:
+            place = None
         outcome = dict(res.outcome)
-        return {
+        return {**({"place": place} if place else {}),
             "kind": "resolved", "procedure": proc.id, "params": norm,
             **extra,
             "dice": list(res.dice), "entered": dice is not None, "roll_index": index,
@@ -848,8 +932,12 @@ class Battles:
 
     @staticmethod
     def _rng(st: State, proc_id: str, params: Any, extra: Mapping[str, Any],
-             secret: str | None) -> random.Random:
-        """The generator of a virtual roll in this place (see :func:`roll_place`)."""
+             secret: str | None, place: str | None = "shot") -> random.Random:
+        """The generator of a virtual roll in this place (see :func:`roll_place`). With
+        ``place`` "shot" the action is the shot, not its parameters (procedure, acting
+        units, target, side): after an undo the same shot gets the same dice whatever
+        parameter changed (range 20 cm or 39 cm); None: a roll from before, whose
+        action held its parameters."""
         if st.commitment is None:  # an old battle: its seed was public from the start
             return legacy_rng(int(st.seed or 0), st.rolls)
         if st.ended:
@@ -860,6 +948,9 @@ class Battles:
                               "made it: enter your dice")
         action = {"procedure": proc_id, "params": _jsonable(params), "unit": extra["unit"],
                   "target": extra["target"], "side": extra["side"]}
+        if place == "shot":
+            action = {"shot": proc_id, "units": extra.get("units") or [extra["unit"]],
+                      "target": extra["target"], "side": extra["side"]}
         return roll_rng(secret, roll_place(st, action))
 
     @staticmethod
@@ -903,6 +994,9 @@ class Battles:
             kept = self.store.stored_states(conn, battle_id)
         report = self.check_events(battle_id, events, secret=row.get("secret"))
         report.authentic = row.get("origin") in (None, "here", "authentic")
+        if row.get("origin") == READ_ONLY:
+            report.notes.append("imported from a log whose dice were never committed (its "
+                                "seed was public): kept read-only, for replay and verify")
         try:
             final = fold(battle_id, events)
             afters, _ = _states(battle_id, events)
@@ -968,8 +1062,11 @@ class Battles:
                     states.pop()
                 else:
                     before = states[-1]
-                    if before.ended and kind != "resolved":
-                        raise BattleError("an event after the battle ended")
+                    if before.ended:  # recorded before ended battles became read-only
+                        report.notes.append(
+                            f"{where} ({kind}) was recorded after the battle ended, "
+                            "before warroom closed ended battles to writes; it is "
+                            "replayed as recorded")
                     if kind == "resolved":
                         problems.extend(f"{where}: {p}" for p in self._recheck(before, ev, key))
                     elif kind == "phase":
@@ -1024,6 +1121,7 @@ class Battles:
         again = _jsonable(self._run(checking, proc, params, dice, {
             "unit": ev.get("unit"), "target": ev.get("target"), "side": ev.get("side"),
             "clear": ev.get("clear"), "filled": ev.get("filled"), "given": ev.get("given"),
+            "place": ev.get("place"), **({"units": ev["units"]} if ev.get("units") else {}),
         }, target or actor, key))
         out = []
         stored = ev.get("params")
@@ -1065,7 +1163,10 @@ class Battles:
     def import_(self, data: Any) -> dict[str, Any]:
         """Add an exported battle. It goes through the export format's model (every event
         typed and bounded) and must replay exactly; anything else is refused with one
-        message naming the field, and nothing is written. Keeps its id when free."""
+        message naming the field, and nothing is written. The server chooses the new
+        battle's id; a log whose dice were never committed (a public seed) is kept
+        read-only (:data:`READ_ONLY`): replay and verify only."""
+        check_text(data)
         if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
             raise ImportFormatError("not a warroom battle export (no \"format\": {fmt!r})",
                                     fmt=EXPORT_FORMAT)
@@ -1088,22 +1189,16 @@ class Battles:
             raise ImportFormatError("the export's game {game!r} is not known here",
                                     game=meta.game)
         for e in clean:  # drop what the models default, as live events store them
-            if e["kind"] == "created":
-                for k in ("seed", "commitment"):
-                    if e[k] is None:
-                        del e[k]
-            for k in ("profile", "units"):
-                if k in e and e[k] is None and e["kind"] in ("unit_added", "resolved",
-                                                             "unit_edited"):
+            for k in _DEFAULTED:
+                if k in e and e[k] is None:
                     del e[k]
         raw_meta = dict(data["battle"])
-        battle_id = meta.id
         secret: str | None = None
         sign_key: str | None = None
         origin = "unsigned"
-        with self.store.read() as conn:
+        with self.store.read() as conn:  # the original, to check its signature
             try:
-                original = self.store.battle_row(conn, battle_id)
+                original = self.store.battle_row(conn, meta.id)
             except NoSuchBattleError:
                 original = None
         if (original is not None and original.get("sign_key") and parsed.signature
@@ -1113,23 +1208,26 @@ class Battles:
             # rolling in a copy would show the original's next dice
             origin, sign_key = "authentic", secrets.token_hex(32)
             secret = original.get("secret")
+        # the server chooses the id, never the file (a copy is another battle)
+        battle_id = secrets.token_hex(4)
         report = self.check_events(battle_id, clean, secret=secret)
         secret = None
         if not report.ok:
             raise ImportFormatError("the battle does not replay: {problems}",
                                     problems="; ".join(report.problems[:3]))
+        if first.get("commitment") is None:
+            # its seed was public from the start: anyone could foresee its dice, and a
+            # forged file chooses them; replay and verify only
+            origin = READ_ONLY
         if secret is None:
             secret = next((e["seed"] for e in clean if e["kind"] == "ended"), None)
         afters, replay = _states(battle_id, clean)
         tokens = {s: secrets.token_urlsafe(18) for s in ("a", "b", "view")}
         with self.store.write() as conn:
-            if original is not None or self._exists(conn, battle_id):
-                battle_id = secrets.token_hex(4)
-                afters, replay = _states(battle_id, clean)
             start = afters[0]
             self.store.insert_battle(conn, self._row(
                 battle_id, start, meta.created, tokens, secret=secret, sign_key=sign_key,
-                origin=origin, legacy_seed=meta.seed))
+                origin=origin, legacy_seed=meta.seed, solo=bool(first.get("solo"))))
             counter = 0
             for e, st in zip(clean, afters, strict=True):
                 last = e is clean[-1]
@@ -1137,13 +1235,6 @@ class Battles:
                                   json.dumps(replay.live) if last else None)
                 counter = int(e["seq"])
         return {"id": battle_id, "tokens": tokens, "origin": origin}
-
-    def _exists(self, conn: Any, battle_id: str) -> bool:
-        try:
-            self.store.battle_row(conn, battle_id)
-        except NoSuchBattleError:
-            return False
-        return True
 
     # ------------------------------------------------------------------ access
     def access(self, battle_id: str, token: str) -> tuple[str, str | None]:
@@ -1163,6 +1254,26 @@ class Battles:
         if found is None:
             raise NoSuchBattleError(battle_id)
         return found
+
+
+_DEFAULTED = ("seed", "commitment", "solo", "profile", "units", "place", "agreed")
+"""Event fields whose default (None) a live event leaves out."""
+READ_ONLY = "read-only"
+"""The ``origin`` of an imported battle whose dice were never committed (its seed public
+from the start): kept for replay and verify only, since anyone could foresee its dice."""
+
+
+def _writable(snap: Snapshot) -> None:
+    """Refuse any write to a battle that takes none: an ended one (its seed is public),
+    or an import kept read-only (:data:`READ_ONLY`)."""
+    if snap.row.get("origin") == READ_ONLY:
+        raise ClosedError("this battle was imported from a log whose dice were never "
+                          "committed (its seed was public): anyone could foresee its "
+                          "dice, so it is kept for replay and verify only",
+                          code="read_only")
+    if snap.state.ended:
+        raise ClosedError("the battle has ended: it is read-only now (its log, export "
+                          "and verify stay open)", code="ended")
 
 
 def _snapshot_differs(text: str, state: State) -> str | None:

@@ -81,6 +81,18 @@ class RateLimitedError(BattleError):
     code = "rate_limited"
 
 
+class ClosedError(BattleError):
+    """A write to a battle that takes none (409): one that has ended (``ended``), or an
+    import whose dice were never committed, kept for replay and verify only
+    (``read_only``). Nothing was recorded."""
+
+    http_status = 409
+
+    def __init__(self, message: str, /, code: str = "ended", **args: object) -> None:
+        self.code = code
+        super().__init__(message, **args)
+
+
 class VerifyFailed(WarroomError):
     """``verify`` found events or state that do not reproduce (exit code 1)."""
 

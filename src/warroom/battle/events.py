@@ -72,6 +72,8 @@ class Created(Event):
     commitment: Hex | None = None
     seed: Annotated[StrictInt, Field(ge=0, lt=2**62)] | None = Field(
         None, description="battles made before dice were committed: the public seed")
+    solo: StrictBool | None = Field(
+        None, description="created single-player: either link undoes any event freely")
 
     def apply(self, state: State) -> State:
         return initial(state.id, self.game, self.name, self.commitment, self.seed)
@@ -80,8 +82,11 @@ class Created(Event):
         if self.commitment is None:
             return tr("battle created: {game}, seed {seed}").format(game=self.game,
                                                                   seed=self.seed)
-        return tr("battle created: {game}; its dice are committed to {commitment}").format(
+        text = tr("battle created: {game}; its dice are committed to {commitment}").format(
             game=self.game, commitment=self.commitment[:16])
+        if self.solo:
+            text += " " + tr("(single-player: undo is free)")
+        return text
 
 
 class UnitAdded(Event):
@@ -203,6 +208,10 @@ class Resolved(Event):
     expected: Annotated[dict[Word, Annotated[StrictStr, Field(max_length=200)]],
                         Field(max_length=100)]
     effects: Annotated[list[Effect], Field(max_length=100)]
+    place: Literal["shot"] | None = Field(
+        None, description="a virtual roll whose dice belong to the shot (the state before "
+        "it, the procedure, the units and the side), not to its parameters; absent in "
+        "rolls made before, whose dice also depended on the parameters")
 
     def apply(self, state: State) -> State:
         new = copy.deepcopy(state)
@@ -269,12 +278,17 @@ class Undone(Event):
     kind: Literal["undone"]
     target: Annotated[StrictInt, Field(ge=2, le=10**7)]
     what: Annotated[StrictStr, Field(max_length=20)]
+    agreed: Side | None = Field(None, description="the other side, who accepted taking "
+                                "back this virtual roll")
 
     def apply(self, state: State) -> State:  # the fold pops its target instead
         raise ValueError("an undo is folded by popping its target")
 
     def describe(self, tr: Translate) -> str:
-        return tr("undo of event {n}").format(n=self.target)
+        text = tr("undo of event {n}").format(n=self.target)
+        if self.agreed:
+            text += " " + tr("(side {side} agreed)").format(side=self.agreed)
+        return text
 
 
 class EndAsked(Event):

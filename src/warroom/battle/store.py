@@ -27,7 +27,7 @@ from warroom.battle.errors import (
     StaleStateError,
 )
 
-HEAD = "0003"
+HEAD = "0004"
 """The newest migration; the store skips Alembic entirely when the DB is at it."""
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -52,6 +52,17 @@ battles = sa.Table(
     sa.Column("sign_key", sa.String(64), nullable=True),
     sa.Column("origin", sa.String(20), nullable=True),
     sa.Column("live", sa.Text, nullable=True),
+    # 0003: a side's pending request to undo a virtual roll (JSON: side, target, counter),
+    # cleared by any new event; a battle created single-player (free undo)
+    sa.Column("undo_asked", sa.Text, nullable=True),
+    sa.Column("solo", sa.Boolean, nullable=True),
+)
+rate_hits = sa.Table(  # 0003: the rate limits, shared by every server process
+    "rate_hits", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("bucket", sa.String(40), nullable=False),
+    sa.Column("who", sa.String(64), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
 )
 events = sa.Table(
     "events", metadata,
@@ -289,7 +300,8 @@ class Store:
         done = conn.execute(
             sa.update(battles)
             .where(battles.c.id == battle_id, battles.c.counter == old_counter)
-            .values(counter=seq, state=state, live=live, updated_at=event["at"]))
+            .values(counter=seq, state=state, live=live, updated_at=event["at"],
+                    undo_asked=None))
         if done.rowcount != 1:
             current = conn.execute(sa.select(battles.c.counter).where(
                 battles.c.id == battle_id)).scalar_one()
@@ -297,6 +309,36 @@ class Store:
         conn.execute(sa.insert(events).values(
             battle_id=battle_id, seq=seq, kind=event["kind"], at=event["at"],
             body=json.dumps(event, ensure_ascii=False, sort_keys=True), state=state))
+
+
+def set_undo_request(conn: Connection, battle_id: str, counter: int,
+                     request: str | None) -> None:
+    """Record (or clear, ``None``) a pending undo request, only if the battle is still at
+    ``counter`` (a new event voids any request)."""
+    done = conn.execute(sa.update(battles).where(
+        battles.c.id == battle_id, battles.c.counter == counter).values(undo_asked=request))
+    if done.rowcount != 1:
+        current = conn.execute(sa.select(battles.c.counter).where(
+            battles.c.id == battle_id)).scalar_one()
+        raise StaleStateError(counter, int(current))
+
+
+def take_rate(conn: Connection, bucket: str, who: str, most: int, period: float,
+              now: float) -> bool:
+    """Count one request of ``who`` in ``bucket`` if fewer than ``most`` were counted in
+    the last ``period`` seconds (True), else count nothing (False). Old counts go. On
+    PostgreSQL the table is locked for the transaction, so two processes take turns."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.text("LOCK TABLE rate_hits IN SHARE ROW EXCLUSIVE MODE"))
+    conn.execute(sa.delete(rate_hits).where(rate_hits.c.at < now - period,
+                                            rate_hits.c.bucket == bucket))
+    seen = conn.execute(sa.select(sa.func.count()).select_from(rate_hits).where(
+        rate_hits.c.bucket == bucket, rate_hits.c.who == who,
+        rate_hits.c.at >= now - period)).scalar_one()
+    if int(seen) >= most:
+        return False
+    conn.execute(sa.insert(rate_hits).values(bucket=bucket, who=who[:64], at=now))
+    return True
 
 
 def open_store(db: str | None = None, *, create: bool = True) -> Store:

@@ -181,9 +181,13 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
         description="The same answers as the `warroom` command line with `--json` (the "
         "same models, `warroom.schema`), under `/api/v1`. Every error is "
         '`{"error": {"code", "message", "parameter"}}` with a stable machine-readable '
-        "`code`: 422 for invalid input (naming the parameter), 404 for an unknown battle "
-        "or a wrong key, 403 for a link that may not do that, 409 when a write's "
-        "`expect` is stale. Battle calls take the link's key as the `X-Battle-Key` header "
+        "`code`: 422 for invalid input (naming the parameter; `invalid_text` for text "
+        "that is not valid Unicode), 404 for an unknown battle, a wrong key or a missing "
+        "one (deliberately the same answer, `no_such_battle`, never 401 or 403: nobody "
+        "can probe which battle ids exist), 403 for a link that may not do that, 409 "
+        "when a write's `expect` is stale (`stale`) or the battle takes no writes "
+        "(`ended`, `read_only`), 429 past a rate limit. Battle calls take the link's "
+        "key as the `X-Battle-Key` header "
         "or the `key` query parameter. The old prefix `/api` answers the same and is "
         "deprecated: it goes in the next release.",
         version=__version__,

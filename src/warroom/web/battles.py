@@ -15,7 +15,6 @@ rate-limited per client address.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
@@ -23,7 +22,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Form, Query, Request, Security
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.security import APIKeyHeader, APIKeyQuery
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from starlette.concurrency import run_in_threadpool
 
 from warroom import schema
@@ -76,37 +75,32 @@ def _side(bt: Battles, battle_id: str, key: str | None) -> str:
 RATE = (20, 600.0)
 """Battles one client address may create or import per period (seconds); an app may set
 ``app.state.battle_rate``."""
+READ_RATE = (30, 60.0)
+"""Whole-log reads (``verify``, ``export``, the whole ``log``) one client address may
+ask for per period (seconds); an app may set ``app.state.read_rate``."""
 
 
-class _Limiter:
-    """A sliding window of recent creations per client address."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.seen: dict[str, list[float]] = {}
-
-    def take(self, who: str, most: int, period: float) -> None:
-        now = time.monotonic()
-        with self.lock:
-            recent = [t for t in self.seen.get(who, []) if now - t < period]
-            if len(recent) >= most:
-                self.seen[who] = recent
-                raise RateLimitedError("too many battles started from this address; wait "
-                                       "{minutes} minutes", minutes=max(1, round(period / 60)))
-            recent.append(now)
-            self.seen[who] = recent
-            if len(self.seen) > 10_000:  # forget the quiet ones
-                self.seen = {k: v for k, v in self.seen.items() if now - v[-1] < period}
-
-
-def _rate(request: Request) -> None:
+def _rate(request: Request, bucket: str = "create") -> None:
+    """Count this request against its address's limit in ``bucket`` ("create": battles
+    started or imported, :data:`RATE`; "read": whole-log reads, :data:`READ_RATE`). The
+    counts are kept in the battles' database, so they hold across every server process
+    of a club server and across restarts (429 ``rate_limited`` past the limit)."""
+    from warroom.battle.store import take_rate
     from warroom.web.security import client_address
 
-    limiter = getattr(request.app.state, "battle_limiter", None)
-    if limiter is None:
-        limiter = request.app.state.battle_limiter = _Limiter()
-    most, period = getattr(request.app.state, "battle_rate", RATE)
-    limiter.take(client_address(request), most, period)
+    if bucket == "create":
+        most, period = getattr(request.app.state, "battle_rate", RATE)
+        text = "too many battles started from this address; wait {minutes} minutes"
+    else:
+        most, period = getattr(request.app.state, "read_rate", READ_RATE)
+        text = ("too many whole-log reads (verify, export, log) from this address; wait "
+                "{minutes} minutes")
+    store = battles(request).store
+    with store.write() as conn:
+        taken = take_rate(conn, bucket, client_address(request), most, period,
+                          time.time())
+    if not taken:
+        raise RateLimitedError(text, minutes=max(1, round(period / 60)))
 
 
 def links(battle_id: str, tokens: dict[str, str]) -> dict[str, str]:
@@ -120,7 +114,9 @@ def _tokens(row: dict[str, Any]) -> dict[str, str]:
 
 _KEY_QUERY = APIKeyQuery(name="key", auto_error=False, scheme_name="battle_key_query",
                          description="the battle link's key (side A's, side B's or the "
-                         "spectator's), as ?key=")
+                         "spectator's), as ?key=; without it, or with a wrong one, the "
+                         "answer is 404 no_such_battle, as for an unknown battle "
+                         "(deliberately: ids cannot be probed)")
 _KEY_HEADER = APIKeyHeader(name="X-Battle-Key", auto_error=False,
                            scheme_name="battle_key_header",
                            description="the battle link's key, as a header")
@@ -154,6 +150,9 @@ class NewBattle(_Body):
 
     game: StrictStr = Field(examples=["fow"], max_length=32)
     name: StrictStr | None = Field(None, max_length=200)
+    solo: StrictBool = Field(False, description="single-player: either link undoes any "
+                             "event at once (every view says so); otherwise undoing a "
+                             "virtual roll waits for the other side's consent")
 
 
 class Write(_Body):
@@ -202,12 +201,24 @@ class Do(Write):
     dice: list[StrictInt | StrictStr] | StrictStr | None = Field(None, max_length=1000)
 
 
+_FOLLOW = ("battle_show", "battle_add_unit", "battle_do", "battle_odds", "battle_mark",
+           "battle_next", "battle_undo", "battle_end", "battle_log", "battle_verify",
+           "battle_export", "battle_luck")
+LINKS = {f"{op}_as_{side}": {
+    "operationId": op,
+    "parameters": {"battle_id": "$response.body#/id", "key": f"$response.body#/keys/{side}"},
+    "description": f"{op.removeprefix('battle_')} with side {side}'s key"}
+    for op in _FOLLOW for side in ("A", "B")}
+"""OpenAPI links from a new battle to what its keys can do (stateful tests follow them)."""
+
+
 @api.post("", name="battle_create", response_model=schema.BattleCreated,
+          responses={200: {"links": LINKS}},
           summary="Start a battle; returns its id and its three links "
                   "(the only answer that carries all three keys)")
 def api_new(body: NewBattle, request: Request) -> dict[str, Any]:
     _rate(request)
-    made = battles(request).new(body.game, body.name)
+    made = battles(request).new(body.game, body.name, solo=body.solo)
     return {"id": made["id"], "links": links(made["id"], made["tokens"]),
             "keys": {"A": made["tokens"]["a"], "B": made["tokens"]["b"],
                      "view": made["tokens"]["view"]}}
@@ -239,7 +250,7 @@ async def api_import(request: Request) -> dict[str, Any]:
         data = json.loads(raw)
     except (ValueError, RecursionError):
         raise ImportFormatError("the request body is not a JSON battle export") from None
-    _rate(request)
+    await run_in_threadpool(_rate, request)
     made = await run_in_threadpool(battles(request).import_, data)
     return {"id": made["id"], "origin": made["origin"],
             "links": links(made["id"], made["tokens"])}
@@ -384,13 +395,29 @@ def api_next(battle_id: str, request: Request, body: Write | None = None,
     return bt.advance(battle_id, expect=body.expect if body else None, by=side)
 
 
+class UndoAnswer(Write):
+    accept: StrictBool = Field(description="true: take the roll back; false: keep it")
+
+
 @api.post("/{battle_id}/undo", name="battle_undo", response_model=schema.BattleEvent,
-          summary="Take back the latest event")
+          summary="Take back the latest event (a virtual roll: ask the other side, "
+                  "kind undo_asked)")
 def api_undo(battle_id: str, request: Request, body: Write | None = None,
              key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
     side = _side(bt, battle_id, _key(key, x_key))
     return bt.undo(battle_id, expect=body.expect if body else None, by=side)
+
+
+@api.post("/{battle_id}/undo/answer", name="battle_undo_answer",
+          response_model=schema.BattleEvent,
+          summary="Accept (undone) or decline (undo_declined) the other side's request "
+                  "to undo its virtual roll")
+def api_undo_answer(battle_id: str, body: UndoAnswer, request: Request,
+                    key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
+    bt = battles(request)
+    side = _side(bt, battle_id, _key(key, x_key))
+    return bt.answer_undo(battle_id, body.accept, expect=body.expect, by=side)
 
 
 @api.post("/{battle_id}/end", name="battle_end", response_model=schema.BattleEvent,
@@ -405,7 +432,7 @@ def api_end(battle_id: str, request: Request, body: Write | None = None,
 
 @api.get("/{battle_id}/log", name="battle_log", response_model=list[schema.BattleEvent],
          summary="Every event, oldest first (or the latest `limit` events below `before`)")
-def api_log(battle_id: str, request: Request, key: KeyQuery = None,
+async def api_log(battle_id: str, request: Request, key: KeyQuery = None,
             x_key: KeyHeader = None,
             limit: Annotated[int | None, Query(ge=1, le=LOG_MOST, description=(
                 "only the latest this many events (below `before`)"))] = None,
@@ -413,26 +440,50 @@ def api_log(battle_id: str, request: Request, key: KeyQuery = None,
                 "only events numbered below this one: the first `seq` of the page you "
                 "have, for the page before it"))] = None) -> list[dict[str, Any]]:
     bt = battles(request)
-    _role(bt, battle_id, _key(key, x_key))
-    return bt.log(battle_id, limit=limit, before=before)
+    await run_in_threadpool(_role, bt, battle_id, _key(key, x_key))
+    if limit is not None or before is not None:  # a page: read without the whole log
+        page: list[dict[str, Any]] = await run_in_threadpool(
+            lambda: bt.log(battle_id, limit=limit, before=before))
+        return page
+    whole: list[dict[str, Any]] = await _whole_log(request, bt, "log", battle_id)
+    return whole
 
 
 @api.get("/{battle_id}/export", name="battle_export", response_model=schema.BattleExport,
          summary="The whole battle (for import)")
-def api_export(battle_id: str, request: Request, key: KeyQuery = None,
-               x_key: KeyHeader = None) -> dict[str, Any]:
+async def api_export(battle_id: str, request: Request, key: KeyQuery = None,
+                     x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    _role(bt, battle_id, _key(key, x_key))
-    return bt.export(battle_id)
+    await run_in_threadpool(_role, bt, battle_id, _key(key, x_key))
+    exported: dict[str, Any] = await _whole_log(request, bt, "export", battle_id)
+    return exported
 
 
 @api.get("/{battle_id}/verify", name="battle_verify", response_model=schema.VerifyReport,
          summary="Replay every event from scratch")
-def api_verify(battle_id: str, request: Request, key: KeyQuery = None,
-               x_key: KeyHeader = None) -> dict[str, Any]:
+async def api_verify(battle_id: str, request: Request, key: KeyQuery = None,
+                     x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    _role(bt, battle_id, _key(key, x_key))
-    return bt.verify(battle_id).to_json()
+    await run_in_threadpool(_role, bt, battle_id, _key(key, x_key))
+    report: dict[str, Any] = await _whole_log(request, bt, "verify", battle_id)
+    return report
+
+
+async def _whole_log(request: Request, bt: Battles, what: str, battle_id: str) -> Any:
+    """``verify``, ``export`` or the whole ``log`` of a battle: counted against the
+    address's whole-log reads (:data:`READ_RATE`), then worked out in the server's read
+    worker process, never on the event loop (:meth:`warroom.serving.Serving.battle_read`;
+    a ``verify`` of an unchanged battle comes from the cache). An app whose battles use
+    other rules than the registered games' (tests) reads in a thread instead."""
+    await run_in_threadpool(_rate, request, "read")
+    serving = getattr(request.app.state, "serving", None)
+    if serving is None or not bt.default_rules:
+        if what == "verify":
+            return (await run_in_threadpool(bt.verify, battle_id)).to_json()
+        return await run_in_threadpool(getattr(bt, what), battle_id)
+    row = await run_in_threadpool(bt.row, battle_id)
+    version = (row["counter"], row["updated_at"], hash(row["state"]), row.get("origin"))
+    return await serving.battle_read(what, bt.store.url, battle_id, version)
 
 
 @api.get("/{battle_id}/luck", name="battle_luck", response_model=schema.Luck,
@@ -490,12 +541,12 @@ def page_list(request: Request) -> HTMLResponse:
 
 @router.post("/battles", summary="Start a battle from the form")
 def page_new(request: Request, game: Annotated[str, Form()],
-             name: Annotated[str, Form()] = "") -> Response:
+             name: Annotated[str, Form()] = "", solo: Annotated[str, Form()] = "") -> Response:
     """The one page that shows all three links: the creator hands them out."""
     bt = battles(request)
     try:
         _rate(request)
-        made = bt.new(game, name or None)
+        made = bt.new(game, name or None, solo=bool(solo))
     except UsageError as exc:
         return _render(request, "battles/list.html", {"mine": [], "games": bt.games(),
                                                       "error": _message(request, exc)},
@@ -583,11 +634,14 @@ def page_battle(battle_id: str, key: str, request: Request,
 
 @router.get("/battles/{battle_id}/{key}/counter", summary="The state counter (for polling)")
 def page_counter(battle_id: str, key: str, request: Request, response: Response
-                 ) -> dict[str, int]:
+                 ) -> dict[str, float]:
+    """The state counter, half a step on while a request to undo a roll waits (it moves
+    no counter), so the other side's page notices the request and shows it."""
     bt = battles(request)
     _role(bt, battle_id, key)
     response.headers["Cache-Control"] = "no-store"
-    return {"counter": int(bt.row(battle_id)["counter"])}
+    row = bt.row(battle_id)
+    return {"counter": int(row["counter"]) + (0.5 if row.get("undo_asked") else 0)}
 
 
 @router.get("/battles/{battle_id}/{key}/section", response_class=HTMLResponse,
@@ -753,6 +807,14 @@ def page_undo(battle_id: str, key: str, request: Request,
               expect: Annotated[str, Form()] = "") -> Response:
     return _act(request, battle_id, key,
                 lambda bt, side: bt.undo(battle_id, expect=_expect(expect), by=side))
+
+
+@router.post("/battles/{battle_id}/{key}/undo/answer")
+def page_undo_answer(battle_id: str, key: str, request: Request,
+                     accept: Annotated[str, Form()] = "",
+                     expect: Annotated[str, Form()] = "") -> Response:
+    return _act(request, battle_id, key, lambda bt, side: bt.answer_undo(
+        battle_id, accept == "yes", expect=_expect(expect), by=side))
 
 
 # ---------------------------------------------------------------------------- Resolve form

@@ -25,14 +25,31 @@ def register(app: typer.Typer) -> None:
             "shows a Monte Carlo estimate (the exact odds replace it when they come).")
             ] = 0.5,
         workers: Annotated[Optional[int], typer.Option(  # noqa: UP045
-            "--workers", min=1, help="Worker processes for exact odds (default: one per "
-            "core).", show_default=False)] = None,
+            "--workers", min=1, help="Worker processes for exact odds, per server process "
+            "(default: one per core).", show_default=False)] = None,
+        processes: Annotated[int, typer.Option(
+            "--processes", min=1, max=64, help="Server processes sharing the port (a club "
+            "server: give --db a PostgreSQL URL; every process reads and writes the same "
+            "battles).")] = 1,
+        allowed_host: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
+            "--allowed-host", help="Another name this server answers to (a posted form or "
+            "API call naming any other Host is refused); also WARROOM_ALLOWED_HOSTS, "
+            "comma-separated.", show_default=False)] = None,
+        header_seconds: Annotated[float, typer.Option(
+            "--header-timeout", min=0.1, help="Seconds a connection has to send its "
+            "request's headers.")] = 10.0,
+        max_connections: Annotated[int, typer.Option(
+            "--max-connections", min=2, help="Open connections per server process; past "
+            "it the oldest one still sending its headers is closed.")] = 400,
     ) -> None:
         """Start the web app: odds, rolls and battles in a browser (phone or laptop)."""
-        import uvicorn
+        import json
+        import os
 
         from warroom.battle.store import resolve_url, shown_url
+        from warroom.web import listen
         from warroom.web.app import create_app
+        from warroom.web.security import allowed_hosts
 
         db = resolve_url(database)  # where 'warroom battle' keeps them: one set of battles
         shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
@@ -42,8 +59,21 @@ def register(app: typer.Typer) -> None:
 
         if warning := exposed_warning(host, port):
             typer.echo(warning)
+        extra = [*(allowed_host or []),
+                 *os.environ.get("WARROOM_ALLOWED_HOSTS", "").split(",")]
+        hosts = allowed_hosts(host, extra)
         typer.echo("Press Ctrl+C to stop.")
+        if processes > 1:
+            os.environ[listen.CLUB_ENV] = json.dumps({
+                "db": db, "deadline": deadline, "workers": workers,
+                "allowed_hosts": sorted(hosts)})
+            listen.run("warroom.web.listen:club_app", host, port, processes=processes,
+                       header_seconds=header_seconds, max_connections=max_connections)
+            return
         from warroom.serving import Serving
 
         front = Serving(workers=workers, deadline=deadline, prestart=True)
-        uvicorn.run(create_app(db, serving=front), host=host, port=port, log_level="warning")
+        app = create_app(db, serving=front)
+        app.state.allowed_hosts = hosts
+        listen.run(app, host, port, header_seconds=header_seconds,
+                   max_connections=max_connections)

@@ -9,8 +9,11 @@ with a machine-readable ``code`` (never SQL), and no ``/docs`` unless asked.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
+import re
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -77,11 +80,14 @@ def same_origin(request: Request) -> bool:
     fetch_site = request.headers.get("sec-fetch-site")
     if fetch_site:
         return fetch_site in ("same-origin", "none")
-    source = request.headers.get("origin")
+    origin = request.headers.get("origin")
+    source = origin
     if not source or source == "null":
         source = request.headers.get("referer")
         if not source:
-            return True
+            # no Origin at all: not a browser; Origin null and nothing else: a sandboxed
+            # frame or a page elsewhere hiding where it is, refused
+            return origin != "null"
     host = request.headers.get("host", "")
     return urlsplit(source).netloc.lower() == host.lower()
 
@@ -92,13 +98,40 @@ def _refuse(request: Request, status: int, text: ErrorText, code: str) -> Respon
     return json_error(request.url.path, status, code, str(text))
 
 
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+BODY_SECONDS = 30.0
+"""A request body must arrive within this many seconds (else 408 ``body_timeout``): a
+client that starts a post and never finishes it holds nothing for long."""
+
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A JSON escape of half a character (a pair is fine; a lone one is checked further)."""
+
+
+def json_bad_text(body: bytes) -> str | None:
+    """Where a JSON body holds a lone surrogate (a field, key or value: its path), None
+    when it holds none or is not JSON (the route says what is wrong with it then)."""
+    from warroom.errors import bad_text
+
+    if not _ESCAPED_SURROGATE.search(body):
+        return None
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return bad_text(data)
+
+
 class Guard:
     """Plain ASGI middleware (not ``BaseHTTPMiddleware``, which would hide a client's
     going away from the routes that cancel abandoned work): refuses cross-site posts
-    (403) and bodies over their route's bound (:func:`body_limit`; by Content-Length,
-    or counted as they arrive: 413 ``body_too_large``, and the route sees a client that
-    went away), stops a request past :data:`REQUEST_SECONDS` (503 ``request_timeout``),
-    and adds the security headers to every response."""
+    (403 ``cross_site``: another site's ``Origin``, or ``Origin: null`` with nothing
+    else to go by) and posts to an unknown ``Host`` (403 ``unknown_host``, against DNS
+    rebinding: ``app.state.allowed_hosts``), bodies over their route's bound
+    (:func:`body_limit`: 413 ``body_too_large``) or slower than :data:`BODY_SECONDS`
+    (408 ``body_timeout``), JSON bodies with text that is not valid Unicode (422
+    ``invalid_text`` naming the field), stops a request past :data:`REQUEST_SECONDS`
+    (503 ``request_timeout``), and adds the security headers to every response."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -108,8 +141,8 @@ class Guard:
             await self.app(scope, receive, send)
             return
         request = Request(scope)
-        refusal = _refusal(request) if request.method not in ("GET", "HEAD", "OPTIONS") \
-            else None
+        writes = request.method not in SAFE_METHODS
+        refusal = _refusal(request) if writes else None
         limit = body_limit(request.method, scope.get("path", "/"))
         length = request.headers.get("content-length", "")
         if refusal is None and length.isdigit() and int(length) > limit:
@@ -119,6 +152,8 @@ class Guard:
             return
         seen = 0
         refused = False
+        started = False
+        private = _private(scope.get("path", "/"))
 
         async def counted() -> Message:
             nonlocal seen, refused
@@ -128,12 +163,15 @@ class Guard:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:  # answer now; the app sees a client that went away
-                    refused = True
-                    await _headers(_too_large(request, limit))(scope, receive, send)
+                    await answer(_too_large(request, limit))
                     return {"type": "http.disconnect"}
             return message
 
-        started = False
+        async def answer(response: Response) -> None:
+            nonlocal refused
+            if not (refused or started):
+                refused = True
+                await _headers(response)(scope, receive, send)
 
         async def send_with_headers(message: Message) -> None:
             nonlocal started
@@ -145,22 +183,73 @@ class Guard:
                 for name, value in HEADERS.items():
                     if name not in headers:
                         headers[name] = value
+                if private:
+                    headers["Cache-Control"] = "no-store"
             await send(message)
 
+        async def whole_body() -> list[Message] | None:
+            """Every message of the body (None: refused, or the client went away)."""
+            messages: list[Message] = []
+            while True:
+                message = await counted()
+                if message["type"] != "http.request":
+                    return None
+                messages.append(message)
+                if not message.get("more_body", False):
+                    return messages
+
+        async def handle() -> None:
+            receiver = counted
+            if writes:
+                try:
+                    messages = await asyncio.wait_for(whole_body(), BODY_SECONDS)
+                except TimeoutError:
+                    await answer(_refuse(request, 408, ErrorText(
+                        "the request body did not arrive within {most} seconds",
+                        most=f"{BODY_SECONDS:g}"), "body_timeout"))
+                    return
+                if messages is None:
+                    return
+                body = b"".join(m.get("body", b"") for m in messages)
+                where = await asyncio.to_thread(json_bad_text, body) \
+                    if _ESCAPED_SURROGATE.search(body) else None
+                if where is not None:
+                    from warroom.errors import InvalidTextError
+
+                    error = InvalidTextError(where)
+                    from warroom.web.app import json_error
+
+                    await answer(json_error(request.url.path, 422, error.code, str(error),
+                                            error.parameter))
+                    return
+                queued = [{"type": "http.request", "body": body, "more_body": False}]
+
+                async def replayed() -> Message:
+                    if queued:
+                        return queued.pop()
+                    return await counted()
+
+                receiver = replayed
+            await self.app(scope, receiver, send_with_headers)
+
         try:
-            await asyncio.wait_for(self.app(scope, counted, send_with_headers),
-                                   REQUEST_SECONDS)
+            await asyncio.wait_for(handle(), REQUEST_SECONDS)
         except TimeoutError:
             log.warning("%s %s passed its time cap of %g s", request.method,
                         scope.get("path", "/"), REQUEST_SECONDS)
-            if not (started or refused):
-                await _headers(_refuse(request, 503, ErrorText(
-                    "the request took longer than {most} seconds and was stopped; ask "
-                    "again in a moment, or ask something smaller", most=f"{REQUEST_SECONDS:g}"),
-                    "request_timeout"))(scope, receive, send)
+            await answer(_refuse(request, 503, ErrorText(
+                "the request took longer than {most} seconds and was stopped; ask "
+                "again in a moment, or ask something smaller", most=f"{REQUEST_SECONDS:g}"),
+                "request_timeout"))
         except Exception:
             if not refused:
                 raise
+
+
+def _private(path: str) -> bool:
+    """Whether answers at ``path`` are a battle's (its pages, API answers and export):
+    never kept by a browser's or a proxy's cache (``Cache-Control: no-store``)."""
+    return path.startswith(("/battles", "/api/v1/battles", "/api/battles"))
 
 
 def _refusal(request: Request) -> Response | None:
@@ -168,7 +257,48 @@ def _refusal(request: Request) -> Response | None:
         return _refuse(request, 403, ErrorText(
             "this request comes from another site; warroom only takes forms from its "
             "own pages"), "cross_site")
+    if not known_host(request):
+        return _refuse(request, 403, ErrorText(
+            "this server does not answer to that address (Host); open it by an address "
+            "it serves"), "unknown_host")
     return None
+
+
+def known_host(request: Request) -> bool:
+    """Whether the request's ``Host`` (its port left out) is one this server answers to:
+    ``app.state.allowed_hosts`` (None: any, as in a library's own app; ``warroom serve``
+    always sets it, :func:`allowed_hosts`). A page on another site that rebinds its own
+    name to this computer's address still sends its own name: refused."""
+    allowed = getattr(request.app.state, "allowed_hosts", None) if "app" in request.scope \
+        else None
+    if allowed is None:
+        return True
+    host = request.headers.get("host", "").strip().lower()
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    return name in allowed or host in allowed
+
+
+def allowed_hosts(host: str, extra: Iterable[str] = ()) -> frozenset[str]:
+    """The ``Host`` names a server listening on ``host`` answers to: this computer's own
+    names (localhost, 127.0.0.1, [::1]), the address it listens on, every address of this
+    computer on its networks when it listens on all of them (the phones at the table
+    type one), and ``extra`` (``--allowed-host``, ``WARROOM_ALLOWED_HOSTS``)."""
+    import socket
+
+    names = {"localhost", "127.0.0.1", "[::1]", "::1", host.lower()}
+    if host in ("0.0.0.0", "::"):
+        lan = lan_address()
+        if lan:
+            names.add(lan)
+        try:
+            for info in socket.getaddrinfo(socket.gethostname(), None):
+                address = str(info[4][0])
+                names.add(f"[{address}]" if ":" in address else address)
+        except OSError:
+            pass
+        names.add(socket.gethostname().lower())
+    names.update(h.strip().lower() for h in extra if h.strip())
+    return frozenset(names)
 
 
 def _headers(response: Response) -> Response:
