@@ -1206,7 +1206,7 @@ def _value_order(item: tuple[Any, Any]) -> tuple[int, Any]:
 def _several() -> frozenset[str]:
     from warroom.units import SEVERAL
 
-    return SEVERAL
+    return frozenset(SEVERAL)
 
 
 def _acting(keys: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:

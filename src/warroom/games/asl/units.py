@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
+from warroom.engine.game import Takes
+from warroom.engine.game import takes as make_takes
 from warroom.engine.messages import Msg, msg
 from warroom.errors import ErrorText, UsageError
 from warroom.games.asl.counters import MAX_UNITS, Counter, parse_counter
@@ -189,3 +191,33 @@ def group_params(attackers: Sequence[tuple[AslStack, Situation]], target: AslSta
     if ranges == {1}:
         out["pbf"], src["pbf"] = True, msg("range 1 hex: point-blank fire")
     return out, src
+
+
+def _ift(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
+         names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
+    del s, names
+    return ift_params(actors[0][0], target, actors[0][1])
+
+
+def _stack(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
+           names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
+    del actors, names
+    return stack_params(None, target, s)
+
+
+def _group(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
+           names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
+    del names
+    return group_params(actors, target, s)
+
+
+def takes() -> dict[str, Takes]:
+    """How each ASL procedure takes units (the game object's ``takes``)."""
+    return {
+        "asl.ift": make_takes(_ift, situation=("range_hexes", "pinned", "leader_broken")),
+        "asl.ift_on_stack": make_takes(_stack, actor=False, target=True,
+                                       situation=("broken",)),
+        "asl.fire_group": make_takes(_group, target=True,
+                                     situation=("range_hexes", "pinned", "broken"),
+                                     several=("range_hexes", "pinned")),
+    }

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from warroom.engine.game import Takes
+from warroom.engine.game import takes as make_takes
 from warroom.engine.messages import Msg, msg
 from warroom.errors import UsageError
 from warroom.units.base import Profile, Situation
@@ -146,3 +148,10 @@ def fire_params(attackers: Sequence[tuple[CommanderUnit, Situation]],
                              "every unit of a combined fire; {units} differ: fire them "
                              "one by one", units=", ".join(a.name for a, *_ in chosen))
     return out, src
+
+
+def takes(game: str) -> dict[str, Takes]:
+    """How each BKC or CWC procedure takes units (the game object's ``takes``)."""
+    return {f"{game}.fire": make_takes(fire_params, target=True,
+                                       situation=("weapon", "hits", "range_cm"),
+                                       several=("weapon", "range_cm"))}

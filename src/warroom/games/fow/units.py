@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from warroom.engine.game import Takes
+from warroom.engine.game import takes as make_takes
 from warroom.engine.messages import Msg, msg
 from warroom.errors import UsageError
 from warroom.games.fow.common import Motivation, Skill
@@ -272,3 +274,28 @@ def mixed_params(attackers: Sequence[tuple[FowPlatoon, Situation]], target: FowP
     if s.flag("concealed"):
         out["concealed"], src["concealed"] = True, SITUATION
     return out, src
+
+
+def _shoot(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
+           names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
+    del s, names
+    return shoot_params(actors[0][0], target, actors[0][1])
+
+
+def _mixed(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
+           names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
+    del names
+    return mixed_params(actors, target, s)
+
+
+def takes() -> dict[str, Takes]:
+    """How each FoW procedure takes units (the game object's ``takes``)."""
+    return {
+        "fow.shoot": make_takes(_shoot, target=True,
+                                situation=("weapon", "pinned", "destroyed", "lost")),
+        "fow.shoot_mixed": make_takes(
+            _mixed, target=True,
+            situation=("weapon", "pinned", "range_cm", "gone_to_ground", "bailed_out",
+                       "destroyed", "lost"),
+            several=("weapon", "pinned", "range_cm", "moved", "lost")),
+    }
