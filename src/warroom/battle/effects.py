@@ -143,15 +143,18 @@ def marker_situation(game: str, procedure: str, actors: Sequence[Unit],
             put(name, bool(m.get(name)), name)
         for name in ("bailed_out", "destroyed"):
             put(name, _count(m.get(name)), name)
+        put("target_pinned", bool(m.get("pinned")), "pinned")
         if procedure in ("fow.shoot", "fow.shoot_mixed"):
             put("hits_before", _count(m.get("hits")), "hits")
+    elif procedure == "asl.cct" and m.get("pinned"):
+        put("target_pinned", True, "pinned")
     elif procedure.startswith("asl.") and m.get("broken") and target.profile:
         from warroom.games.asl.counters import parse_counter
 
         units = [c for c in target.profile.get("counters", ())
                  if parse_counter(str(c)).kind != "sw"]
         put("broken", len(units), "broken")
-    elif procedure in ("bkc.fire", "cwc.fire"):
+    elif procedure.startswith(("bkc.", "cwc.")):
         put("hits", _count(m.get("hits")), "hits")
         put("suppressed", bool(m.get("suppressed")), "suppressed")
     return out
@@ -160,15 +163,25 @@ def marker_situation(game: str, procedure: str, actors: Sequence[Unit],
 def actor_situation(procedure: str, unit: Unit) -> dict[str, Any]:
     """What the markers on an acting unit say: pinned down (FoW, ASL), its teams
     destroyed (FoW: they do not shoot); a broken ASL stack cannot fire."""
-    if procedure.startswith("asl.") and unit.markers.get("broken"):
+    broken = bool(unit.markers.get("broken"))
+    if procedure in ("asl.ift", "asl.fire_group") and broken:
         from warroom.battle.errors import BattleError
 
         raise BattleError("{unit} is broken: a broken unit cannot fire", unit=unit.name)
     out: dict[str, Any] = {}
+    if procedure in ("asl.mc", "asl.rally"):  # the check of a broken unit, its DM
+        if broken:
+            out["broken"] = 1
+        if unit.markers.get("dm"):
+            out["dm"] = True
     if procedure.startswith(("fow.", "asl.")) and unit.markers.get("pinned"):
         out["pinned"] = True
     if procedure.startswith("fow.") and _count(unit.markers.get("destroyed")):
         out["lost"] = _count(unit.markers.get("destroyed"))
+    if procedure.startswith(("bkc.", "cwc.")) and unit.markers.get("suppressed"):
+        out["own_suppressed"] = True
+    if procedure.startswith("fow.") and _count(unit.markers.get("bailed_out")):
+        out["own_bailed_out"] = _count(unit.markers.get("bailed_out"))
     return out
 
 

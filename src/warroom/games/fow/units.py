@@ -119,7 +119,7 @@ def shoot_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
     src: dict[str, Msg] = {}
     moved, pinned = s.flag("moved"), s.flag("pinned")
     fired = [(t, *_weapon(t, s.text("weapon"), attacker.name))
-             for t in _alive(attacker, s.int("lost") or 0) if t.weapons]
+             for t in alive_teams(attacker, s.int("lost") or 0) if t.weapons]
     if not fired:
         raise UsageError("{unit} has no weapons", unit=attacker.name)
     _, weapon, main = fired[0]
@@ -182,7 +182,7 @@ def shoot_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
     return out, src
 
 
-def _alive(platoon: FowPlatoon, lost: int) -> tuple[FowTeam, ...]:
+def alive_teams(platoon: FowPlatoon, lost: int) -> tuple[FowTeam, ...]:
     """The platoon's teams without the ``lost`` already destroyed (taken off the end of
     the list, the order of the force file)."""
     left = platoon.team_count - max(0, lost)
@@ -199,7 +199,7 @@ def _alive(platoon: FowPlatoon, lost: int) -> tuple[FowTeam, ...]:
 
 def _left(target: FowPlatoon, s: Situation) -> list[FowTeam]:
     """The target's teams one by one, without the ``destroyed=N`` already destroyed."""
-    return [t for t in _alive(target, s.int("destroyed") or 0) for _ in range(t.count)]
+    return [t for t in alive_teams(target, s.int("destroyed") or 0) for _ in range(t.count)]
 
 
 def mixed_params(attackers: Sequence[tuple[FowPlatoon, Situation]], target: FowPlatoon,
@@ -217,7 +217,7 @@ def mixed_params(attackers: Sequence[tuple[FowPlatoon, Situation]], target: FowP
         range_cm = own.int("range_cm")
         far = range_cm is not None and range_cm > LONG_RANGE_CM
         parts: list[str] = []
-        for t in _alive(attacker, own.int("lost") or 0):
+        for t in alive_teams(attacker, own.int("lost") or 0):
             if not t.weapons:
                 continue
             w, _ = _weapon(t, own.text("weapon"), attacker.name)
@@ -289,8 +289,11 @@ def _mixed(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
 
 
 def takes() -> dict[str, Takes]:
-    """How each FoW procedure takes units (the game object's ``takes``)."""
-    return {
+    """How each FoW procedure takes units (the game object's ``takes``): shooting
+    here, the rest in :mod:`warroom.games.fow.builders`."""
+    from warroom.games.fow import builders
+
+    return {**builders.takes(),
         "fow.shoot": make_takes(_shoot, target=True,
                                 situation=("weapon", "pinned", "destroyed", "lost")),
         "fow.shoot_mixed": make_takes(
