@@ -150,7 +150,7 @@ def fire_params(attackers: Sequence[tuple[CommanderUnit, Situation]],
     return out, src
 
 
-def _hq(actors: Sequence[tuple[CommanderUnit, Situation]], what: str
+def _hq(actors: Sequence[tuple[CommanderUnit, Situation]], what: Msg
         ) -> tuple[dict[str, Any], dict[str, Msg]]:
     """The command value of the HQ giving an order or calling support."""
     if not actors:
@@ -168,7 +168,7 @@ def command_params(actors: Sequence[tuple[CommanderUnit, Situation]], target: An
     """``command``, ``orders``, ``artillery_call``, ``air_call``: the HQ's command
     value; the unit ordered (``--at``, optional): ``recce`` when it is a recce unit."""
     del s
-    out, src = _hq(actors, "an order or a call")
+    out, src = _hq(actors, msg("an order or a call"))
     if target is not None and target.type == "recce" and "recce" in names:
         out["recce"] = True
         src["recce"] = msg("{unit}, type {type}", unit=target.name, type=target.type)
@@ -201,7 +201,7 @@ def air_strike_params(actors: Sequence[tuple[CommanderUnit, Situation]], target:
                       s: Situation, names: frozenset[str]
                       ) -> tuple[dict[str, Any], dict[str, Msg]]:
     """``air_strike``: the calling HQ's command value and the unit struck."""
-    out, src = _hq(actors, "an air strike")
+    out, src = _hq(actors, msg("an air strike"))
     _target_side(target, s, names, out, src)
     return out, src
 

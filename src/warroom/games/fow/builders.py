@@ -27,7 +27,7 @@ INFANTRY_AT, INFANTRY_FP = 2, 1
 reference card, assault; the procedure's defaults)."""
 
 
-def _only(actors: Sequence[Actor], procedure: str) -> tuple[FowPlatoon, Situation]:
+def _only(actors: Sequence[Actor], procedure: str | Msg) -> tuple[FowPlatoon, Situation]:
     if not actors:
         raise UsageError("{proc} needs the acting unit: --from FILE:UNIT", proc=procedure)
     unit, own = actors[0]
@@ -181,7 +181,7 @@ def motivation_params(actors: Sequence[Actor], target: Any, s: Situation,
                       names: frozenset[str]) -> Built:
     """``fow.unpin``, ``fow.remount``, ``fow.passengers``: the platoon's motivation."""
     del target, s, names
-    unit, _ = _only(actors, "a motivation test")
+    unit, _ = _only(actors, msg("a motivation test"))
     out: dict[str, Any] = {"motivation": unit.motivation}
     src: dict[str, Msg] = {"motivation": msg("{unit}, motivation", unit=unit.name)}
     _rules(unit, None, out, src)
@@ -192,7 +192,7 @@ def skill_params(actors: Sequence[Actor], target: Any, s: Situation,
                  names: frozenset[str]) -> Built:
     """``fow.unbog``, ``fow.bogging``: the crew's skill (the platoon's)."""
     del target, s, names
-    unit, _ = _only(actors, "a skill test")
+    unit, _ = _only(actors, msg("a skill test"))
     out: dict[str, Any] = {"skill": unit.skill}
     src: dict[str, Msg] = {"skill": msg("{unit}, skill", unit=unit.name)}
     _rules(unit, None, out, src)
