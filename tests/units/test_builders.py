@@ -223,7 +223,7 @@ def test_the_procedures_that_take_units_are_read_from_the_games() -> None:
 
 
 def test_a_procedure_with_no_unit_meaning_says_so() -> None:
-    with pytest.raises(NoUnitMeaningError, match="fow.infiltration has no unit meaning") \
+    with pytest.raises(NoUnitMeaningError, match=r"fow\.infiltration has no unit meaning") \
             as caught:
         params_for("fow.infiltration", "example:fow:Shermans")
     assert caught.value.code == "no_unit_meaning"
