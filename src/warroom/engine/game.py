@@ -8,9 +8,9 @@ ask the game for them and keep no per-game tables of their own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -100,3 +100,43 @@ def takes(build: Builder, actor: bool = True, target: bool = False,
     """A :class:`Takes` from plain sequences (a game's table of them reads shorter)."""
     return Takes(build, actor, target, frozenset(situation),
                  None if several is None else frozenset(several))
+
+
+def one_actor(build: Callable[[Any, Any, Situation], Built]) -> Builder:
+    """A builder from a function of one acting unit (its profile and own situation) and
+    the target: ``build(profile, target, own_situation)``."""
+    def builder(actors: Sequence[Actor], target: Any, s: Situation,
+                names: frozenset[str]) -> Built:
+        del s, names
+        return build(actors[0][0], target, actors[0][1])
+
+    return builder
+
+
+T = TypeVar("T")
+
+
+class LazyView(Mapping[str, T]):
+    """A read-only mapping computed when asked: ``get(key)`` (None: not in it) over the
+    keys ``keys()`` lists. The game objects' tables (phases, markers, how procedures
+    take units) are read through these; nothing is loaded before."""
+
+    def __init__(self, get: Callable[[str], T | None],
+                 keys: Callable[[], Sequence[str]]) -> None:
+        self._get = get
+        self._keys = keys
+
+    def __getitem__(self, key: str) -> T:
+        value = self._get(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._get(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([k for k in self._keys() if self._get(k) is not None])
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))

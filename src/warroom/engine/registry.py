@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from warroom.engine.game import COMMON_MARKERS, MarkerKind, Phase, Profile, Takes
+from warroom.engine.game import COMMON_MARKERS, LazyView, MarkerKind, Phase, Profile, Takes
 from warroom.engine.procedure import Procedure
 from warroom.errors import UnknownNameError, UnknownProcedureError
 
@@ -54,37 +54,20 @@ class GameSystem:
 T = TypeVar("T")
 
 
-class GameView(Mapping[str, T]):
+class GameView(LazyView[T]):
     """A read-only view of one thing every game system of a registry holds (its
     phases, markers...), by game id, read from the game objects when asked (no game
     is loaded before). Games whose value is empty are left out."""
 
     def __init__(self, registry: Callable[[], Registry],
                  part: Callable[[GameSystem], T | None]) -> None:
-        self._registry = registry
-        self._part = part
+        def get(game: str) -> T | None:
+            reg = registry()
+            if game not in reg.games:
+                return None
+            return part(reg.system(game)) or None
 
-    def _get(self, game: str) -> T | None:
-        reg = self._registry()
-        if game not in reg.games:
-            return None
-        value = self._part(reg.system(game))
-        return value if value else None
-
-    def __getitem__(self, game: str) -> T:
-        value = self._get(game)
-        if value is None:
-            raise KeyError(game)
-        return value
-
-    def __contains__(self, game: object) -> bool:
-        return isinstance(game, str) and self._get(game) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([g for g in self._registry().games if self._get(g) is not None])
-
-    def __len__(self) -> int:
-        return len(list(iter(self)))
+        super().__init__(get, lambda: registry().games)
 
 
 BUILTIN_SYSTEMS: tuple[tuple[str, str], ...] = (

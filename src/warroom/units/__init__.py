@@ -26,11 +26,11 @@ the API; the CLI's ``--from FILE:UNIT --at FILE:UNIT`` (``--from`` again for mor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from warroom.engine.game import Actor, Builder, Situation, Takes
+from warroom.engine.game import Actor, Builder, LazyView, Situation, Takes
 from warroom.engine.messages import Msg, Translator, msg
 from warroom.errors import UsageError
 
@@ -64,42 +64,28 @@ def takes_units(procedure: str) -> Takes | None:
     return reg.system(game).takes.get(procedure)
 
 
-class _ByProcedure(Mapping[str, T]):
+def _procedures() -> list[str]:
+    from warroom import api
+
+    return [p for system in api.registry().systems() for p in system.takes]
+
+
+def _by_procedure(part: Callable[[str, Takes], T | None]) -> LazyView[T]:
     """One thing about how each procedure takes units, by procedure id, read from the
     game objects (procedures where it is None are left out)."""
-
-    def __init__(self, part: Callable[[str, Takes], T | None]) -> None:
-        self._part = part
-
-    def _get(self, procedure: str) -> T | None:
+    def get(procedure: str) -> T | None:
         found = takes_units(procedure)
-        return None if found is None else self._part(procedure, found)
+        return None if found is None else part(procedure, found)
 
-    def __getitem__(self, procedure: str) -> T:
-        value = self._get(procedure)
-        if value is None:
-            raise KeyError(procedure)
-        return value
-
-    def __contains__(self, procedure: object) -> bool:
-        return isinstance(procedure, str) and self._get(procedure) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        from warroom import api
-
-        return iter([p for system in api.registry().systems() for p, t in system.takes.items()
-                     if self._part(p, t) is not None])
-
-    def __len__(self) -> int:
-        return len(list(iter(self)))
+    return LazyView(get, _procedures)
 
 
-NEEDS: Mapping[str, tuple[bool, bool]] = _ByProcedure(lambda p, t: (t.actor, t.target))
+NEEDS: Mapping[str, tuple[bool, bool]] = _by_procedure(lambda p, t: (t.actor, t.target))
 """Which units a procedure needs: (acting unit, target)."""
-GAME_OF: Mapping[str, str] = _ByProcedure(lambda p, t: p.partition(".")[0])
-SITUATION: Mapping[str, frozenset[str]] = _ByProcedure(lambda p, t: t.situation)
+GAME_OF: Mapping[str, str] = _by_procedure(lambda p, t: p.partition(".")[0])
+SITUATION: Mapping[str, frozenset[str]] = _by_procedure(lambda p, t: t.situation)
 """Situation keys a builder reads that are not parameters of the procedure."""
-ACTOR_KEYS: Mapping[str, frozenset[str]] = _ByProcedure(lambda p, t: t.several)
+ACTOR_KEYS: Mapping[str, frozenset[str]] = _by_procedure(lambda p, t: t.several)
 """The situation keys each acting unit of a list may give for itself."""
 SEVERAL: Mapping[str, frozenset[str]] = ACTOR_KEYS
 """Procedures where several units act together (a list of acting units)."""

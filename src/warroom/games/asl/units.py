@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from warroom.engine.game import Takes
+from warroom.engine.game import Takes, one_actor
 from warroom.engine.game import takes as make_takes
 from warroom.engine.messages import Msg, msg
 from warroom.errors import ErrorText, UsageError
@@ -193,12 +193,6 @@ def group_params(attackers: Sequence[tuple[AslStack, Situation]], target: AslSta
     return out, src
 
 
-def _ift(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
-         names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
-    del s, names
-    return ift_params(actors[0][0], target, actors[0][1])
-
-
 def _stack(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
            names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
     del actors, names
@@ -214,7 +208,8 @@ def _group(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
 def takes() -> dict[str, Takes]:
     """How each ASL procedure takes units (the game object's ``takes``)."""
     return {**more_takes(),
-        "asl.ift": make_takes(_ift, situation=("range_hexes", "pinned", "leader_broken")),
+        "asl.ift": make_takes(one_actor(ift_params),
+                              situation=("range_hexes", "pinned", "leader_broken")),
         "asl.ift_on_stack": make_takes(_stack, actor=False, target=True,
                                        situation=("broken",)),
         "asl.fire_group": make_takes(_group, target=True,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from warroom.engine.game import Actor, Built, Situation, Takes
+from warroom.engine.game import Actor, Builder, Built, Situation, Takes
 from warroom.engine.game import takes as make_takes
 from warroom.engine.messages import Msg, msg
 from warroom.errors import UsageError
@@ -177,26 +177,26 @@ def test_params(actors: Sequence[Actor], target: Any, s: Situation,
     return out, src
 
 
-def motivation_params(actors: Sequence[Actor], target: Any, s: Situation,
-                      names: frozenset[str]) -> Built:
-    """``fow.unpin``, ``fow.remount``, ``fow.passengers``: the platoon's motivation."""
-    del target, s, names
-    unit, _ = _only(actors, msg("a motivation test"))
-    out: dict[str, Any] = {"motivation": unit.motivation}
-    src: dict[str, Msg] = {"motivation": msg("{unit}, motivation", unit=unit.name)}
-    _rules(unit, None, out, src)
-    return out, src
+def _rating(field: str, what: Msg) -> Builder:
+    """A builder giving one rating of the acting platoon (``motivation``, ``skill``)."""
+    def build(actors: Sequence[Actor], target: Any, s: Situation,
+              names: frozenset[str]) -> Built:
+        del target, s, names
+        unit, _ = _only(actors, what)
+        out: dict[str, Any] = {field: getattr(unit, field)}
+        src: dict[str, Msg] = {field: msg("{unit}, skill", unit=unit.name)
+                               if field == "skill" else
+                               msg("{unit}, motivation", unit=unit.name)}
+        _rules(unit, None, out, src)
+        return out, src
+
+    return build
 
 
-def skill_params(actors: Sequence[Actor], target: Any, s: Situation,
-                 names: frozenset[str]) -> Built:
-    """``fow.unbog``, ``fow.bogging``: the crew's skill (the platoon's)."""
-    del target, s, names
-    unit, _ = _only(actors, msg("a skill test"))
-    out: dict[str, Any] = {"skill": unit.skill}
-    src: dict[str, Msg] = {"skill": msg("{unit}, skill", unit=unit.name)}
-    _rules(unit, None, out, src)
-    return out, src
+motivation_params = _rating("motivation", msg("a motivation test"))
+"""``fow.unpin``, ``fow.remount``, ``fow.passengers``: the platoon's motivation."""
+skill_params = _rating("skill", msg("a skill test"))
+"""``fow.unbog``, ``fow.bogging``: the crew's skill (the platoon's)."""
 
 
 def morale_params(actors: Sequence[Actor], target: Any, s: Situation,

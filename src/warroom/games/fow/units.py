@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.game import Takes
+from warroom.engine.game import Takes, one_actor
 from warroom.engine.game import takes as make_takes
 from warroom.engine.messages import Msg, msg
 from warroom.errors import UsageError
@@ -276,12 +276,6 @@ def mixed_params(attackers: Sequence[tuple[FowPlatoon, Situation]], target: FowP
     return out, src
 
 
-def _shoot(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
-           names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
-    del s, names
-    return shoot_params(actors[0][0], target, actors[0][1])
-
-
 def _mixed(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
            names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
     del names
@@ -294,7 +288,7 @@ def takes() -> dict[str, Takes]:
     from warroom.games.fow import builders
 
     return {**builders.takes(),
-        "fow.shoot": make_takes(_shoot, target=True,
+        "fow.shoot": make_takes(one_actor(shoot_params), target=True,
                                 situation=("weapon", "pinned", "destroyed", "lost")),
         "fow.shoot_mixed": make_takes(
             _mixed, target=True,
