@@ -80,3 +80,19 @@ def test_a_bkc_command_combined_fire_and_assault(db: str) -> None:
     assert p["defender_suppressed"] is True
     assert assault["filled"]["defender_suppressed"] == "Their tanks: suppressed marker"
     assert bt.verify(bid).ok
+
+
+def test_a_stat_overrides_the_profile_and_a_typed_value_the_stat(db: str) -> None:
+    bt = real(db)
+    bid = str(bt.new("fow", "Overrides", seed=2)["id"])
+    bt.add_unit(bid, "A", None, profile="example:fow:Shermans")
+    plain = bt.prepare(bid, "fow.unpin", {"unit": "Shermans"})
+    assert plain["params"]["motivation"] == "confident"  # the profile's
+    assert plain["filled"]["motivation"] == "Shermans, motivation"
+    bt.edit_unit(bid, "Shermans", {"motivation": "fearless"})
+    stat = bt.prepare(bid, "fow.unpin", {"unit": "Shermans"})
+    assert stat["params"]["motivation"] == "fearless"  # the stat overrides the profile
+    assert stat["filled"]["motivation"] == "Shermans: its motivation stat"
+    typed = bt.prepare(bid, "fow.unpin", {"unit": "Shermans", "motivation": "reluctant"})
+    assert typed["params"]["motivation"] == "reluctant"  # typed in for the step wins
+    assert bt.verify(bid).ok

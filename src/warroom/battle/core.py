@@ -728,6 +728,8 @@ class Battles:
                 raise BattleError("{unit} has no profile: add it with --from FILE:UNIT, "
                                   "or give the parameters yourself", unit=u.name)
         known = fx.marker_situation(st.game, proc_id, actors, target)
+        names = list(self.registry.procedure(proc_id).param_names)
+        known.update(fx.stat_overrides(proc_id, names, actors, target))
         own_keys = ACTOR_KEYS.get(proc_id, frozenset())
         items: list[Any] = []
         def named(u: Any) -> Any:  # the battle's name for the unit, in every source

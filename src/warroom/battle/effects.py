@@ -160,6 +160,24 @@ def marker_situation(game: str, procedure: str, actors: Sequence[Unit],
     return out
 
 
+def stat_overrides(procedure: str, names: Sequence[str], actors: Sequence[Unit],
+                   target: Unit | None) -> dict[str, tuple[Any, Msg]]:
+    """A unit's free ``key=value`` stats are explicit overrides of what its profile
+    gives: a stat named as a parameter of the procedure wins over the profiles (what is
+    typed in for the step still wins over it). Parameters about the target
+    (``target_X``, ``defender_X``, those of :data:`TARGET_SIDE`) come from the target's
+    stats, the others from the first acting unit's."""
+    table = TARGET_SIDE.get(procedure, {})
+    out: dict[str, tuple[Any, Msg]] = {}
+    for name in names:
+        about_target = name in table or name.startswith(("target_", "defender_"))
+        unit = target if about_target else (actors[0] if actors else None)
+        if unit is not None and name in unit.stats:
+            out[name] = (unit.stats[name], msg("{unit}: its {stat} stat", unit=unit.name,
+                                               stat=name))
+    return out
+
+
 def actor_situation(procedure: str, unit: Unit) -> dict[str, Any]:
     """What the markers on an acting unit say: pinned down (FoW, ASL), its teams
     destroyed (FoW: they do not shoot); a broken ASL stack cannot fire."""
