@@ -262,6 +262,7 @@ def templates() -> set[str]:
 
     root = Path(warroom.__file__).parent
     files = [*root.glob("units/*.py"), root / "games/fow/units.py",
+             root / "games/fow/builders.py",
              root / "games/asl/units.py", root / "games/commander/units.py"]
     out: set[str] = set()
     for path in files:

@@ -812,6 +812,8 @@ class Battles:
                 raise BattleError("{unit} has no profile: add it with --from FILE:UNIT, "
                                   "or give the parameters yourself", unit=u.name)
         known = fx.marker_situation(st.game, proc_id, actors, target)
+        names = list(self.registry.procedure(proc_id).param_names)
+        known.update(fx.stat_overrides(proc_id, names, actors, target))
         own_keys = ACTOR_KEYS.get(proc_id, frozenset())
         items: list[Any] = []
         def named(u: Any) -> Any:  # the battle's name for the unit, in every source
@@ -1323,7 +1325,7 @@ def _value_order(item: tuple[Any, Any]) -> tuple[int, Any]:
 def _several() -> frozenset[str]:
     from warroom.units import SEVERAL
 
-    return SEVERAL
+    return frozenset(SEVERAL)
 
 
 def _acting(keys: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:

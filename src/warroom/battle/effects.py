@@ -143,32 +143,63 @@ def marker_situation(game: str, procedure: str, actors: Sequence[Unit],
             put(name, bool(m.get(name)), name)
         for name in ("bailed_out", "destroyed"):
             put(name, _count(m.get(name)), name)
+        put("target_pinned", bool(m.get("pinned")), "pinned")
         if procedure in ("fow.shoot", "fow.shoot_mixed"):
             put("hits_before", _count(m.get("hits")), "hits")
+    elif procedure == "asl.cct" and m.get("pinned"):
+        put("target_pinned", True, "pinned")
     elif procedure.startswith("asl.") and m.get("broken") and target.profile:
         from warroom.games.asl.counters import parse_counter
 
         units = [c for c in target.profile.get("counters", ())
                  if parse_counter(str(c)).kind != "sw"]
         put("broken", len(units), "broken")
-    elif procedure in ("bkc.fire", "cwc.fire"):
+    elif procedure.startswith(("bkc.", "cwc.")):
         put("hits", _count(m.get("hits")), "hits")
         put("suppressed", bool(m.get("suppressed")), "suppressed")
+    return out
+
+
+def stat_overrides(procedure: str, names: Sequence[str], actors: Sequence[Unit],
+                   target: Unit | None) -> dict[str, tuple[Any, Msg]]:
+    """A unit's free ``key=value`` stats are explicit overrides of what its profile
+    gives: a stat named as a parameter of the procedure wins over the profiles (what is
+    typed in for the step still wins over it). Parameters about the target
+    (``target_X``, ``defender_X``, those of :data:`TARGET_SIDE`) come from the target's
+    stats, the others from the first acting unit's."""
+    table = TARGET_SIDE.get(procedure, {})
+    out: dict[str, tuple[Any, Msg]] = {}
+    for name in names:
+        about_target = name in table or name.startswith(("target_", "defender_"))
+        unit = target if about_target else (actors[0] if actors else None)
+        if unit is not None and name in unit.stats:
+            out[name] = (unit.stats[name], msg("{unit}: its {stat} stat", unit=unit.name,
+                                               stat=name))
     return out
 
 
 def actor_situation(procedure: str, unit: Unit) -> dict[str, Any]:
     """What the markers on an acting unit say: pinned down (FoW, ASL), its teams
     destroyed (FoW: they do not shoot); a broken ASL stack cannot fire."""
-    if procedure.startswith("asl.") and unit.markers.get("broken"):
+    broken = bool(unit.markers.get("broken"))
+    if procedure in ("asl.ift", "asl.fire_group") and broken:
         from warroom.battle.errors import BattleError
 
         raise BattleError("{unit} is broken: a broken unit cannot fire", unit=unit.name)
     out: dict[str, Any] = {}
+    if procedure in ("asl.mc", "asl.rally"):  # the check of a broken unit, its DM
+        if broken:
+            out["broken"] = 1
+        if unit.markers.get("dm"):
+            out["dm"] = True
     if procedure.startswith(("fow.", "asl.")) and unit.markers.get("pinned"):
         out["pinned"] = True
     if procedure.startswith("fow.") and _count(unit.markers.get("destroyed")):
         out["lost"] = _count(unit.markers.get("destroyed"))
+    if procedure.startswith(("bkc.", "cwc.")) and unit.markers.get("suppressed"):
+        out["own_suppressed"] = True
+    if procedure.startswith("fow.") and _count(unit.markers.get("bailed_out")):
+        out["own_bailed_out"] = _count(unit.markers.get("bailed_out"))
     return out
 
 

@@ -14,36 +14,27 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any
 
+from warroom import api
 from warroom.battle import phases
 from warroom.battle.errors import BattleError, NothingToUndoError
+from warroom.engine.game import MarkerKind
+from warroom.engine.registry import GameView
 from warroom.errors import UnknownNameError
 
 SIDES = ("A", "B")
 MAX_NAME = 60
 Scalar = int | str
-MarkerKind = Literal["flag", "count"]
 
-_COMMON: dict[str, MarkerKind] = {"eliminated": "flag", "concealed": "flag", "smoke": "flag"}
-
-MARKERS: dict[str, dict[str, MarkerKind]] = {
-    "fow": {**_COMMON, "pinned": "flag", "gone_to_ground": "flag", "dug_in": "flag",
-            "assaulted": "flag", "hits": "count", "destroyed": "count",
-            "bailed_out": "count", "bogged": "count"},
-    "asl": {**_COMMON, "broken": "flag", "pinned": "flag", "dm": "flag", "replaced": "flag",
-            "wounded": "flag", "berserk": "flag", "cx": "flag", "prep_fire": "flag",
-            "first_fire": "flag", "final_fire": "flag", "encircled": "flag",
-            "casualty_reduction": "count"},
-    "bkc": {**_COMMON, "suppressed": "flag", "hits": "count", "retreat_cm": "count"},
-    "cwc": {**_COMMON, "suppressed": "flag", "hits": "count", "retreat_cm": "count"},
-    "demo": {**_COMMON, "pinned": "flag", "hits": "count"},
-}
-"""Markers each game knows: a flag is on or off; a count is a whole number (0 = none)."""
+MARKERS: GameView[Mapping[str, MarkerKind]] = GameView(api.registry,
+                                                       lambda system: system.markers)
+"""Markers each game knows (its game object's :attr:`GameSystem.markers`): a flag is on
+or off; a count is a whole number (0 = none)."""
 
 
-def marker_kinds(game: str) -> dict[str, MarkerKind]:
-    return MARKERS.get(game, MARKERS["demo"])
+def marker_kinds(game: str) -> Mapping[str, MarkerKind]:
+    return MARKERS.get(game) or MARKERS["demo"]
 
 
 def marker_kind(game: str, name: str) -> MarkerKind:
@@ -282,11 +273,10 @@ def first_problem(exc: Any) -> str:
     return f"{where}: {err.get('msg', 'invalid')}" if where else str(err.get("msg"))
 
 
-PHASE_CLEARS: dict[str, tuple[str, ...]] = {"fow": ("hits",)}
-"""Markers a new phase takes off every unit, per game. Flames of War: a platoon is pinned
-by the hits of one shooting step together (FoW reference card, shooting step 9), so its
-``hits`` marker counts the hits of the phase under way and is what the next shot of the
-step reads as ``hits_before``."""
+PHASE_CLEARS: GameView[tuple[str, ...]] = GameView(api.registry,
+                                                   lambda system: system.phase_clears)
+"""Markers a new phase takes off every unit, per game (its game object's
+:attr:`GameSystem.phase_clears`; FoW: ``hits``, the hits of one shooting step)."""
 
 
 def phase_clears(state: State) -> list[str]:

@@ -10,21 +10,34 @@ import functools
 import importlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from warroom.engine.game import COMMON_MARKERS, LazyView, MarkerKind, Phase, Profile, Takes
 from warroom.engine.procedure import Procedure
 from warroom.errors import UnknownNameError, UnknownProcedureError
 
 
 @dataclass(frozen=True)
 class GameSystem:
-    """A game system: its procedures and its data tables (shown by ``warroom rules``)."""
+    """A game system, one object a game: its procedures, its data tables (shown by
+    ``warroom rules``), its sequence of play (``phases``), its ``markers`` (the ones
+    every game knows added), the markers a new phase takes off (``phase_clears``), its
+    unit model (``profile``: the typed profile class of its units, None: units carry
+    only stats) and how each procedure takes units (``takes``: builders by id)."""
 
     id: str
     title: str
     procedures: tuple[Procedure, ...]
     tables: Mapping[str, Any] = field(default_factory=dict)
     description: str = ""
+    phases: tuple[Phase, ...] = ()
+    markers: Mapping[str, MarkerKind] = field(default_factory=dict)
+    phase_clears: tuple[str, ...] = ()
+    profile: type[Profile] | None = None
+    takes: Mapping[str, Takes] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "markers", {**COMMON_MARKERS, **self.markers})
 
     @functools.cached_property
     def _by_id(self) -> dict[str, Procedure]:
@@ -36,6 +49,25 @@ class GameSystem:
         if found is None:
             raise UnknownProcedureError(name, [p.id for p in self.procedures])
         return found
+
+
+T = TypeVar("T")
+
+
+class GameView(LazyView[T]):
+    """A read-only view of one thing every game system of a registry holds (its
+    phases, markers...), by game id, read from the game objects when asked (no game
+    is loaded before). Games whose value is empty are left out."""
+
+    def __init__(self, registry: Callable[[], Registry],
+                 part: Callable[[GameSystem], T | None]) -> None:
+        def get(game: str) -> T | None:
+            reg = registry()
+            if game not in reg.games:
+                return None
+            return part(reg.system(game)) or None
+
+        super().__init__(get, lambda: registry().games)
 
 
 BUILTIN_SYSTEMS: tuple[tuple[str, str], ...] = (

@@ -26,47 +26,68 @@ the API; the CLI's ``--from FILE:UNIT --at FILE:UNIT`` (``--from`` again for mor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from warroom.engine.game import Actor, Builder, LazyView, Situation, Takes
 from warroom.engine.messages import Msg, Translator, msg
 from warroom.errors import UsageError
-from warroom.units.base import Situation
 
-Actor = tuple[Any, Situation]
-"""An acting unit's profile and its own situation (the step's, with its own keys)."""
-Builder = Callable[[Sequence[Actor], Any, Situation, frozenset[str]],
-                   tuple[dict[str, Any], dict[str, Msg]]]
+__all__ = ["ACTOR_KEYS", "GAME_OF", "NEEDS", "SEVERAL", "SITUATION", "Actor", "Builder",
+           "Built", "NoUnitMeaningError", "build", "params_for", "profile_of",
+           "split_units", "takes_units"]
 
 GIVEN = msg("given explicitly")
-# situation keys a builder reads that are not parameters of the procedure
-SITUATION: dict[str, frozenset[str]] = {
-    "fow.shoot": frozenset({"weapon", "pinned", "destroyed", "lost"}),
-    "fow.shoot_mixed": frozenset({"weapon", "pinned", "range_cm", "gone_to_ground",
-                                  "bailed_out", "destroyed", "lost"}),
-    "asl.ift": frozenset({"range_hexes", "pinned", "leader_broken"}),
-    "asl.ift_on_stack": frozenset({"broken"}),
-    "asl.fire_group": frozenset({"range_hexes", "pinned", "broken"}),
-    "bkc.fire": frozenset({"weapon", "hits", "range_cm"}),
-    "cwc.fire": frozenset({"weapon", "hits", "range_cm"}),
-}
-# the situation keys each acting unit of a list may give for itself
-ACTOR_KEYS: dict[str, frozenset[str]] = {
-    "fow.shoot_mixed": frozenset({"weapon", "pinned", "range_cm", "moved", "lost"}),
-    "asl.fire_group": frozenset({"range_hexes", "pinned"}),
-    "bkc.fire": frozenset({"weapon", "range_cm"}),
-    "cwc.fire": frozenset({"weapon", "range_cm"}),
-}
-# which units a procedure needs: (acting unit, target)
-NEEDS: dict[str, tuple[bool, bool]] = {
-    "fow.shoot": (True, True), "fow.shoot_mixed": (True, True), "asl.ift": (True, False),
-    "asl.ift_on_stack": (False, True), "asl.fire_group": (True, True),
-    "bkc.fire": (True, True), "cwc.fire": (True, True)}
-GAME_OF = {"fow.shoot": "fow", "fow.shoot_mixed": "fow", "asl.ift": "asl",
-           "asl.ift_on_stack": "asl", "asl.fire_group": "asl", "bkc.fire": "bkc",
-           "cwc.fire": "cwc"}
-SEVERAL = frozenset(ACTOR_KEYS)
+T = TypeVar("T")
+
+
+class NoUnitMeaningError(UsageError):
+    """A procedure whose parameters are not a unit's numbers (code ``no_unit_meaning``):
+    give its parameters yourself."""
+
+    def __init__(self, procedure: str) -> None:
+        super().__init__("{proc} has no unit meaning: it takes no units, give its "
+                         "parameters yourself", proc=procedure)
+        self.procedure = procedure
+
+
+def takes_units(procedure: str) -> Takes | None:
+    """How ``procedure`` takes units (its game object's :attr:`GameSystem.takes`), or
+    None: it has no unit meaning."""
+    from warroom import api
+
+    game = procedure.partition(".")[0]
+    reg = api.registry()
+    if game not in reg.games:
+        return None
+    return reg.system(game).takes.get(procedure)
+
+
+def _procedures() -> list[str]:
+    from warroom import api
+
+    return [p for system in api.registry().systems() for p in system.takes]
+
+
+def _by_procedure(part: Callable[[str, Takes], T | None]) -> LazyView[T]:
+    """One thing about how each procedure takes units, by procedure id, read from the
+    game objects (procedures where it is None are left out)."""
+    def get(procedure: str) -> T | None:
+        found = takes_units(procedure)
+        return None if found is None else part(procedure, found)
+
+    return LazyView(get, _procedures)
+
+
+NEEDS: Mapping[str, tuple[bool, bool]] = _by_procedure(lambda p, t: (t.actor, t.target))
+"""Which units a procedure needs: (acting unit, target)."""
+GAME_OF: Mapping[str, str] = _by_procedure(lambda p, t: p.partition(".")[0])
+SITUATION: Mapping[str, frozenset[str]] = _by_procedure(lambda p, t: t.situation)
+"""Situation keys a builder reads that are not parameters of the procedure."""
+ACTOR_KEYS: Mapping[str, frozenset[str]] = _by_procedure(lambda p, t: t.several)
+"""The situation keys each acting unit of a list may give for itself."""
+SEVERAL: Mapping[str, frozenset[str]] = ACTOR_KEYS
 """Procedures where several units act together (a list of acting units)."""
 
 
@@ -93,26 +114,6 @@ class Built:
         of the battle tracker's ``filled`` (texts in ``tr``'s language)."""
         return {"procedure": self.procedure, "params": dict(self.params),
                 "filled": {k: v.render(tr) for k, v in self.sources.items()}}
-
-
-def _builder(procedure: str) -> Builder:
-    if procedure in ("fow.shoot", "fow.shoot_mixed"):
-        from warroom.games.fow import units as fow
-
-        if procedure == "fow.shoot":
-            return lambda a, t, s, names: fow.shoot_params(a[0][0], t, a[0][1])
-        return lambda a, t, s, names: fow.mixed_params(a, t, s)
-    if procedure.startswith("asl."):
-        from warroom.games.asl import units as asl
-
-        if procedure == "asl.ift":
-            return lambda a, t, s, names: asl.ift_params(a[0][0], t, a[0][1])
-        if procedure == "asl.fire_group":
-            return lambda a, t, s, names: asl.group_params(a, t, s)
-        return lambda a, t, s, names: asl.stack_params(None, t, s)
-    from warroom.games.commander.units import fire_params
-
-    return fire_params
 
 
 def profile_of(value: Any, game: str | None = None, role: str = "--from"
@@ -181,13 +182,13 @@ def build(procedure: str, from_unit: Any, at_unit: Any, situation: Mapping[str, 
     given; anything else known is left out."""
     from warroom import api
 
-    if procedure not in NEEDS:
-        raise UsageError("{proc} does not take units yet; units work with {valid}",
-                         proc=procedure, valid=", ".join(NEEDS))
     proc = api.registry().procedure(procedure)
-    game = GAME_OF[procedure]
+    how = takes_units(proc.id)
+    if how is None:
+        raise NoUnitMeaningError(proc.id)
+    game = proc.id.partition(".")[0]
     names = frozenset(proc.param_names)
-    extra = SITUATION[procedure]
+    extra = how.situation
     for key in situation:
         if key not in names and key not in extra:
             from warroom.errors import UnknownParameterError
@@ -197,12 +198,12 @@ def build(procedure: str, from_unit: Any, at_unit: Any, situation: Mapping[str, 
     merged = {**{k: v for k, (v, _) in known.items() if k in extra}, **situation}
     actors = _actors(procedure, from_unit, game, merged)
     target = None if at_unit is None else profile_of(at_unit, game, "--at")[1]
-    need_actor, need_target = NEEDS[procedure]
+    need_actor, need_target = how.actor, how.target
     if need_actor and not actors:
         raise UsageError("{proc} needs the acting unit: --from FILE:UNIT", proc=procedure)
     if need_target and target is None:
         raise UsageError("{proc} needs the target unit: --at FILE:UNIT", proc=procedure)
-    built, sources = _builder(procedure)(actors, target, Situation(merged), names)
+    built, sources = how.build(actors, target, Situation(merged), names)
     params = {k: v for k, v in built.items() if k in names}
     for key, (value, why) in known.items():
         if key in names and key not in situation:

@@ -22,10 +22,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from warroom import api
+from warroom.engine.registry import GameView
 from warroom.errors import ErrorText, UsageError, verbatim
 from warroom.units.base import Profile
 
-GAMES = ("fow", "asl", "bkc", "cwc")
+GAMES: GameView[type[Profile]] = GameView(api.registry, lambda system: system.profile)
+"""The games whose units have typed profiles, and each one's profile model (read from
+the game objects)."""
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.]+)\s*\]\]?")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_]+)\s*=")
 
@@ -46,24 +50,13 @@ class ForceError(UsageError):
 
 
 def model_for(game: str) -> type[Profile]:
-    """The profile model of a game's units."""
-    if game == "fow":
-        from warroom.games.fow.units import FowPlatoon
-        return FowPlatoon
-    if game == "asl":
-        from warroom.games.asl.units import AslStack
-        return AslStack
-    from warroom.games.commander.units import CommanderUnit
-    return CommanderUnit
+    """The profile model of a game's units (its game object's ``profile``)."""
+    return GAMES[game]
 
 
 def game_of(profile: Any) -> str:
     """The game of a profile object (``bkc`` for a BKC/CWC unit: they serve both)."""
-    from warroom.games.asl.units import AslStack
-    from warroom.games.commander.units import CommanderUnit
-    from warroom.games.fow.units import FowPlatoon
-
-    for game, model in (("fow", FowPlatoon), ("asl", AslStack), ("bkc", CommanderUnit)):
+    for game, model in GAMES.items():
         if isinstance(profile, model):
             return game
     raise UsageError("not a unit profile: {value!r} (give FILE:UNIT or a profile)",
@@ -188,7 +181,7 @@ def force_from_text(text: str, name: str) -> Force:
         raise ForceError(name, None, "TOML", ErrorText("nested too deeply")) from None
     lines = line_map(text)
     game = data.get("game")
-    if game not in GAMES:
+    if not isinstance(game, str) or game not in GAMES:
         raise ForceError(name, _line(lines, ("game",)), "game",
                          ErrorText("give game = one of {valid}", valid=", ".join(GAMES)))
     for key in data:

@@ -58,15 +58,18 @@ def applies(proc: Procedure, actors: int, has_target: bool) -> bool:
     """Whether ``proc`` fits ``actors`` acting units and a target (or none).
 
     The procedures that build their parameters from unit profiles say what they need
-    (:data:`warroom.units.NEEDS`); any other procedure takes one unit at most, and a
-    test (an outcome ``passed``) is about the acting unit, never the other side's."""
+    (:data:`warroom.units.NEEDS`), and with a target picked only those acting on a target
+    fit; any other procedure takes one unit at most, and a test (an outcome ``passed``)
+    is about the acting unit, never the other side's."""
     from warroom.units import NEEDS, SEVERAL
 
     if actors > 1 and proc.id not in SEVERAL:
         return False
     if proc.id in NEEDS:
         need_actor, need_target = NEEDS[proc.id]
-        return (actors > 0 or not need_actor) and (has_target or not need_target)
+        if not (actors > 0 or not need_actor) or not (has_target or not need_target):
+            return False
+        return need_target or not has_target  # a target picked: one it acts on
     return not (has_target and "passed" in proc.fields)
 
 

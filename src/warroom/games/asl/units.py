@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
+from warroom.engine.game import Takes, one_actor
+from warroom.engine.game import takes as make_takes
 from warroom.engine.messages import Msg, msg
 from warroom.errors import ErrorText, UsageError, counted
 from warroom.games.asl.counters import MAX_UNITS, Counter, parse_counter
@@ -195,3 +197,152 @@ def group_params(attackers: Sequence[tuple[AslStack, Situation]], target: AslSta
     if ranges == {1}:
         out["pbf"], src["pbf"] = True, msg("range 1 hex: point-blank fire")
     return out, src
+
+
+def _stack(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
+           names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
+    del actors, names
+    return stack_params(None, target, s)
+
+
+def _group(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
+           names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
+    del names
+    return group_params(actors, target, s)
+
+
+def takes() -> dict[str, Takes]:
+    """How each ASL procedure takes units (the game object's ``takes``)."""
+    return {**more_takes(),
+        "asl.ift": make_takes(one_actor(ift_params),
+                              situation=("range_hexes", "pinned", "leader_broken")),
+        "asl.ift_on_stack": make_takes(_stack, actor=False, target=True,
+                                       situation=("broken",)),
+        "asl.fire_group": make_takes(_group, target=True,
+                                     situation=("range_hexes", "pinned", "broken"),
+                                     several=("range_hexes", "pinned")),
+    }
+
+
+def _leader(stack: AslStack, s: Situation) -> Counter | None:
+    """The stack's best leader (lowest DRM), unless the battle says it is broken."""
+    leaders = [c for c in stack.parsed() if c.kind == "leader"]
+    if not leaders or s.flag("leader_broken"):
+        return None
+    return min(leaders, key=lambda c: c.drm)
+
+
+def _squads(stack: AslStack) -> list[Counter]:
+    return [c for c in stack.parsed() if c.kind in ("squad", "hs")]
+
+
+def _pick(stack: AslStack, s: Situation) -> Counter:
+    """The unit of the stack a check is about: ``counter=N`` (the Nth counter as
+    listed), else its first squad or half-squad, else its first leader."""
+    counters = [c for c in stack.parsed() if c.kind != "sw"]
+    if not counters:
+        raise UsageError("{unit}: the stack has no squads, half-squads or leaders",
+                         unit=stack.name)
+    n = s.int("counter")
+    if n is not None:
+        if not 1 <= n <= len(counters):
+            raise UsageError("{unit}: counter={n}, but it has {count} units",
+                             unit=stack.name, n=n, count=len(counters))
+        return counters[n - 1]
+    return (_squads(stack) or counters)[0]
+
+
+def mc_params(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
+              names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
+    """``asl.mc``: the morale of the unit checking (its first squad, or ``counter=N``),
+    the leadership DRM of the best other leader in its location (A10.7), whether it is
+    already broken (``broken``) and the side's ELR."""
+    del target, names
+    stack, own = actors[0]
+    unit = _pick(stack, own)
+    out: dict[str, Any] = {"morale": unit.morale, "elr": stack.elr}
+    src: dict[str, Msg] = {"morale": msg("{unit}, {counter} morale", unit=stack.name,
+                                         counter=unit.text),
+                           "elr": msg("{unit}, ELR", unit=stack.name)}
+    leader = _leader(stack, own)
+    if leader is not None and leader is not unit and leader.drm:
+        out["drm"] = leader.drm
+        src["drm"] = msg("{unit}, leader {counter} (ASLRB A10.7)", unit=stack.name,
+                         counter=leader.text)
+    if (s.int("broken") or 0) > 0:
+        out["broken"], src["broken"] = True, msg("{unit}: broken marker", unit=stack.name)
+    return out, src
+
+
+def rally_params(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
+                 names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
+    """``asl.rally``: the broken unit (its first squad, or ``counter=N``), the best
+    other leader of its location rallying it, else it rallies itself; DM from its
+    ``dm`` marker."""
+    del target, names
+    stack, own = actors[0]
+    unit = _pick(stack, own)
+    out: dict[str, Any] = {"unit": unit.item if "broken" in unit.item.split(":")
+                           else unit.item + ":broken"}
+    src: dict[str, Msg] = {"unit": msg("{unit}, {counter} (broken)", unit=stack.name,
+                                       counter=unit.text)}
+    leader = _leader(stack, own)
+    if leader is not None and leader is not unit:
+        out["leader"] = leader.text
+        src["leader"] = msg("{unit}, leader {counter}", unit=stack.name,
+                            counter=leader.text)
+    else:
+        out["self_rally"] = True
+        src["self_rally"] = msg("{unit}: no other leader in the stack", unit=stack.name)
+    if s.flag("dm"):
+        out["dm"], src["dm"] = True, msg("{unit}: DM marker", unit=stack.name)
+    return out, src
+
+
+def _cc_side(stack: AslStack, pinned: bool, said: list[Msg]) -> str:
+    items: list[str] = []
+    for c in stack.parsed():
+        if c.kind == "sw":
+            said.append(msg("{counter} left out: support weapons add no CC FP",
+                            counter=c.text))
+            continue
+        items.append(c.item + (":pinned" if pinned and "pinned" not in c.item else ""))
+    if not items:
+        raise UsageError("{unit}: the stack has no squads, half-squads or leaders",
+                         unit=stack.name)
+    return ",".join(items)
+
+
+def cc_params(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
+              names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
+    """``asl.cct``: the attacking and defending units as counters (the procedure sums
+    their CC FP, halves a pinned attacker's and takes the best attacking leader's DRM);
+    ``pinned`` marks the attackers, ``target_pinned`` the defenders."""
+    del names
+    stack, own = actors[0]
+    said: list[Msg] = [msg("{unit}: counters {counters}", unit=stack.name,
+                           counters=", ".join(stack.counters))]
+    attackers = _cc_side(stack, own.flag("pinned"), said)
+    tsaid: list[Msg] = [msg("{unit}: counters {counters}", unit=target.name,
+                            counters=", ".join(target.counters))]
+    defenders = _cc_side(target, s.flag("target_pinned"), tsaid)
+
+    def joined(parts: list[Msg]) -> Msg:
+        out = parts[0]
+        for part in parts[1:]:
+            out = msg("{a}; {b}", a=out, b=part)
+        return out
+
+    return ({"attackers": attackers, "defenders": defenders},
+            {"attackers": joined(said), "defenders": joined(tsaid)})
+
+
+def more_takes() -> dict[str, Takes]:
+    """How the ASL checks and Close Combat take units."""
+    return {
+        "asl.mc": make_takes(mc_params, situation=("counter", "broken", "leader_broken")),
+        "asl.rally": make_takes(rally_params, situation=("counter", "leader_broken", "dm",
+                                                          "broken")),
+        "asl.cct": make_takes(cc_params, target=True,
+                              situation=("pinned", "target_pinned")),
+    }

@@ -30,8 +30,14 @@ def build_system(rules: Rules) -> GameSystem:
         core.crossfire(rules, fire.params),
         engagement(rules, fire),
     )
+    from warroom.games.commander import play, units
+
     return GameSystem(rules.id, rules.title, procedures, tables=tables(rules),
-                      description=rules.description)
+                      description=rules.description,
+                      phases=play.BKC_PHASES if rules.id == "bkc" else play.CWC_PHASES,
+                      markers=play.MARKERS, profile=units.CommanderUnit,
+                      takes=units.takes(rules.id, tuple(rules.assault.values),
+                                        rules.assault.armour_types[0]))
 
 
 def _modifiers(specs: tuple[ModSpec, ...]) -> dict[str, str]:

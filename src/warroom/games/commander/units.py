@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from warroom.engine.game import Builder, Takes
+from warroom.engine.game import takes as make_takes
 from warroom.engine.messages import Msg, msg, nmsg
 from warroom.errors import UsageError
 from warroom.units.base import Profile, Situation
@@ -147,3 +149,121 @@ def fire_params(attackers: Sequence[tuple[CommanderUnit, Situation]],
                              "every unit of a combined fire; {units} differ: fire them "
                              "one by one", units=", ".join(a.name for a, *_ in chosen))
     return out, src
+
+
+def _hq(actors: Sequence[tuple[CommanderUnit, Situation]], what: Msg
+        ) -> tuple[dict[str, Any], dict[str, Msg]]:
+    """The command value of the HQ giving an order or calling support."""
+    if not actors:
+        raise UsageError("{what} needs the HQ: --from FILE:UNIT", what=what)
+    hq, _ = actors[0]
+    if hq.cv is None:
+        raise UsageError("{unit} is not an HQ: {what} takes the command value of the HQ "
+                         "giving it", unit=hq.name, what=what)
+    return {"cv": hq.cv}, {"cv": msg("{unit}, command value", unit=hq.name)}
+
+
+def command_params(actors: Sequence[tuple[CommanderUnit, Situation]], target: Any,
+                   s: Situation, names: frozenset[str]
+                   ) -> tuple[dict[str, Any], dict[str, Msg]]:
+    """``command``, ``orders``, ``artillery_call``, ``air_call``: the HQ's command
+    value; the unit ordered (``--at``, optional): ``recce`` when it is a recce unit."""
+    del s
+    out, src = _hq(actors, msg("an order or a call"))
+    if target is not None and target.type == "recce" and "recce" in names:
+        out["recce"] = True
+        src["recce"] = msg("{unit}, type {type}", unit=target.name, type=target.type)
+    return out, src
+
+
+def _target_side(target: CommanderUnit, s: Situation, names: frozenset[str],
+                 out: dict[str, Any], src: dict[str, Msg]) -> None:
+    """What the unit hit brings: armoured, save, hits, HQ or recce, its hits and
+    suppressed markers."""
+    if target.armoured and "armoured" in names:
+        out["armoured"], src["armoured"] = True, msg("{unit}, armoured", unit=target.name)
+    if target.save:
+        out["save"], src["save"] = target.save, msg("{unit}, save", unit=target.name)
+    out["hits_value"], src["hits_value"] = target.hits, msg("{unit}, hits", unit=target.name)
+    kind = {"hq": "target_hq", "recce": "target_recce"}.get(target.type)
+    if kind is not None and kind in names:
+        out[kind] = True
+        src[kind] = msg("{unit}, type {type}", unit=target.name, type=target.type)
+    hits = s.int("hits")
+    if hits and "existing_hits" in names:
+        out["existing_hits"] = hits
+        src["existing_hits"] = msg("{unit}: hits marker", unit=target.name)
+    if s.flag("suppressed") and "suppressed" in names:
+        out["suppressed"] = True
+        src["suppressed"] = msg("{unit}: suppressed marker", unit=target.name)
+
+
+def air_strike_params(actors: Sequence[tuple[CommanderUnit, Situation]], target: Any,
+                      s: Situation, names: frozenset[str]
+                      ) -> tuple[dict[str, Any], dict[str, Msg]]:
+    """``air_strike``: the calling HQ's command value and the unit struck."""
+    out, src = _hq(actors, msg("an air strike"))
+    _target_side(target, s, names, out, src)
+    return out, src
+
+
+def crossfire_params(actors: Sequence[tuple[CommanderUnit, Situation]], target: Any,
+                     s: Situation, names: frozenset[str]
+                     ) -> tuple[dict[str, Any], dict[str, Msg]]:
+    """``crossfire``: the save and hits of the unit caught."""
+    del actors
+    out: dict[str, Any] = {}
+    src: dict[str, Msg] = {}
+    _target_side(target, s, names, out, src)
+    return out, src
+
+
+def assault_builder(values: Sequence[str], armour: str) -> Builder:
+    """``assault``: each side's assault type (from its unit type; armoured units
+    fight as the game's armour type), its save and its suppressed marker."""
+
+    def kind(unit: CommanderUnit) -> str:
+        if unit.type in values:
+            return unit.type
+        if unit.armoured or unit.type in ("afv", "ifv"):
+            return armour
+        return "other"
+
+    def build(actors: Sequence[tuple[CommanderUnit, Situation]], target: Any,
+              s: Situation, names: frozenset[str]
+              ) -> tuple[dict[str, Any], dict[str, Msg]]:
+        del names
+        unit, own = actors[0]
+        out: dict[str, Any] = {}
+        src: dict[str, Msg] = {}
+        for role, u, suppressed in (("attacker", unit, own.flag("own_suppressed")),
+                                    ("defender", target, s.flag("suppressed"))):
+            out[role] = kind(u)
+            src[role] = msg("{unit}, type {type}", unit=u.name, type=u.type)
+            if u.save:
+                out[f"{role}_save"] = u.save
+                src[f"{role}_save"] = msg("{unit}, save", unit=u.name)
+            if suppressed:
+                out[f"{role}_suppressed"] = True
+                src[f"{role}_suppressed"] = msg("{unit}: suppressed marker", unit=u.name)
+        return out, src
+
+    return build
+
+
+def takes(game: str, assault_types: Sequence[str] = (), armour: str = "armour"
+          ) -> dict[str, Takes]:
+    """How each BKC or CWC procedure takes units (the game object's ``takes``)."""
+    fire = make_takes(fire_params, target=True, situation=("weapon", "hits", "range_cm"),
+                      several=("weapon", "range_cm"))
+    marks = ("hits", "suppressed", "own_suppressed")
+    order = make_takes(command_params)
+    return {f"{game}.fire": fire, f"{game}.engagement": fire,
+            f"{game}.command": order, f"{game}.orders": order,
+            f"{game}.artillery_call": order, f"{game}.air_call": order,
+            f"{game}.air_strike": make_takes(air_strike_params, target=True,
+                                             situation=marks),
+            f"{game}.crossfire": make_takes(crossfire_params, actor=False, target=True,
+                                            situation=marks),
+            f"{game}.assault": make_takes(assault_builder(assault_types, armour),
+                                          target=True, situation=marks)}

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from warroom.engine.context import Dice
+from warroom.engine.game import Phase
 from warroom.engine.procedure import Params, outcome, procedure
 from warroom.engine.registry import GameSystem
 from warroom.engine.steps import Target
@@ -35,4 +36,12 @@ def pool(p: PoolParams, d: Dice) -> dict[str, Any]:
 
 def system() -> GameSystem:
     return GameSystem("demo", "Demo", (pool,),
-                      description="A generic dice pool for trying warroom.")
+                      description="A generic dice pool for trying warroom.",
+                      phases=PHASES, markers={"pinned": "flag", "hits": "count"})
+
+
+PHASES: tuple[Phase, ...] = (
+    Phase("act", "Action phase", ("Roll what needs rolling",)),
+    Phase("end", "End phase", ("Tidy up the markers",)),
+)
+"""The generic two-phase sequence (also of a game without its own list)."""

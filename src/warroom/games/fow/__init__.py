@@ -69,7 +69,11 @@ def system() -> GameSystem:
     rules_table = getattr(special, "rules_table", None)
     if callable(rules_table):
         tables["special_rules"] = rules_table()
+    from warroom.games.fow import play, units
+
     return GameSystem(
-        "fow", "Flames of War", tuple(procs), tables=tables,
+        "fow", "Flames of War", tuple(procs), tables=tables, phases=play.PHASES,
+        markers=play.MARKERS, phase_clears=play.PHASE_CLEARS, profile=units.FowPlatoon,
+        takes=units.takes(),
         description="Flames of War (WWII, 15 mm): the reference card's tests, shooting and "
                     "hit effects, artillery, air support and assaults, with exact odds.")

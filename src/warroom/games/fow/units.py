@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from warroom.engine.game import Takes, one_actor
+from warroom.engine.game import takes as make_takes
 from warroom.engine.messages import Msg, msg
 from warroom.errors import UsageError
 from warroom.games.fow.common import Motivation, Skill
@@ -117,7 +119,7 @@ def shoot_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
     src: dict[str, Msg] = {}
     moved, pinned = s.flag("moved"), s.flag("pinned")
     fired = [(t, *_weapon(t, s.text("weapon"), attacker.name))
-             for t in _alive(attacker, s.int("lost") or 0) if t.weapons]
+             for t in alive_teams(attacker, s.int("lost") or 0) if t.weapons]
     if not fired:
         raise UsageError("{unit} has no weapons", unit=attacker.name)
     _, weapon, main = fired[0]
@@ -180,7 +182,7 @@ def shoot_params(attacker: FowPlatoon, target: FowPlatoon, s: Situation
     return out, src
 
 
-def _alive(platoon: FowPlatoon, lost: int) -> tuple[FowTeam, ...]:
+def alive_teams(platoon: FowPlatoon, lost: int) -> tuple[FowTeam, ...]:
     """The platoon's teams without the ``lost`` already destroyed (taken off the end of
     the list, the order of the force file)."""
     left = platoon.team_count - max(0, lost)
@@ -197,7 +199,7 @@ def _alive(platoon: FowPlatoon, lost: int) -> tuple[FowTeam, ...]:
 
 def _left(target: FowPlatoon, s: Situation) -> list[FowTeam]:
     """The target's teams one by one, without the ``destroyed=N`` already destroyed."""
-    return [t for t in _alive(target, s.int("destroyed") or 0) for _ in range(t.count)]
+    return [t for t in alive_teams(target, s.int("destroyed") or 0) for _ in range(t.count)]
 
 
 def mixed_params(attackers: Sequence[tuple[FowPlatoon, Situation]], target: FowPlatoon,
@@ -215,7 +217,7 @@ def mixed_params(attackers: Sequence[tuple[FowPlatoon, Situation]], target: FowP
         range_cm = own.int("range_cm")
         far = range_cm is not None and range_cm > LONG_RANGE_CM
         parts: list[str] = []
-        for t in _alive(attacker, own.int("lost") or 0):
+        for t in alive_teams(attacker, own.int("lost") or 0):
             if not t.weapons:
                 continue
             w, _ = _weapon(t, own.text("weapon"), attacker.name)
@@ -274,3 +276,25 @@ def mixed_params(attackers: Sequence[tuple[FowPlatoon, Situation]], target: FowP
     if s.flag("concealed"):
         out["concealed"], src["concealed"] = True, SITUATION
     return out, src
+
+
+def _mixed(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
+           names: frozenset[str]) -> tuple[dict[str, Any], dict[str, Msg]]:
+    del names
+    return mixed_params(actors, target, s)
+
+
+def takes() -> dict[str, Takes]:
+    """How each FoW procedure takes units (the game object's ``takes``): shooting
+    here, the rest in :mod:`warroom.games.fow.builders`."""
+    from warroom.games.fow import builders
+
+    return {**builders.takes(),
+        "fow.shoot": make_takes(one_actor(shoot_params), target=True,
+                                situation=("weapon", "pinned", "destroyed", "lost")),
+        "fow.shoot_mixed": make_takes(
+            _mixed, target=True,
+            situation=("weapon", "pinned", "range_cm", "gone_to_ground", "bailed_out",
+                       "destroyed", "lost"),
+            several=("weapon", "pinned", "range_cm", "moved", "lost")),
+    }
