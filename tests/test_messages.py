@@ -71,10 +71,16 @@ ONE_FORM: frozenset[str] = frozenset({
     "or ask something smaller",
     "{name}: {start!r}... is too long (at most {most} characters)",
     "{name}: the value is too long (at most {most} characters)",
+    "the request body did not arrive within {most} seconds",
+    "{field}: at most {most} characters",
+    "the force is too long: at most {most} characters",
     # worded so that one form serves every count: Polish "odczekaj {minutes} min",
     # "zalicza test {n} z {total} plutonów" (the genitive after "z" for any total)
     "too many battles started from this address; wait {minutes} minutes",
     "The roll of {face} passes {n} of {total} platoons.",
+    "too many whole-log reads (verify, export, log) from this address; wait {minutes} minutes",
+    # "liczba jednostek to {count}" ("the number of units is ...")
+    "{unit}: counter={n}, but it has {count} units",
 })
 """Counted messages left without plural forms, each for its reason. A new counted message
 needs nmsg/ngettext (or errors.counted) and every plural form in each catalog."""
