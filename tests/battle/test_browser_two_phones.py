@@ -60,7 +60,9 @@ TURNS: dict[str, list[tuple[str, list[str], str, str, tuple[str, str], tuple[str
     "fow": [("A", ["Shermans"], "Panthers", "fow.shoot", ("p.armour", "10"),
              ("p.range_cm", "50"), True),
             ("B", ["Panthers"], "Shermans", "fow.shoot", ("p.at", "14"), None, False)],
-    "asl": [("A", ["Firegroup"], "Target stack", "asl.ift", ("p.leader_drm", "-1"),
+    # asl.ift resolves the fire itself, not its effect on a stack: no target picked
+    # (a target offers the procedures that act on it, such as asl.ift_on_stack)
+    "asl": [("A", ["Firegroup"], "", "asl.ift", ("p.leader_drm", "-1"),
              ("p.drm", "1"), True),
             ("B", ["Target stack"], "", "asl.mc", ("p.morale", "7"), None, True)],
     "bkc": [("A", ["Tanks"], "Infantry", "bkc.fire", ("p.attackers", "3,3,3"),

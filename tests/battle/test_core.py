@@ -333,6 +333,23 @@ def test_verify_catches_changed_dice(bt: Battles, db: str) -> None:
     assert not bt.verify(bid).ok
 
 
+def test_verify_reads_the_steps_numbers_not_their_wording(bt: Battles, db: str) -> None:
+    """A step reworded by a later version (its text, reasons, result line) still verifies;
+    a step's changed target or modifier value does not."""
+    bid = fow(bt)
+    ev = bt.do(bid, "fow.shoot", {"unit": "Shermans", "target": "Grenadiers"})
+    reworded = [{**s, "text": "older words", "base_reason": "older reason",
+                 "result": "older result",
+                 "modifiers": [{**m, "reason": "older"} for m in s["modifiers"]]}
+                for s in ev["steps"]]
+    tamper(db, bid, ev["seq"], {"steps": reworded})
+    assert bt.verify(bid).ok
+    moved = [{**s, "target": (s["target"] or 0) + 1} for s in ev["steps"]]
+    tamper(db, bid, ev["seq"], {"steps": moved})
+    report = bt.verify(bid)
+    assert not report.ok and "steps do not reproduce" in report.problems[0]
+
+
 def play(bt: Battles) -> str:
     bid = fow(bt, seed=77)
     bt.do(bid, "fow.shoot", {"unit": "Shermans", "target": "Grenadiers"})

@@ -114,7 +114,7 @@ def test_every_example_unit_goes_through_its_form_unchanged(game: str) -> None:
     ["name", "skill", "t0.type", "t0.count", "t0.front", "t0.w0.name", "t0.w0.at",
      "t0.w0.range_cm", "t0.w0.rof_halted", "t0.w0.rof_moving", "t0.w0.firepower",
      "c0.text", "c0.count", "type", "hits", "cv", "a0.value", "a0.mark", "elr"]),
-    st.text(max_size=12)), st.sampled_from(GAMES))
+    st.text(max_size=12)), st.sampled_from(list(GAMES)))
 def test_odd_forms_give_a_profile_or_a_usage_error(fields: dict[str, str], game: str) -> None:
     try:
         made = profile_model(game, profile_from_form(game, fields))

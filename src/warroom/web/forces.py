@@ -398,7 +398,7 @@ async def page_save_force(battle_id: str, key: str, request: Request) -> Respons
 
 # ---------------------------------------------------------------------------- JSON API
 api = APIRouter(prefix="/battles", tags=["battles"],
-                responses=errors(403, 404, 409, 413, 422, 429, 503))
+                responses=errors(403, 404, 409, 413, 422, 429, 500, 503))
 
 
 class SaveForce(_Body):
