@@ -82,6 +82,34 @@ def test_a_bkc_command_combined_fire_and_assault(db: str) -> None:
     assert bt.verify(bid).ok
 
 
+def test_a_bkc_assault_with_supporters_and_cover_markers(db: str) -> None:
+    bt = real(db)
+    bid = str(bt.new("bkc", seed=5)["id"])
+    bt.add_force(bid, "A", "example:bkc")
+    bt.add_unit(bid, "B", "Grenadiers", profile="example:bkc:Infantry")
+    bt.mark(bid, "Grenadiers", "fortified")
+    bt.mark(bid, "Infantry", "in_cover")
+    bt.mark(bid, "AT gun", "suppressed")
+    step = bt.prepare(bid, "bkc.assault", {"units": "Infantry,AT gun",
+                                           "target": "Grenadiers"})
+    p, filled = step["params"], step["filled"]
+    # the AT gun supports the Infantry (the card's reading: its suppressed marker changes
+    # nothing there); the markers give both sides' cover
+    assert p["attacker_supporting"] == "other"
+    assert (p["defender_cover"], p["attacker_cover"]) == ("fortified", "cover")
+    assert filled["defender_cover"] == "Grenadiers: in fortified"
+    assert filled["attacker_cover"] == "Infantry: in cover"
+    each = bt.prepare(bid, "bkc.assault", {"units": "Infantry,AT gun", "target":
+                                           "Grenadiers", "support_reading": "each_fights"})
+    assert each["params"]["attacker_supporting"] == "other:suppressed"
+    # the same marker gives bkc.fire its cover
+    fire = bt.prepare(bid, "bkc.fire", {"units": "Infantry", "target": "Grenadiers"})
+    assert fire["params"]["cover"] == "fortified"
+    done = bt.do(bid, "bkc.assault", {"units": "Infantry,AT gun", "target": "Grenadiers"})
+    assert done["params"]["defender_cover"] == "fortified"
+    assert bt.verify(bid).ok
+
+
 def test_a_stat_overrides_the_profile_and_a_typed_value_the_stat(db: str) -> None:
     bt = real(db)
     bid = str(bt.new("fow", "Overrides", seed=2)["id"])

@@ -203,6 +203,66 @@ def test_bkc_assault_types_saves_and_suppression() -> None:
     assert p["defender_suppressed"] is True and p["attacker_suppressed"] is True
 
 
+def test_bkc_assault_supporting_units_and_cover() -> None:
+    # Infantry assaults Infantry; the 3 Tanks and the AT gun act with it: the acting
+    # units after the first support the attacker, one entry a unit (the Tanks' count 3
+    # gives three, fighting as armour; the AT gun's type at_gun is "other" on the card)
+    b = params_for("bkc.assault", ["example:bkc:Infantry", "example:bkc:Tanks",
+                                   "example:bkc:AT gun"], "example:bkc:Infantry",
+                   cover="cover", own_cover="open")
+    assert b.params["attacker_supporting"] == "armour,armour,armour,other"
+    assert said(b, "attacker_supporting") == "Tanks, type afv, 3 units; AT gun, type at_gun"
+    # the target's situation gives the defender's cover, the attacker's own its cover
+    assert (b.params["defender_cover"], b.params["attacker_cover"]) == ("cover", "open")
+    assert said(b, "defender_cover") == "Infantry: in cover"
+    # explicit parameters still win over what the units give
+    assert params_for("bkc.assault", ["example:bkc:Infantry", "example:bkc:Tanks"],
+                      "example:bkc:Infantry", attacker_supporting="infantry"
+                      ).params["attacker_supporting"] == "infantry"
+
+
+def test_bkc_assault_support_odds_by_hand() -> None:
+    # BKC card: each supporting unit adds one hit to its side. Infantry (attack 4) with
+    # the AT gun supporting, at Infantry in cover (hit on 5+, no save): the attacker's
+    # hits are 1 (the supporter) + Binomial(4, 1/3); exactly 1 when all four dice miss:
+    # (2/3)^4 = 16/81; never 0.
+    d = warroom.odds("bkc.assault",
+                     from_unit=["example:bkc:Infantry", "example:bkc:AT gun"],
+                     at_unit="example:bkc:Infantry", cover="cover")
+    assert d.probability(attacker_hits=1) == Fraction(16, 81)
+    assert d.probability(attacker_hits=0) == 0
+    by_hand = warroom.odds("bkc.assault", attacker="infantry", defender="infantry",
+                           attacker_supporting="other", defender_cover="cover")
+    assert d.probability(winner="attacker") == by_hand.probability(winner="attacker")
+
+
+def test_cwc_assault_supporters_own_state_and_the_cards_bars() -> None:
+    # CWC card: an HQ cannot support an assault; the builder names it, the card refuses
+    with_hq = ["example:cwc:Infantry", "example:cwc:HQ"]
+    assert params_for("cwc.assault", with_hq, "example:cwc:Infantry"
+                      ).params["attacker_supporting"] == "other:hq"
+    with pytest.raises(UsageError, match="HQs cannot support an assault"):
+        warroom.odds("cwc.assault", from_unit=with_hq, at_unit="example:cwc:Infantry")
+    # BKC's card bars no supporter: its HQ supports as "other"
+    assert params_for("bkc.assault", ["example:bkc:Infantry", "example:bkc:HQ"],
+                      "example:bkc:Infantry").params["attacker_supporting"] == "other"
+    # a suppressed supporter (its own marker) fights suppressed when each fights; on the
+    # card's reading every supporter adds the same die, so its state is left out
+    acting = ["example:cwc:Infantry", {"unit": "example:cwc:ATGM team",
+                                       "own_suppressed": True}]
+    each = params_for("cwc.assault", acting, "example:cwc:Infantry",
+                      support_reading="each_fights").params
+    assert each["attacker_supporting"] == "infantry:suppressed"
+    card = params_for("cwc.assault", acting, "example:cwc:Infantry").params
+    assert card["attacker_supporting"] == "infantry"
+    # CWC: a supporter adds one attack die: Infantry 4 + 1 = 5 dice at Infantry in the
+    # open (4+, no save): no hit at all is (1/2)^5 = 1/32; the defender rolls its 4.
+    d = warroom.odds("cwc.assault", from_unit=acting, at_unit="example:cwc:Infantry",
+                     max_rounds=1)
+    # one round only: attacker 0 hits and defender >= 1 is (1/32) * (1 - 1/16) = 15/512
+    assert d.probability(attacker_hits=0, winner="defender") == Fraction(15, 512)
+
+
 def test_bkc_air_strike_and_crossfire_take_the_target() -> None:
     p = params_for("bkc.air_strike", "example:bkc:HQ", "example:bkc:Tanks", hits=2).params
     assert (p["cv"], p["armoured"], p["save"], p["hits_value"], p["existing_hits"]) == \

@@ -127,8 +127,8 @@ def marker_situation(game: str, procedure: str, actors: Sequence[Unit],
     (the hits of this phase's shooting so far: ``hits_before``, for pinning; a new
     phase clears it, :data:`warroom.battle.state.PHASE_CLEARS`); ASL ``broken`` (the
     whole stack);
-    BKC/CWC ``hits`` and ``suppressed``."""
-    del game, actors
+    BKC/CWC ``hits``, ``suppressed`` and the cover markers (the target's ``cover``, the
+    first acting unit's ``own_cover``)."""
     if target is None:
         return {}
     m = target.markers
@@ -155,8 +155,14 @@ def marker_situation(game: str, procedure: str, actors: Sequence[Unit],
                  if parse_counter(str(c)).kind != "sw"]
         put("broken", len(units), "broken")
     elif procedure.startswith(("bkc.", "cwc.")):
+        from warroom.games.commander.play import cover_of
+
         put("hits", _count(m.get("hits")), "hits")
         put("suppressed", bool(m.get("suppressed")), "suppressed")
+        for key, unit in (("cover", target), ("own_cover", actors[0] if actors else None)):
+            found = None if unit is None else cover_of(game, dict(unit.markers))
+            if unit is not None and found is not None:
+                out[key] = (found[0], marker_source(unit, found[1]))
     return out
 
 

@@ -35,9 +35,10 @@ def build_system(rules: Rules) -> GameSystem:
     return GameSystem(rules.id, rules.title, procedures, tables=tables(rules),
                       description=rules.description,
                       phases=play.BKC_PHASES if rules.id == "bkc" else play.CWC_PHASES,
-                      markers=play.MARKERS, profile=units.CommanderUnit,
+                      markers=play.markers(rules.id), profile=units.CommanderUnit,
                       takes=units.takes(rules.id, tuple(rules.assault.values),
-                                        rules.assault.armour_types[0]))
+                                        rules.assault.armour_types[0],
+                                        rules.assault.support_bars))
 
 
 def _modifiers(specs: tuple[ModSpec, ...]) -> dict[str, str]:

@@ -53,3 +53,23 @@ CWC_PHASES: tuple[Phase, ...] = (
 
 MARKERS: dict[str, MarkerKind] = {"suppressed": "flag", "hits": "count", "retreat_cm": "count"}
 """Markers a BKC or CWC battle knows: a flag is on or off; a count is a whole number."""
+
+COVER_MARKERS: dict[str, dict[str, str]] = {
+    "bkc": {"in_cover": "cover", "fortified": "fortified"},
+    "cwc": {"light_cover": "light", "heavy_cover": "heavy"},
+}
+"""The markers that say a unit stands in cover, and the card's cover each names (open
+needs none); the heaviest marker on a unit counts."""
+
+
+def markers(game: str) -> dict[str, MarkerKind]:
+    """The markers of ``game`` (``bkc`` or ``cwc``): the common ones and its cover."""
+    return {**MARKERS, **dict.fromkeys(COVER_MARKERS[game], "flag")}
+
+
+def cover_of(game: str, on: dict[str, object]) -> tuple[str, str] | None:
+    """(cover, marker) the markers ``on`` a unit give, heaviest first; None: none."""
+    for marker, cover in reversed(COVER_MARKERS.get(game, {}).items()):
+        if on.get(marker):
+            return cover, marker
+    return None

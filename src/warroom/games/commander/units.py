@@ -218,9 +218,15 @@ def crossfire_params(actors: Sequence[tuple[CommanderUnit, Situation]], target: 
     return out, src
 
 
-def assault_builder(values: Sequence[str], armour: str) -> Builder:
+def assault_builder(values: Sequence[str], armour: str, bars: Sequence[str] = ()
+                    ) -> Builder:
     """``assault``: each side's assault type (from its unit type; armoured units
-    fight as the game's armour type), its save and its suppressed marker."""
+    fight as the game's armour type), its save and its suppressed marker; the acting
+    units after the first support the attacker (``attacker_supporting``, one entry a
+    unit of ``count``, with ``:suppressed`` when its own marker says so and the support
+    reading lets each fight, and the card's bars (``bars``: HQ, recce, sniper) named so
+    the procedure refuses them); the situation's ``cover`` (the defender's) and
+    ``own_cover`` (the attacker's) give the two sides' cover."""
 
     def kind(unit: CommanderUnit) -> str:
         if unit.type in values:
@@ -246,13 +252,35 @@ def assault_builder(values: Sequence[str], armour: str) -> Builder:
             if suppressed:
                 out[f"{role}_suppressed"] = True
                 src[f"{role}_suppressed"] = msg("{unit}: suppressed marker", unit=u.name)
+        fights = s.text("support_reading") == "each_fights"
+        entries: list[str] = []
+        said: list[Msg] = []
+        for u, mine in actors[1:]:
+            flags: list[str] = [u.type] if u.type in bars else []
+            if fights and mine.flag("own_suppressed"):
+                flags.append("suppressed")
+            entries += [":".join([kind(u), *flags])] * u.count
+            said.append(msg("{unit}, type {type}", unit=u.name, type=u.type)
+                        if u.count == 1 else
+                        nmsg("{unit}, type {type}, {n} unit", "{unit}, type {type}, {n} units",
+                             unit=u.name, type=u.type, n=u.count))
+        if entries:
+            joined = said[0]
+            for part in said[1:]:
+                joined = msg("{a}; {b}", a=joined, b=part)
+            out["attacker_supporting"], src["attacker_supporting"] = ",".join(entries), joined
+        for key, role, u in (("cover", "defender", target), ("own_cover", "attacker", unit)):
+            cover = s.text(key)
+            if cover is not None:
+                out[f"{role}_cover"] = cover
+                src[f"{role}_cover"] = msg("{unit}: in {cover}", unit=u.name, cover=cover)
         return out, src
 
     return build
 
 
-def takes(game: str, assault_types: Sequence[str] = (), armour: str = "armour"
-          ) -> dict[str, Takes]:
+def takes(game: str, assault_types: Sequence[str] = (), armour: str = "armour",
+          support_bars: Sequence[str] = ()) -> dict[str, Takes]:
     """How each BKC or CWC procedure takes units (the game object's ``takes``)."""
     fire = make_takes(fire_params, target=True, situation=("weapon", "hits", "range_cm"),
                       several=("weapon", "range_cm"))
@@ -265,5 +293,6 @@ def takes(game: str, assault_types: Sequence[str] = (), armour: str = "armour"
                                              situation=marks),
             f"{game}.crossfire": make_takes(crossfire_params, actor=False, target=True,
                                             situation=marks),
-            f"{game}.assault": make_takes(assault_builder(assault_types, armour),
-                                          target=True, situation=marks)}
+            f"{game}.assault": make_takes(
+                assault_builder(assault_types, armour, support_bars), target=True,
+                situation=(*marks, "cover", "own_cover"), several=("own_suppressed",))}
