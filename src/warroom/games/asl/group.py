@@ -61,7 +61,8 @@ class FireGroupParams(Params):
         description="the firing units as counters (squads and half-squads FP-range-morale, "
                     "a leader to direct them, support weapons as name FP-range and "
                     "breakdown number: MMG 4-10 B11, one per squad); flags: pinned, af "
-                    "(assault fire, for the AFPh; not for a support weapon)",
+                    "(assault fire, for the AFPh; not for a support weapon), lr (this "
+                    "firer is at long range: FP halved, A7.22)",
         examples=["4-6-7,4-6-7,8-1", "6-6-6:af,6-6-6:af", "4-6-7:pinned,2-4-8",
                   "4-4-7,9-2", "4-6-7,4-6-7,MMG 4-10 B11"])
     target: str = Field("4-4-7,8-0", description=UNITS_HELP,
@@ -130,6 +131,7 @@ class Weapon(NamedTuple):
     fp: int
     breakdown: int | None  # B#: an original IFT DR at least this breaks it down (A9.7)
     pinned: bool  # the squad firing it is pinned
+    long: bool  # beyond its normal range (A7.22)
 
 
 def _weapon(item: str) -> Weapon | None:
@@ -143,16 +145,18 @@ def _weapon(item: str) -> Weapon | None:
         if f.lower() == "af":
             raise UsageError("{item!r}: assault fire's +1 is for a unit's own FP, not a "
                              "support weapon's (A7.36)", item=item.strip())
-        if f.lower() != "pinned":
+        if f.lower() not in ("pinned", "lr"):
             raise UsageError("{item!r}: unknown flag {flag!r} for a support weapon "
-                             "(pinned: the squad firing it is pinned)", item=item.strip(),
-                             flag=f)
-    return Weapon(c.text, c.fp, c.breakdown, bool(flags))
+                             "(pinned: the squad firing it is pinned; lr: long range)",
+                             item=item.strip(), flag=f)
+    low = {f.lower() for f in flags}
+    return Weapon(c.text, c.fp, c.breakdown, "pinned" in low, "lr" in low)
 
 
 @lru_cache(maxsize=256)
-def _group(text: str) -> tuple[tuple[tuple[Unit, bool], ...], tuple[Weapon, ...]]:
-    """The firing units with their assault-fire flag, and the support weapons; a usage
+def _group(text: str) -> tuple[tuple[tuple[Unit, bool, bool], ...], tuple[Weapon, ...]]:
+    """The firing units with their assault-fire and long-range flags (``:af``,
+    ``:lr``), and the support weapons; a usage
     error for a broken firer, a group without a squad or half-squad, or more support
     weapons than squads to fire them."""
     weapons: list[Weapon] = []
@@ -165,8 +169,9 @@ def _group(text: str) -> tuple[tuple[tuple[Unit, bool], ...], tuple[Weapon, ...]
             items.append(item.split(":"))
         else:
             weapons.append(w)
-    flags = [any(f.strip().lower() == "af" for f in fields) for fields in items]
-    units = parse_units(",".join(":".join(f for f in fields if f.strip().lower() != "af")
+    own = ("af", "lr")  # the fire group's flags, not the unit's
+    flags = [[any(f.strip().lower() == o for f in fields) for o in own] for fields in items]
+    units = parse_units(",".join(":".join(f for f in fields if f.strip().lower() not in own)
                                  for fields in items))
     for u in units:
         if u.broken:
@@ -180,16 +185,17 @@ def _group(text: str) -> tuple[tuple[tuple[Unit, bool], ...], tuple[Weapon, ...]
                          "support weapon at no cost to its own FP (A9.11); a half-squad "
                          "firing one, or a squad firing two, gives up its own FP, which "
                          "is not modelled: fire those with asl.ift", firers=text)
-    return tuple(zip(units, flags, strict=True)), tuple(weapons)
+    return (tuple((u, af, lr) for u, (af, lr) in zip(units, flags, strict=True)),
+            tuple(weapons))
 
 
-def _halvings(p: FireGroupParams, u: Unit | Weapon) -> tuple[Msg, ...]:
+def _halvings(p: FireGroupParams, u: Unit | Weapon, long: bool) -> tuple[Msg, ...]:
     """Each area-fire halving of one firer's FP (A7.5, A8.3), in order; a support
-    weapon's as its squad's (A9.1)."""
+    weapon's as its squad's (A9.1). ``long``: this firer is at long range."""
     return tuple(why for why, on in (
         (Msg("x1/2 AFPh"), p.phase == "afph"),
         (HALVED_PHASES.get(p.phase, Msg("")), p.phase in HALVED_PHASES),
-        (Msg("x1/2 long range"), p.long_range),
+        (Msg("x1/2 long range"), p.long_range or long),
         (Msg("x1/2 pinned"), u.pinned),
         *((Msg("x1/2 area fire"), True) for _ in range(p.area_fire))) if on)
 
@@ -203,15 +209,16 @@ def plan(p: FireGroupParams) -> tuple[IftParams, tuple[Msg, ...]]:
     afph = p.phase == "afph"
     leaders = []
     units, weapons = _group(p.firers)
-    firing: list[tuple[Unit | Weapon, Msg | str, bool]] = []
-    for u, af in units:
+    firing: list[tuple[Unit | Weapon, Msg | str, bool, bool]] = []
+    for u, af, lr in units:
         if u.kind == "leader":
             leaders.append(u)
         else:
-            firing.append((u, unit_msg(u.name), af and afph and not p.long_range))
-    firing += [(w, w.label, False) for w in weapons]
-    for who, name, af in firing:
-        mods = list(_halvings(p, who))
+            long = p.long_range or lr
+            firing.append((u, unit_msg(u.name), af and afph and not long, lr))
+    firing += [(w, w.label, False, w.long) for w in weapons]
+    for who, name, af, lr in firing:
+        mods = list(_halvings(p, who, lr))
         fp = Fraction(who.fp) / 2 ** len(mods)
         if p.pbf:
             fp *= 2
@@ -258,7 +265,8 @@ def plan(p: FireGroupParams) -> tuple[IftParams, tuple[Msg, ...]]:
          "Fire is at full FP), long range, a pinned firer and each further area-fire "
          "halving, doubled by point-blank fire, then "
          "an assault-fire unit (flag :af) in the AFPh rounds up and adds +1 (A7.36): two "
-         "6-6-6 in the AFPh are 3+1 and 3+1 = 8 FP. The best unpinned leader directs the "
+         "6-6-6 in the AFPh are 3+1 and 3+1 = 8 FP. A firer flagged :lr alone is at "
+         "long range (halved, no assault fire; A7.22). The best unpinned leader directs the "
          "fire (his DRM; no cowering). The result is applied to the target as "
          "asl.ift_on_stack does. A support weapon (MMG 4-10 B11) adds its FP, halved "
          "and doubled as its squad's (A9.1; no assault fire), one per squad (A9.11); "
