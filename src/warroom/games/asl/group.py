@@ -303,12 +303,13 @@ def _breakdowns(p: FireGroupParams, ift_p: IftParams, final: int, d: Dice) -> in
             continue
         if original >= w.breakdown:
             broken += 1
-            d.note("asl.fire_group.breakdown", "{sw}: original DR {dr} is at least "
-                   "B{b}: it breaks down (malfunctions)", sw=w.label, dr=original,
-                   b=w.breakdown)
+            d.note("asl.fire_group.breakdown", msg(
+                "{sw}: original DR {dr} is at least B{b}: it breaks down (malfunctions)",
+                sw=w.label, dr=original, b=w.breakdown))
         else:
-            d.note("asl.fire_group.breakdown", "{sw}: original DR {dr} is below B{b}: "
-                   "no breakdown", sw=w.label, dr=original, b=w.breakdown)
+            d.note("asl.fire_group.breakdown", msg(
+                "{sw}: original DR {dr} is below B{b}: no breakdown", sw=w.label,
+                dr=original, b=w.breakdown))
     return broken
 
 
