@@ -362,16 +362,30 @@ def test_bkc_combined_fire_from_units() -> None:
 def test_an_asl_fire_group_from_units() -> None:
     b = params_for("asl.fire_group", ["example:asl:Firegroup"],
                    "example:asl:Target stack", range_hexes=4)
-    # the two squads and the leader fire; the MMG is left out (asl.ift fires it)
-    assert b.params == {"firers": "4-6-7,4-6-7,8-1", "target": "4-4-7,2-4-7:hs,8-0",
-                        "elr": 2}
-    assert "MMG 4-10 B11 left out" in str(b.sources["firers"])
+    # the two squads, the leader and the MMG (A9.11: a squad fires it) all fire
+    assert b.params == {"firers": "4-6-7,4-6-7,8-1,MMG 4-10 B11",
+                        "target": "4-4-7,2-4-7:hs,8-0", "elr": 2}
+    assert "MMG 4-10 B11: a support weapon, fires with the group" in str(
+        b.sources["firers"])
+    # at 8 hexes the squads (range 6) are at long range, the MMG (range 10) is not:
+    # each squad halved on its own (:lr), 2 + 2 + 4 = 8 FP
     far = params_for("asl.fire_group", [{"unit": "example:asl:Firegroup",
                                          "range_hexes": 8, "pinned": True}],
                      "example:asl:Target stack", broken=1)
-    assert far.params["firers"] == "4-6-7:pinned,4-6-7:pinned,8-1:pinned"
-    assert far.params["long_range"] is True and far.params["target"].startswith("4-4-7:broken")
-    hand = warroom.odds("asl.fire_group", firers="4-6-7,4-6-7,8-1",
+    assert far.params["firers"] == ("4-6-7:pinned:lr,4-6-7:pinned:lr,8-1:pinned,"
+                                    "MMG 4-10 B11:pinned")
+    assert "long_range" not in far.params
+    assert far.params["target"].startswith("4-4-7:broken")
+    # at 13 hexes the squads are out of range; the MMG alone is no fire group
+    with pytest.raises(UsageError, match="needs a squad or half-squad"):
+        warroom.odds("asl.fire_group", params_for(
+            "asl.fire_group", {"unit": "example:asl:Firegroup", "range_hexes": 13},
+            "example:asl:Target stack").params)
+    # at 12 hexes all are beyond normal range: the whole group at long range, as before
+    lr = params_for("asl.fire_group", {"unit": "example:asl:Firegroup", "range_hexes": 12},
+                    "example:asl:Target stack").params
+    assert lr["firers"] == "4-6-7,4-6-7,8-1,MMG 4-10 B11" and lr["long_range"] is True
+    hand = warroom.odds("asl.fire_group", firers="4-6-7,4-6-7,8-1,MMG 4-10 B11",
                         target="4-4-7,2-4-7:hs,8-0", elr=2)
     assert list(warroom.odds("asl.fire_group", b.params).items()) == list(hand.items())
     assert params_for("asl.fire_group", "example:asl:Firegroup", "example:asl:Target stack",

@@ -200,17 +200,27 @@ class Counter(NamedTuple):
 
 
 @lru_cache(maxsize=512)
+def parse_sw(text: str) -> Counter | None:
+    """A support weapon ``MMG 4-10 B11`` (name, FP-range, breakdown number), or None
+    when ``text`` is not written as one. A usage error for numbers out of bounds."""
+    m = _SW.match(" ".join(text.strip().lower().split()))
+    if not m or m[1] in ("hs", "squad"):
+        return None
+    return Counter("sw", text.strip(), whole_number(m[2], "FP", text, 0, 40),
+                   whole_number(m[3], "range", text, 0, 60),
+                   breakdown=whole_number(m[4], "breakdown", text, 2, 12) if m[4]
+                   else None, name=m[1].upper())
+
+
+@lru_cache(maxsize=512)
 def parse_counter(text: str) -> Counter:
     """One counter: a unit as :func:`parse_units` reads it (``hs 2-6-7`` also spells
     ``2-6-7:hs``), or a support weapon ``MMG 4-10 B11``. A usage error names the
     problem."""
     t = " ".join(text.strip().lower().split())
-    m = _SW.match(t)
-    if m and m[1] not in ("hs", "squad"):
-        return Counter("sw", text.strip(), whole_number(m[2], "FP", text, 0, 40),
-                       whole_number(m[3], "range", text, 0, 60),
-                       breakdown=whole_number(m[4], "breakdown", text, 2, 12) if m[4]
-                       else None, name=m[1].upper())
+    sw = parse_sw(text)
+    if sw is not None:
+        return sw
     prefix = _PREFIX.match(t)
     item = f"{prefix[2]}:{prefix[1]}" if prefix else t
     head = item.split(":")[0].strip()

@@ -150,10 +150,11 @@ def group_params(attackers: Sequence[tuple[AslStack, Situation]], target: AslSta
     """``asl.fire_group``: the squads, half-squads and leaders of every firing stack
     (``pinned`` from that stack's own situation), the target stack as written and its
     ELR. With ``range_hexes``: a unit beyond twice its normal range does not fire, the
-    group fires at long range when its units are beyond their normal range (A7.22;
-    the procedure halves the whole group, so units at normal and at long range together
-    are refused: fire them as two attacks), point-blank at 1 hex. Support weapons are
-    left out: fire them with ``asl.ift``."""
+    group fires at long range when all its units are beyond their normal range (A7.22);
+    when only some are, each of those is flagged ``:lr`` and halved on its own (A7.5),
+    point-blank at 1 hex. Support weapons fire
+    with the group, on their own range (``MMG 4-10 B11``: normal range 10, long range
+    up to 20), pinned when their stack is."""
     firers: list[str] = []
     said: list[Msg] = []
     far: list[str] = []
@@ -164,25 +165,24 @@ def group_params(attackers: Sequence[tuple[AslStack, Situation]], target: AslSta
         said.append(msg("{unit}: counters {counters}", unit=attacker.name,
                         counters=", ".join(attacker.counters)))
         for c in attacker.parsed():
-            if c.kind == "sw":
-                said.append(msg("{counter} left out: fire it with asl.ift", counter=c.text))
-                continue
             how = reach(c, rng) if c.kind != "leader" else -1
             if not how:
                 said.append(msg("{counter} out of range", counter=c.text))
                 continue
             if how > 0:
                 (far if how == 2 else near).append(c.text)
-            firers.append(c.item + (":pinned" if pinned and "pinned" not in c.item else ""))
+            item = c.item
+            if c.kind == "sw":  # fired by a squad of its stack (A9.11)
+                said.append(msg("{counter}: a support weapon, fires with the group",
+                                counter=c.text))
+                item = c.text
+            item += ":pinned" if pinned and "pinned" not in item.split(":") else ""
+            firers.append(item + (":lr" if how == 2 else ""))
     if not near and not far:
         raise UsageError(counted("{unit}: nothing in the stack can fire at {n} hex",
                                  "{unit}: nothing in the stack can fire at {n} hexes",
                                  n=attackers[0][1].int("range_hexes"),
                                  unit=", ".join(a.name for a, _ in attackers)))
-    if near and far:
-        raise UsageError("{near} in normal range and {far} at long range: a fire group "
-                         "fires at one range; fire them as two attacks",
-                         near=", ".join(near), far=", ".join(far))
     units, target_said = _target_units(target, s)
     joined = said[0]
     for part in said[1:]:
@@ -190,9 +190,13 @@ def group_params(attackers: Sequence[tuple[AslStack, Situation]], target: AslSta
     out: dict[str, Any] = {"firers": ",".join(firers), "target": units, "elr": target.elr}
     src: dict[str, Msg] = {"firers": joined, "target": target_said,
                            "elr": msg("{unit}, ELR", unit=target.name)}
-    if far:
+    if far and not near:  # the whole group: long_range, as recorded before :lr
+        out["firers"] = ",".join(f.removesuffix(":lr") for f in firers)
         out["long_range"] = True
         src["long_range"] = msg("beyond normal range: {counters}", counters=", ".join(far))
+    elif far:
+        src["firers"] = msg("{a}; beyond normal range, halved (:lr): {counters}",
+                            a=joined, counters=", ".join(far))
     ranges = {own.int("range_hexes") for _, own in attackers}
     if ranges == {1}:
         out["pbf"], src["pbf"] = True, msg("range 1 hex: point-blank fire")
