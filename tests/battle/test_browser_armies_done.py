@@ -20,11 +20,10 @@ from tests.battle.test_browser_two_phones import PHONE, odds_text, pick, two_dev
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-# The ASL stacks side A adds by the short form: (counter as printed, how many).
-# The MMG joins the first stack with one more line, ("MMG 4-10 B11", 1), once the fire
-# group takes support weapons.
+# The ASL stacks side A adds by the short form: (counter as printed, how many); the
+# MMG fires with the group (asl.fire_group takes support weapons).
 ASL_STACKS: dict[str, list[tuple[str, int]]] = {
-    "1st squads": [("4-6-7", 2), ("8-1", 1)],
+    "1st squads": [("4-6-7", 2), ("8-1", 1), ("MMG 4-10 B11", 1)],
     "2nd squad": [("4-6-7", 1)],
 }
 
