@@ -1,27 +1,33 @@
 """Issue 29's "done", in a real headless Chromium at 390 x 844: two phones set up a battle
-of each game with nothing typed as ``key=value`` (each side's units from the force
-library or by the short form in the game's own words), then play through the battle
-page's Resolve form, the odds shown before Roll and the result in view after it:
+of each game with nothing typed as ``key=value`` (each side's units from a roster it
+uploads, the force library or the short form in the game's own words), then play
+through the battle page's Resolve form, the odds shown before Roll and the result in
+view after it:
 
-* FoW: a shooting step with two platoons, an assault and a morale test;
-* ASL: a fire group of two stacks (squads and a leader) into a stack;
+* FoW, from a BattleScribe roster each: a shooting step with two platoons, an assault
+  and a morale test;
+* ASL: a fire group of two stacks (squads, a leader and an MMG) into a stack;
 * BKC: a command roll, combined fire and an assault with supporting units.
 
 One browser, two contexts, every battle in turn (about a minute)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.battle.test_browser_battle import in_browser
 from tests.battle.test_browser_two_phones import PHONE, odds_text, pick, two_devices, type_dice
+from warroom.units.importers import example_roster
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 # The ASL stacks side A adds by the short form: (counter as printed, how many); the
 # MMG fires with the group (asl.fire_group takes support weapons).
+ROSTERS = Path(__file__).resolve().parents[1] / "units" / "data"
+EXAMPLE_ROSTER = example_roster("example:fow.ros")
 ASL_STACKS: dict[str, list[tuple[str, int]]] = {
     "1st squads": [("4-6-7", 2), ("8-1", 1), ("MMG 4-10 B11", 1)],
     "2nd squad": [("4-6-7", 1)],
@@ -63,6 +69,16 @@ def from_library(page: Any, force: str, untick: list[str], expect_unit: str) -> 
     for name in untick:
         form.locator(f'input[value="{name}"]').uncheck()
     form.locator("button.add-force").click()
+    expect(page.locator(f'tr[data-unit="{expect_unit}"]')).to_be_visible()
+
+
+def upload(page: Any, roster: Path, expect_unit: str) -> None:
+    """A roster file uploaded on the battle page: its platoons join the side."""
+    from playwright.sync_api import expect
+
+    page.evaluate("document.getElementById('paste').open = true")
+    page.set_input_files("#paste-force input[type=file]", str(roster))
+    page.click("#paste-add")
     expect(page.locator(f'tr[data-unit="{expect_unit}"]')).to_be_visible()
 
 
@@ -135,23 +151,20 @@ def resolve(page: Any, other: Any, units: list[str], target: str, proc: str,
 # -- the three games ------------------------------------------------------------------------
 
 def fow(a: Any, b: Any) -> None:
-    from playwright.sync_api import expect
-
-    from_library(a, "example:fow", ["Panthers"], "Rifle platoon")
-    follow(b, "Rifle platoon")
-    # A's platoons are taken: only the Panthers are left ticked for B
-    expect(b.locator('#library form[data-force="example:fow"] input[value="Shermans"]')
-           ).not_to_be_checked()
-    from_library(b, "example:fow", [], "Panthers")
-    follow(a, "Panthers")
-    # a shooting step with two platoons at the Panthers
-    resolve(a, b, ["Shermans", "Rifle platoon"], "Panthers", "fow.shoot_mixed")
-    # the Panthers assault the Rifle platoon: both sides' teams from their profiles
-    resolve(b, a, ["Panthers"], "Rifle platoon", "fow.assault")
-    # the assault cost the Rifle platoon four of its six teams (the marker form): 2 left,
-    # under half, and a team lost this phase: its morale check rolls
-    mark(a, "Rifle platoon", "destroyed", "4")
-    resolve(a, b, ["Rifle platoon"], "", "fow.morale", {"p.start": "6", "p.left": "2"})
+    """Each player uploads the army list they keep in BattleScribe (A an American
+    company in the older value= form, B the German example roster)."""
+    upload(a, ROSTERS / "fow_old.ros", "Armored Rifle Platoon")
+    follow(b, "Armored Rifle Platoon")
+    upload(b, EXAMPLE_ROSTER, "1st Zug")
+    follow(a, "1st Zug")
+    # a shooting step with two platoons at the Panzer IVs
+    resolve(a, b, ["Tank Platoon", "Armored Rifle Platoon"], "1st Zug", "fow.shoot_mixed")
+    # the Panzer IVs assault the riflemen: both sides' teams from their profiles
+    resolve(b, a, ["1st Zug"], "Armored Rifle Platoon", "fow.assault")
+    # the riflemen lost six of their eight teams (the marker form): 2 left, under half,
+    # and a team lost this phase: its morale check rolls
+    mark(a, "Armored Rifle Platoon", "destroyed", "6")
+    resolve(a, b, ["Armored Rifle Platoon"], "", "fow.morale", {"p.start": "8", "p.left": "2"})
 
 
 def asl(a: Any, b: Any) -> None:
