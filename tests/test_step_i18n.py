@@ -35,9 +35,10 @@ SEEDS = (0, 1, 2, 3)
 EXAMPLES = 50
 
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
-# codes read the same in every language: ASL IFT results (1KIA, K/2, NMC, 3MC, PTC)
-# and the Commander spotters (FAO, FAC)
-CODE = re.compile(r"\d*KIA|\d*MC|NMC|PTC|K/\d+|FAO|FAC")
+# codes read the same in every language: ASL IFT results (1KIA, K/2, NMC, 3MC, PTC),
+# the Commander spotters (FAO, FAC) and a support weapon's counter as printed ("MMG 4-10
+# B11": the player's own notation, like a unit's name)
+CODE = re.compile(r"\d*KIA|\d*MC|NMC|PTC|K/\d+|FAO|FAC|[A-Za-z][A-Za-z0-9.]* \d+-\d+(?: B\d+)?")
 
 
 def needs_translation(template: str) -> bool:
