@@ -16,7 +16,7 @@ from pydantic import Field
 from tests.engine.test_iterate import Fight, _dist, monte_carlo_agrees
 from warroom.engine import drivers, exact
 from warroom.engine.context import Dice, fixed
-from warroom.engine.exact import _chain_key
+from warroom.engine.exact import chain_key, transitions
 from warroom.engine.params import validate
 from warroom.engine.procedure import Params, outcome, procedure
 from warroom.errors import RuleError
@@ -119,13 +119,13 @@ def test_one_round_by_hand() -> None:
 
 def test_each_stage_is_worked_out_once_per_state(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[str, tuple[Any, ...]]] = []
-    real = exact._transition
+    real = transitions.transition
 
-    def counting(stage: Any, s: tuple[Any, ...], *args: Any) -> Any:
+    def counting(stage: Any, s: tuple[Any, ...], *args: Any, **kwargs: Any) -> Any:
         seen.append((stage.__name__, s))
-        return real(stage, s, *args)
+        return real(stage, s, *args, **kwargs)
 
-    monkeypatch.setattr(exact, "_transition", counting)
+    monkeypatch.setattr(transitions, "transition", counting)
     _dist(staged, a=5, b=5, a_at=3, b_at=3, rounds=4)
     assert seen and len(seen) == len(set(seen))  # never the same stage and state twice
     # a plain loop follows paths: far more replays than the states the stages saw
@@ -195,7 +195,7 @@ def test_a_given_key_stands_for_what_a_stage_computes() -> None:
         return stage
 
     # a captured list cannot be hashed: no key, unless one is given
-    assert _chain_key(make([1])) is None
+    assert chain_key(make([1])) is None
     one, two = fixed(make([1]), ("t", 1)), fixed(make([1]), ("t", 1))
-    assert _chain_key(one) == _chain_key(two) is not None
-    assert _chain_key(fixed(make([2]), ("t", 2))) != _chain_key(one)
+    assert chain_key(one) == chain_key(two) is not None
+    assert chain_key(fixed(make([2]), ("t", 2))) != chain_key(one)
