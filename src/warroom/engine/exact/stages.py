@@ -47,6 +47,7 @@ def staged(state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
             break
         if run.merge(buckets, last=step == len(plan)):
             break
+    run.finish()
     with acyclic():
         return Last(run.dist, run.packed, run.last_g, run.den, count)
 
@@ -92,11 +93,16 @@ class _Programme:
         self.packs = True  # until a position has more values than a packed state numbers
         self.den = 1
         self.last_g = 1  # what the last stage's weights are still to be divided by
+        # states the test ``done`` stopped, set aside as they are met instead of carried
+        # through every later stage: (the denominator then, rounds -> state -> weight)
+        self.stopped: list[tuple[int, Dist]] = []
+        self.met: Dist = {}  # those met by the stage under way (kept if it moves)
 
     def stage(self, index: int, stage: Stage[Any], bump: int) -> Buckets | None:
         """One stage applied to every state: the states it leads to, by denominator and
         rounds begun (None: no state moved)."""
         buckets: Buckets = {}
+        self.met = {}
         token = self.tokens[index] if self.keys else index
         memo = self.shared if self.keys else self.local
         part = self.parts[index]
@@ -142,11 +148,14 @@ class _Programme:
                                              self.make)
         same: dict[Any, list[Any]] = {}  # transitions several states share (add_shared)
         moved = False
+        met = self.met
         for r, states in self.dist.items():
             for s, w in states.items():
                 if done is not None and done(s):
-                    bucket = buckets.setdefault(1, {}).setdefault(r, {})
-                    bucket[s] = bucket.get(s, 0) + w
+                    stopped = met.get(r)
+                    if stopped is None:
+                        stopped = met[r] = {}
+                    stopped[s] = w  # (states are distinct within a round)
                     continue
                 moved = True
                 found = memo.get((token, s))
@@ -172,6 +181,9 @@ class _Programme:
     def merge(self, buckets: Buckets, last: bool) -> bool:
         """The states a stage led to put over one denominator, in lowest terms (on the
         ``last`` stage the division is left to the listing: True, the programme ends)."""
+        if self.met:
+            self.stopped.append((self.den, self.met))
+            self.met = {}
         if len(buckets) == 1:  # one denominator (a stage on a part): nothing to scale
             ((common, dist),) = buckets.items()
             self.den *= common
@@ -191,6 +203,27 @@ class _Programme:
         with acyclic():  # the weights divided in C (map), not one by one
             self.dist = {r: dict(divided(states, g)) for r, states in dist.items()}
         return False
+
+    def finish(self) -> None:
+        """The states set aside as stopped put back with the last ones, all over their
+        least common denominator in lowest terms (as if they had been carried along)."""
+        if not self.stopped:
+            return
+        den = self.den * self.last_g  # the last weights, not yet divided by last_g
+        common = lcm(den, *[d for d, _ in self.stopped])
+        scale = common // den
+        dist: Dist = {r: {s: w * scale for s, w in states.items()} if scale > 1
+                      else dict(states) for r, states in self.dist.items()}
+        for d, chunk in self.stopped:
+            scale = common // d
+            for r, states in chunk.items():
+                into = dist.setdefault(r, {})
+                for s, w in states.items():
+                    into[s] = into.get(s, 0) + w * scale
+        g = common
+        for states in dist.values():
+            g = gcd(g, *states.values())
+        self.dist, self.den, self.last_g, self.stopped = dist, common // g, g, []
 
 
 class Last:
