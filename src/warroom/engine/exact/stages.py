@@ -149,7 +149,13 @@ class _Programme:
         same: dict[Any, list[Any]] = {}  # transitions several states share (add_shared)
         moved = False
         met = self.met
+        # this stage's transitions by state (no key tuple built and hashed per state)
+        table = memo.get(("transitions", token))
+        if table is None:
+            table = memo["transitions", token] = {}
         for r, states in self.dist.items():
+            to = r + bump
+            into: dict[int, dict[Any, int]] = {}  # per denominator: its bucket for ``to``
             for s, w in states.items():
                 if done is not None and done(s):
                     stopped = met.get(r)
@@ -158,20 +164,22 @@ class _Programme:
                     stopped[s] = w  # (states are distinct within a round)
                     continue
                 moved = True
-                found = memo.get((token, s))
+                found = table.get(s)
                 if found is None:
-                    found = memo[token, s] = transitions.transition(stage, s, width, fields,
-                                                                    shared, make=make)
+                    found = table[s] = transitions.transition(stage, s, width, fields, shared,
+                                                              make=make)
                 after, sden = found
                 if type(after) is _tally.SharedPairs:
                     # the same outcomes as other states': their weights added up first
-                    seen = same.get((id(after), sden, r + bump))
+                    seen = same.get((id(after), sden, to))
                     if seen is None:
-                        same[id(after), sden, r + bump] = [w, after, sden, r + bump]
+                        same[id(after), sden, to] = [w, after, sden, to]
                     else:
                         seen[0] += w
                     continue
-                bucket = buckets.setdefault(sden, {}).setdefault(r + bump, {})
+                bucket = into.get(sden)
+                if bucket is None:
+                    bucket = into[sden] = buckets.setdefault(sden, {}).setdefault(to, {})
                 for s2, w2 in after:
                     bucket[s2] = bucket.get(s2, 0) + w * w2
         if same:
