@@ -4,8 +4,9 @@ denominator, and the budget of replays."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Sequence
+from math import lcm
+from typing import Any, TypeVar
 
 from warroom.engine.symbolic import Cond, Sym
 from warroom.errors import RuleError
@@ -72,3 +73,21 @@ MakeDice = Callable[..., Any]
 """How the modules below the exact dice make one for a replay: ``make(path, concrete,
 all_concrete, memo, shared)`` (:class:`~warroom.engine.exact.dice.ExactDice`, handed down
 by it, so no module imports the one above it)."""
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+def over_lcm(by_den: dict[int, dict[K, int]]) -> tuple[dict[K, int], int]:
+    """Weights kept per denominator put over their least common multiple and added up
+    (the one bucket as it is when there is one denominator)."""
+    if len(by_den) == 1:
+        ((den, bucket),) = by_den.items()
+        return bucket, den
+    common = lcm(*by_den)
+    merged: dict[K, int] = {}
+    for den, bucket in by_den.items():
+        scale = common // den
+        for key, w in bucket.items():
+            merged[key] = merged.get(key, 0) + w * scale
+    return merged, common

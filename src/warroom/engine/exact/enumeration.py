@@ -9,7 +9,6 @@ import functools
 import itertools
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from math import lcm
 from typing import Any
 
 from warroom.engine import tally as _tally
@@ -23,6 +22,7 @@ from warroom.engine.exact.core import (
     Outcomes,
     TooLarge,
     Weights,
+    over_lcm,
 )
 from warroom.engine.exact.lazy import lazy_outcomes
 from warroom.engine.symbolic import Cond, NeedConcrete, Sym
@@ -218,14 +218,7 @@ def outcome_field(out: Mapping[str, Any], name: str) -> Any:
 
 
 def merged_weights(fields: tuple[str, ...], acc: dict[int, dict[Outcome, int]]) -> Weights:
-    if len(acc) == 1:
-        (den, bucket), = acc.items()
-        return Weights(fields, bucket, den)
-    common = lcm(*acc)
-    merged: dict[Outcome, int] = {}
-    for den, bucket in acc.items():
-        scale = common // den
-        for key, w in bucket.items():
-            merged[key] = merged.get(key, 0) + w * scale
+    """The outcomes counted per denominator, over one."""
+    merged, common = over_lcm(acc)
     return Weights(fields, merged, common)
 

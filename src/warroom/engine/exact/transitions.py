@@ -6,12 +6,19 @@ plain enumeration of single dice, or the full replay of
 from __future__ import annotations
 
 import functools
-from math import lcm
 from typing import Any
 
 from warroom.engine import tally as _tally
 from warroom.engine.context import Stage
-from warroom.engine.exact.core import LAZY, MAX_PATHS, Branch, MakeDice, Outcome, Transition
+from warroom.engine.exact.core import (
+    LAZY,
+    MAX_PATHS,
+    Branch,
+    MakeDice,
+    Outcome,
+    Transition,
+    over_lcm,
+)
 from warroom.engine.exact.enumeration import replay
 from warroom.engine.exact.lazy import lazy_outcomes
 from warroom.engine.symbolic import NeedConcrete
@@ -103,15 +110,7 @@ def plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
         if bucket is None:
             bucket = by_den[den] = {}
         bucket[after] = bucket.get(after, 0) + num
-    if len(by_den) == 1:
-        ((den, bucket),) = by_den.items()
-        return list(bucket.items()), den
-    common = lcm(*by_den)
-    merged: dict[Outcome, int] = {}
-    for den, bucket in by_den.items():
-        scale = common // den
-        for key, w in bucket.items():
-            merged[key] = merged.get(key, 0) + w * scale
+    merged, common = over_lcm(by_den)
     return list(merged.items()), common
 
 
