@@ -106,17 +106,18 @@ class _Programme:
         token = self.tokens[index] if self.keys else index
         memo = self.shared if self.keys else self.local
         part = self.parts[index]
-        moved = False
-        if part is not None and self.done is None and self.packs:
-            moved = self._packed_part(part, token, memo, buckets, bump)
-        elif self.packed is not None:
-            self.dist, self.packed = self.packed.unpack(self.dist), None
-        if part is not None and self.packed is None:
-            moved = part_stage(part, token, memo, self.dist, buckets, self.done, bump,
-                               self.shared, make=self.make)
-            self.dist = {}
-        if self._whole(stage, token, memo, buckets, bump):
-            moved = True
+        if part is None:
+            if self.packed is not None:
+                self.dist, self.packed = self.packed.unpack(self.dist), None
+            moved = self._whole(stage, token, memo, buckets, bump)
+        else:
+            moved = False
+            if self.done is None and self.packs:
+                moved = self._packed_part(part, token, memo, buckets, bump)
+            if self.packed is None:  # tuples (never packed, or a position ran out of bits)
+                moved = part_stage(part, token, memo, self.dist, buckets, self.done, bump,
+                                   self.shared, make=self.make)
+                self.dist = {}
         return buckets if moved else None
 
     def _packed_part(self, part: Part, token: Any, memo: dict[Any, Any], buckets: Buckets,
