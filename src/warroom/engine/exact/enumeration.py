@@ -83,12 +83,7 @@ def enumerate_paths(run: Callable[[Dice], Any], fields: tuple[str, ...], concret
         first = br
     else:
         if first is None and type(out) is not Outcomes:
-            key = outcome_key(pick, out, fields)
-            for v in key:
-                if isinstance(v, (Sym, Cond)):
-                    sub, sub_den = lazy_outcomes(key)
-                    return Weights(fields, sub, sub_den)
-            return Weights(fields, {key: 1}, 1)
+            return _only_run(outcome_key(pick, out, fields), fields)
     if first is not None:  # the first run branched (here or in the caller's run)
         stack = [((value,), w, first.den) for value, w in first.options if w]
     plain: dict[int, dict[Outcome, int]] = {}
@@ -124,6 +119,23 @@ def enumerate_paths(run: Callable[[Dice], Any], fields: tuple[str, ...], concret
             if den != last_den:
                 last_den, bucket = den, plain.setdefault(den, {})
             bucket[key] = bucket.get(key, 0) + num
+    return _counted(fields, plain, lazy)
+
+
+def _only_run(key: Outcome, fields: tuple[str, ...]) -> Weights:
+    """The outcomes of a procedure whose one run never branched: its outcome, its lazy
+    counts evaluated."""
+    for v in key:
+        if isinstance(v, (Sym, Cond)):
+            sub, sub_den = lazy_outcomes(key)
+            return Weights(fields, sub, sub_den)
+    return Weights(fields, {key: 1}, 1)
+
+
+def _counted(fields: tuple[str, ...], plain: dict[int, dict[Outcome, int]],
+             lazy: list[tuple[int, int, dict[Outcome, int]]]) -> Weights:
+    """The outcomes counted as they are (per denominator) and those of outcomes with
+    lazy counts ((denominator, weight, their distribution)), over one denominator."""
     if not plain and len(lazy) == 1 and lazy[0][1] == 1:
         den, _, sub = lazy[0]
         return Weights(fields, sub, den)

@@ -73,38 +73,9 @@ def evaluate(values: list[Any]) -> tuple[dict[Outcome, int], int]:
     expressions' constants and the shape of the outcome fully determine the result."""
     # "pure": every field is its own lazy count (no conditions, constants or repeats)
     pure = len({id(v) for v in values if type(v) is Sym}) == len(values)
-    if pure:
-        exprs: list[Sym] = values
-    else:
-        exprs = []
-        seen: set[int] = set()
-        for v in values:
-            for e in (v,) if isinstance(v, Sym) else v.syms() if isinstance(v, Cond) else ():
-                if id(e) not in seen:
-                    seen.add(id(e))
-                    exprs.append(e)
-    # per tree: each leaf's coefficient in each expression
+    exprs: list[Sym] = values if pure else _expressions(values)
     m = len(exprs)
-    trees: dict[Node, dict[Node, list[int]]] = {}
-    for j, e in enumerate(exprs):
-        for node, c in e.terms.items():
-            cols = trees.get(node.top)
-            if cols is None:
-                top = node.top
-                cols = trees[top] = {leaf: [0] * m for leaf in top.nodes if not leaf.children}
-            if node.children:
-                for leaf in node.leaves():
-                    cols[leaf][j] += c
-            else:
-                cols[node][j] += c
-    parts: list[tuple[int, int, tuple[tuple[tuple[int, ...], int], ...]]] = []
-    for top, cols in trees.items():
-        d = lcm(*[leaf.cden for leaf in cols])
-        chances: dict[tuple[int, ...], int] = {}
-        for leaf, col in cols.items():
-            k = tuple(col)
-            chances[k] = chances.get(k, 0) + leaf.cnum * (d // leaf.cden)
-        parts.append((top.size, d, tuple(chances.items())))
+    parts = _parts(exprs)
     try:
         key: Any = (
             tuple(parts), tuple([e.const for e in exprs]),
@@ -128,19 +99,50 @@ Part = tuple[int, int, tuple[tuple[tuple[int, ...], int], ...]]
 """One category tree as (items, denominator, ((coefficient vector, weight), ...))."""
 
 
+def _expressions(values: list[Any]) -> list[Sym]:
+    """The distinct lazy counts in an outcome's values, conditions' included, in order."""
+    exprs: list[Sym] = []
+    seen: set[int] = set()
+    for v in values:
+        for e in (v,) if isinstance(v, Sym) else v.syms() if isinstance(v, Cond) else ():
+            if id(e) not in seen:
+                seen.add(id(e))
+                exprs.append(e)
+    return exprs
+
+
+def _parts(exprs: list[Sym]) -> list[Part]:
+    """Each category tree the counts ``exprs`` add up as one categorical per item: the
+    leaves grouped by the vector of their coefficients in the counts, with integer
+    weights over the tree's denominator."""
+    m = len(exprs)
+    # per tree: each leaf's coefficient in each expression
+    trees: dict[Node, dict[Node, list[int]]] = {}
+    for j, e in enumerate(exprs):
+        for node, c in e.terms.items():
+            cols = trees.get(node.top)
+            if cols is None:
+                top = node.top
+                cols = trees[top] = {leaf: [0] * m for leaf in top.nodes if not leaf.children}
+            if node.children:
+                for leaf in node.leaves():
+                    cols[leaf][j] += c
+            else:
+                cols[node][j] += c
+    parts: list[Part] = []
+    for top, cols in trees.items():
+        d = lcm(*[leaf.cden for leaf in cols])
+        chances: dict[tuple[int, ...], int] = {}
+        for leaf, col in cols.items():
+            k = tuple(col)
+            chances[k] = chances.get(k, 0) + leaf.cnum * (d // leaf.cden)
+        parts.append((top.size, d, tuple(chances.items())))
+    return parts
+
+
 def _evaluate_parts(values: list[Any], exprs: list[Sym], pure: bool, parts: list[Part]
                     ) -> tuple[dict[Outcome, int], int]:
-    # Each expression's range of values: its constant plus, per tree, the tree's size
-    # times its least (most) coefficient in that tree.
-    los = [e.const for e in exprs]
-    his = los.copy()
-    for size, _, cats in parts:
-        for j, coefs in enumerate(zip(*[col for col, _ in cats], strict=True)):
-            least, most = min(coefs), max(coefs)
-            if least < 0:
-                los[j] += size * least
-            if most > 0:
-                his[j] += size * most
+    los, his = _bounds(exprs, parts)
     # Mixed-radix encoding of the vector of expression values into one int. The last
     # expression varies fastest, so increasing keys enumerate value tuples in the order
     # itertools.product yields them (the decoding below relies on it).
@@ -171,6 +173,35 @@ def _evaluate_parts(values: list[Any], exprs: list[Sym], pure: bool, parts: list
                 keys = itertools.islice(keys, first + offset, None)
             return dict(zip(itertools.compress(keys, weights), filter(None, weights),
                             strict=True)), den
+    dist = _convolved(classes)
+    if offset:
+        dist = {k + offset: w for k, w in dist.items()}
+    if pure and mult <= 16 * len(dist) + 256:
+        # every key in order with its weight (0 where none), decoded in C
+        weights = list(map(dist.get, range(mult), itertools.repeat(0)))
+        return dict(zip(itertools.compress(itertools.product(*ranges), weights),
+                        filter(None, weights), strict=True)), den
+    return _decode(values, exprs, mults, los, radices, dist), den
+
+
+def _bounds(exprs: list[Sym], parts: list[Part]) -> tuple[list[int], list[int]]:
+    """Each expression's range of values: its constant plus, per tree, the tree's size
+    times its least (most) coefficient in that tree."""
+    los = [e.const for e in exprs]
+    his = los.copy()
+    for size, _, cats in parts:
+        for j, coefs in enumerate(zip(*[col for col, _ in cats], strict=True)):
+            least, most = min(coefs), max(coefs)
+            if least < 0:
+                los[j] += size * least
+            if most > 0:
+                his[j] += size * most
+    return los, his
+
+
+def _convolved(classes: list[tuple[int, list[tuple[int, int]]]]) -> dict[int, int]:
+    """The sum of every tree's items' key deltas: each tree's multinomial
+    (:func:`~warroom.engine.exact.kernels.multinomial_keys`), convolved."""
     dist: dict[int, int] | None = None
     for size, cls in classes:
         part = multinomial_keys(size, tuple(cls))
@@ -182,16 +213,7 @@ def _evaluate_parts(values: list[Any], exprs: list[Sym], pure: bool, parts: list
                 for k2, w2 in part.items():
                     nxt[k1 + k2] = nxt.get(k1 + k2, 0) + w1 * w2
             dist = nxt
-    if dist is None:
-        dist = {0: 1}
-    if offset:
-        dist = {k + offset: w for k, w in dist.items()}
-    if pure and mult <= 16 * len(dist) + 256:
-        # every key in order with its weight (0 where none), decoded in C
-        weights = list(map(dist.get, range(mult), itertools.repeat(0)))
-        return dict(zip(itertools.compress(itertools.product(*ranges), weights),
-                        filter(None, weights), strict=True)), den
-    return _decode(values, exprs, mults, los, radices, dist), den
+    return {0: 1} if dist is None else dist
 
 
 def _decode(values: list[Any], exprs: list[Sym], mults: list[int], los: list[int],

@@ -70,17 +70,10 @@ def plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
     concrete: set[int] = set()
     memo: dict[Any, Any] = {}
     if first is None:
-        try:
-            after = stage(s, make((), concrete, False, memo, shared))
-        except Branch as br:
-            first = br
-        except NeedConcrete:
-            return None
-        else:
-            if type(after) is not tuple or len(after) != width or any(
-                    isinstance(v, LAZY) for v in after):
-                return None
-            return [(after, 1)], 1
+        found = _first_run(stage, s, width, make((), concrete, False, memo, shared))
+        if not isinstance(found, Branch):
+            return found
+        first = found
     stack: list[tuple[tuple[Any, ...], int, int]] = [
         ((value,), w, first.den) for value, w in first.options if w]
     d = make((), concrete, False, memo, shared)
@@ -112,6 +105,23 @@ def plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
         bucket[after] = bucket.get(after, 0) + num
     merged, common = over_lcm(by_den)
     return list(merged.items()), common
+
+
+def _first_run(stage: Stage[Any], s: tuple[Any, ...], width: int, d: Any
+               ) -> Branch | Transition | None:
+    """The first run of a stage from ``s`` with dice ``d`` (nothing answered yet): where
+    it branched, or the plain state it ended in as a certain transition; None when it
+    must make a count concrete or ends in something else (:func:`plain_transition`)."""
+    try:
+        after = stage(s, d)
+    except Branch as br:
+        return br
+    except NeedConcrete:
+        return None
+    if type(after) is not tuple or len(after) != width or any(
+            isinstance(v, LAZY) for v in after):
+        return None
+    return [(after, 1)], 1
 
 
 def unbranched_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
