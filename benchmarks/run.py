@@ -80,14 +80,15 @@ def clear_memos() -> None:
     """Forget every per-query memo table (multinomials, binomials, dice views)."""
     from warroom.dice import weights
     from warroom.engine import exact, tally
+    from warroom.engine.exact import enumeration
 
-    exact._multinomial_keys.cache_clear()
-    exact._EVAL_MEMO.clear()
+    exact.multinomial_keys.cache_clear()
+    exact.EVAL_MEMO.clear()
     weights.binomial.cache_clear()
     weights._multinomial.cache_clear()
     weights.dice_view.cache_clear()
     weights._SUCCESS.clear()
-    exact._outcome_getter.cache_clear()
+    enumeration.outcome_getter.cache_clear()
     tally._PREFIXES.clear()
     tally._MADE.clear()
     tally._JOINTS.clear()
@@ -277,7 +278,7 @@ def estimate_rows(old_samples: int = 1000) -> list[list[str]]:
     import random
 
     from warroom.engine import drivers
-    from warroom.engine.exact import _gc_frozen
+    from warroom.engine.exact import gc_frozen
     from warroom.engine.montecarlo import SampleDice
 
     rows = []
@@ -287,7 +288,7 @@ def estimate_rows(old_samples: int = 1000) -> list[list[str]]:
         est = drivers.estimate(proc, params)
         full = time.perf_counter() - start
         old = SampleDice(random.Random(1), tables=False)
-        with _gc_frozen():  # as the estimate's run: the heap left out of collections
+        with gc_frozen():  # as the estimate's run: the heap left out of collections
             start = time.perf_counter()
             for _ in range(old_samples):
                 proc.run(params, old)

@@ -214,8 +214,8 @@ def test_packed_multinomial_agrees_with_recurrence(n: int, classes: list[tuple[i
     from warroom.engine import exact
 
     live = [(d, w) for d, w in classes if w]
-    expected = exact._multinomial_keys.__wrapped__(n, tuple(live))
-    dense = exact._multinomial_dense(n, live)
+    expected = exact.multinomial_keys.__wrapped__(n, tuple(live))
+    dense = exact.multinomial_dense(n, live)
     assert dense is not None  # small enough to pack (at most two words, ~13,000 bits)
     first, weights = dense
     got = {first + i: w for i, w in enumerate(weights) if w}
@@ -227,13 +227,13 @@ def test_packed_multinomial_by_hand() -> None:
     from warroom.engine import exact
 
     # two dice, each 0 with weight 1 and 1 with weight 2: (1 + 2x)^2 = 1 + 4x + 4x^2
-    assert exact._multinomial_dense(2, [(0, 1), (1, 2)]) == (0, [1, 4, 4])
+    assert exact.multinomial_dense(2, [(0, 1), (1, 2)]) == (0, [1, 4, 4])
     # weights past 64 bits are spread over several words and put back together
-    first, weights = exact._multinomial_dense(3, [(-1, 2**40), (1, 1)]) or (0, [])
+    first, weights = exact.multinomial_dense(3, [(-1, 2**40), (1, 1)]) or (0, [])
     assert first == -3
     assert weights == [2**120, 0, 3 * 2**80, 0, 3 * 2**40, 0, 1]
     # past the packing limit the driver falls back to the recurrence
-    assert exact._multinomial_dense(40, [(0, 5), (1, 1), (41, 30)]) is None
+    assert exact.multinomial_dense(40, [(0, 5), (1, 1), (41, 30)]) is None
 
 
 def test_split_classes_must_cover_each_face_once_in_every_driver() -> None:
@@ -256,7 +256,7 @@ def test_split_classes_must_cover_each_face_once_in_every_driver() -> None:
 
 def test_chain_keys_fixed_functions_once_and_others_every_time() -> None:
     from warroom.engine.context import fixed
-    from warroom.engine.exact import _chain_key
+    from warroom.engine.exact import chain_key
 
     def make(x: int) -> Any:
         def chain(d: Dice) -> str:
@@ -264,23 +264,23 @@ def test_chain_keys_fixed_functions_once_and_others_every_time() -> None:
         return chain
 
     # equal captures, equal keys; a fixed function keeps the key it was given
-    assert _chain_key(make(1)) == _chain_key(make(1)) != _chain_key(make(2))
+    assert chain_key(make(1)) == chain_key(make(1)) != chain_key(make(2))
     kept = fixed(make(3))
-    key = _chain_key(kept)
-    assert kept._warroom_key == key and _chain_key(kept) is key  # type: ignore[attr-defined]
+    key = chain_key(kept)
+    assert kept._warroom_key == key and chain_key(kept) is key  # type: ignore[attr-defined]
     # a closure whose captured variable is rebound is keyed afresh every time
     y = 1
 
     def late(d: Dice) -> str:
         return str(y)
 
-    first = _chain_key(late)
+    first = chain_key(late)
     y = 2
-    assert _chain_key(late) != first
+    assert chain_key(late) != first
 
     # a bound method computes with its object: never keyed
     class Holder:
         def chain(self, d: Dice) -> str:
             return "x"
 
-    assert _chain_key(Holder().chain) is None
+    assert chain_key(Holder().chain) is None

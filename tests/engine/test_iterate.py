@@ -16,7 +16,7 @@ from pydantic import Field
 from tests.helpers import close_enough
 from warroom.engine import drivers
 from warroom.engine.context import Dice
-from warroom.engine.exact import _chain_key
+from warroom.engine.exact import chain_key
 from warroom.engine.params import validate
 from warroom.engine.procedure import Params, Procedure, outcome, procedure
 from warroom.errors import RuleError
@@ -134,8 +134,8 @@ def test_a_round_that_changes_the_shape_of_the_state_is_a_rule_error() -> None:
 def test_equal_closures_share_one_memo_key() -> None:
     # two rounds made by the same code over equal values compute the same thing
     one, two = _exchange(Fight()), _exchange(Fight())
-    assert one is not two and _chain_key(one) == _chain_key(two)
-    assert _chain_key(_exchange(Fight(a_at=3))) != _chain_key(one)
+    assert one is not two and chain_key(one) == chain_key(two)
+    assert chain_key(_exchange(Fight(a_at=3))) != chain_key(one)
 
     def outer() -> Any:
         def inner(d: Dice) -> str:
@@ -143,5 +143,5 @@ def test_equal_closures_share_one_memo_key() -> None:
         return inner
 
     # a captured function stands for its own key
-    assert _chain_key(lambda d, f=outer(): f(d)) is not None
-    assert _chain_key(print) is None  # no code of its own to name
+    assert chain_key(lambda d, f=outer(): f(d)) is not None
+    assert chain_key(print) is None  # no code of its own to name

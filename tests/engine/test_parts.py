@@ -16,7 +16,7 @@ from pydantic import Field
 from warroom.dice.sources import EnteredSource
 from warroom.engine import drivers
 from warroom.engine.context import Dice, fixed, part, parts, rows
-from warroom.engine.exact import _chain_key, exact_run
+from warroom.engine.exact import chain_key, exact_run
 from warroom.engine.params import validate
 from warroom.engine.procedure import Params, outcome, procedure
 from warroom.engine.roll import RollDice
@@ -93,16 +93,16 @@ def test_packed_states_that_run_out_of_bits_go_on_as_tuples(
     # values numbered in ``bits`` bits (16 in use); past 2**bits values at one position
     # (x takes 6, z up to 3, y 3), met in a stage or when packing, it goes on with
     # tuples: the same odds as brute force
-    from warroom.engine import exact
+    from warroom.engine.exact import packed
 
     made: list[int] = []
-    real = exact._Packed.__init__
+    real = packed.Packed.__init__
 
     def narrow(self: Any, width: int, bits_: int = 16) -> None:
         made.append(width)
         real(self, width, bits)
 
-    monkeypatch.setattr(exact._Packed, "__init__", narrow)
+    monkeypatch.setattr(packed.Packed, "__init__", narrow)
     w = exact_run(fight, ("x", "y", "z", "rounds"))
     assert made  # packed first
     assert {k: F(v, w.denominator) for k, v in w.weights.items()} == _brute()
@@ -251,7 +251,7 @@ def _module(name: str, label: str) -> Any:
 def test_equal_code_in_two_modules_does_not_share_a_memo_key() -> None:
     one, two = _module("t_chains_one", "a"), _module("t_chains_two", "b")
     assert one.chain.__code__ == two.chain.__code__  # the same code, other globals
-    assert _chain_key(one.chain) != _chain_key(two.chain)
+    assert chain_key(one.chain) != chain_key(two.chain)
 
     def both(d: Dice) -> Mapping[str, Any]:
         return {"first": d.one(one.chain, ("a", "b"), rule="t.key", what="one"),

@@ -4,6 +4,7 @@ same stages as a plain loop (enumerated path by path), by hand, and in every dri
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction as F
 from typing import Any
@@ -16,7 +17,7 @@ from pydantic import Field
 from tests.engine.test_iterate import Fight, _dist, monte_carlo_agrees
 from warroom.engine import drivers, exact
 from warroom.engine.context import Dice, fixed
-from warroom.engine.exact import _chain_key
+from warroom.engine.exact import chain_key, transitions
 from warroom.engine.params import validate
 from warroom.engine.procedure import Params, outcome, procedure
 from warroom.errors import RuleError
@@ -104,6 +105,20 @@ def test_stages_equal_the_plain_loop(a: int, b: int, a_at: int, b_at: int, round
     assert _dist(staged, **params) == _dist(loop, **params)
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 4), st.integers(2, 6), st.integers(2, 6),
+       st.integers(1, 4))
+def test_stopped_states_come_back_in_lowest_terms(a: int, b: int, a_at: int, b_at: int,
+                                                  rounds: int) -> None:
+    # states the test ``done`` stops (a winner in some round) are set aside as they are
+    # met and put back at the end: the same odds as the plain loop, and the weights
+    # still over the smallest denominator (no common factor left with it)
+    params = {"a": a, "b": b, "a_at": a_at, "b_at": b_at, "rounds": rounds}
+    d = drivers.exact(staged, validate(staged, params))
+    assert math.gcd(d.denominator, *d.weights.values()) == 1
+    assert _dist(staged, **params) == _dist(loop, **params)
+
+
 def test_one_round_by_hand() -> None:
     # 1 v 1, one round. A hits 4+ (1/2): B is gone, A wins in round 1, B never fires.
     # Else B fires at 5+ (1/3): A is gone, B wins. Else nobody was hit: no nerve test,
@@ -119,13 +134,13 @@ def test_one_round_by_hand() -> None:
 
 def test_each_stage_is_worked_out_once_per_state(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[str, tuple[Any, ...]]] = []
-    real = exact._transition
+    real = transitions.transition
 
-    def counting(stage: Any, s: tuple[Any, ...], *args: Any) -> Any:
+    def counting(stage: Any, s: tuple[Any, ...], *args: Any, **kwargs: Any) -> Any:
         seen.append((stage.__name__, s))
-        return real(stage, s, *args)
+        return real(stage, s, *args, **kwargs)
 
-    monkeypatch.setattr(exact, "_transition", counting)
+    monkeypatch.setattr(transitions, "transition", counting)
     _dist(staged, a=5, b=5, a_at=3, b_at=3, rounds=4)
     assert seen and len(seen) == len(set(seen))  # never the same stage and state twice
     # a plain loop follows paths: far more replays than the states the stages saw
@@ -195,7 +210,7 @@ def test_a_given_key_stands_for_what_a_stage_computes() -> None:
         return stage
 
     # a captured list cannot be hashed: no key, unless one is given
-    assert _chain_key(make([1])) is None
+    assert chain_key(make([1])) is None
     one, two = fixed(make([1]), ("t", 1)), fixed(make([1]), ("t", 1))
-    assert _chain_key(one) == _chain_key(two) is not None
-    assert _chain_key(fixed(make([2]), ("t", 2))) != _chain_key(one)
+    assert chain_key(one) == chain_key(two) is not None
+    assert chain_key(fixed(make([2]), ("t", 2))) != chain_key(one)

@@ -134,7 +134,7 @@ def test_one_joint_evaluation_per_distinct_set_of_groups(monkeypatch: pytest.Mon
         return joint(labels, groups)
 
     monkeypatch.setattr(tally, "_joint", counted)
-    for memo in (exact._EVAL_MEMO, tally._JOINTS, tally._PREFIXES, tally._MADE):
+    for memo in (exact.EVAL_MEMO, tally._JOINTS, tally._PREFIXES, tally._MADE):
         memo.clear()
     a_again = fixed(lambda d: _one_die(d))
     orders = [[(2, A), (1, B)], [(1, B), (2, a_again)], [(1, B), (2, A)]]
@@ -191,7 +191,7 @@ def test_states_whose_tallies_work_out_alike_share_their_outcomes() -> None:
     odds are those of each group after group."""
     from warroom.engine import exact
 
-    for memo in (exact._EVAL_MEMO, tally._JOINTS, tally._PREFIXES, tally._MADE):
+    for memo in (exact.EVAL_MEMO, tally._JOINTS, tally._PREFIXES, tally._MADE):
         memo.clear()
     copies = [fixed(lambda d: _one_die(d)) for _ in range(6)]  # alike, not the same
 

@@ -11,7 +11,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from warroom.engine.context import Row
-from warroom.engine.exact import MAX_PATHS, _gc_frozen, exact_run
+from warroom.engine.exact import MAX_PATHS, exact_run, gc_frozen
 from warroom.engine.params import normalized
 from warroom.engine.procedure import Params, Procedure
 from warroom.engine.results import Z95, Distribution, Estimate, Resolution
@@ -253,7 +253,7 @@ def _simulate_streams(proc: Procedure, params: Params, samples: int, seed: int,
     # the objects made before the run are left out of the collector's passes while it
     # runs, here and in a forked stream: walking a large heap (a server's memo tables)
     # costs time, and in a forked process copies every page it touches (4x slower)
-    frozen = _gc_frozen()
+    frozen = gc_frozen()
     frozen.__enter__()
     forked = [_Forked.start(s, chunk, stop) for s in streams[1:]] if _may_fork() else []
     try:

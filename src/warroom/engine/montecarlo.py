@@ -228,9 +228,9 @@ class SampleDice(Dice):
         mine = self._chains.get(chain)
         if mine is not None and (mine[0] is labels or mine[0] == labels):
             return mine[1]
-        from warroom.engine.exact import _chain_key
+        from warroom.engine.exact import chain_key
 
-        found = _chain_key(chain)
+        found = chain_key(chain)
         if found is None:
             table = _RAW
         else:  # chains computing alike (equal keys) share one table
@@ -374,9 +374,9 @@ class SampleDice(Dice):
             return None
         memo: dict[Any, Any] | None = self._parts.get(fn)
         if memo is None and fn not in self._parts:
-            from warroom.engine.exact import _chain_key
+            from warroom.engine.exact import chain_key
 
-            key = _chain_key(fn)
+            key = chain_key(fn)
             memo = None if key is None else self._parts.setdefault(("part", key), {})
             self._parts[fn] = memo
         return memo
@@ -445,12 +445,12 @@ class SampleDice(Dice):
     def _work_part(self, fn: Callable[..., Any], sub: tuple[Any, ...]) -> Any:
         """The exact transition of the stage ``fn`` from its part's value ``sub``, as a
         :class:`Table` of the changes it makes (:data:`_RAW`: too large to work out)."""
-        from warroom.engine.exact import _plain_transition, exact_run
+        from warroom.engine.exact import exact_run, plain_transition
 
         width = len(sub)
         # a stage of single dice and checks ending in plain states (a stack's): its
         # enumeration without exact_run's bookkeeping (the same weights)
-        plain = _plain_transition(fn, sub, width, self._shared, None, TABLE_PATHS)
+        plain = plain_transition(fn, sub, width, self._shared, None, TABLE_PATHS)
         if plain is not None:
             return Table([(_changes(sub, s2), w2) for s2, w2 in plain[0]])
 

@@ -505,7 +505,7 @@ def test_the_largest_row_works_its_states_out_once_per_multiset_of_groups(
     multiset and plain counts, worked out once per distinct groups) than counts."""
     from warroom.engine import exact, tally
 
-    for memo in (exact._EVAL_MEMO, tally._JOINTS, tally._PREFIXES, tally._MADE,
+    for memo in (exact.EVAL_MEMO, tally._JOINTS, tally._PREFIXES, tally._MADE,
                  tally._PLANS):
         memo.clear()
     joints: list[object] = []

@@ -1,0 +1,167 @@
+"""Packed states: between stages on parts, each state of the stage dynamic programme is
+one int (its positions' value numbers, bits interleaved), so grouping, changing and
+hashing a state are single int operations."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable, Sequence
+from math import lcm
+from typing import Any
+
+from warroom.engine.context import Stage
+from warroom.engine.exact.collector import acyclic
+from warroom.engine.exact.core import MakeDice
+from warroom.engine.exact.parts import part_transition
+
+
+class Packed:
+    """States packed in one int each (:func:`staged`, between stages on parts): the
+    distinct values met at each position are numbered, and a state is its values'
+    numbers with their bits interleaved (bit ``j`` of position ``f``'s number at bit
+    ``j * width + f``), up to ``bits`` bits a number. Grouping by a part is then a mask,
+    changing a part adding the difference of its bits, hashing an int: single int
+    operations instead of tuples built and hashed per state. Interleaved, the low bits
+    of a state (where a dict looks first) hold the low bits of every position's number,
+    so states that differ anywhere seldom collide in a dict (side by side, the first
+    position alone filled them: about three times slower dicts of states)."""
+
+    __slots__ = ("bits", "by_bits", "codes", "halves", "masks", "width")
+
+    def __init__(self, width: int, bits: int = 16) -> None:
+        self.width = width
+        self.bits = bits
+        # per position: the bits of each value, the value of each bits, its mask
+        self.codes: list[dict[Any, int]] = [{} for _ in range(width)]
+        self.by_bits: list[dict[int, Any]] = [{} for _ in range(width)]
+        self.masks = [sum(1 << (j * width + f) for j in range(bits)) for f in range(width)]
+        h = (width + 1) // 2
+        # the values of the first and second half of a state (positions :h, h:), by the
+        # state's bits there
+        self.halves: tuple[tuple[int, range, dict[int, tuple[Any, ...]]], ...] = (
+            (sum(self.masks[:h]), range(h), {}), (sum(self.masks[h:]), range(h, width), {}))
+
+    def code(self, f: int, v: Any) -> int | None:
+        """The bits of value ``v`` at position ``f`` (None: no room for another)."""
+        codes = self.codes[f]
+        c = codes.get(v)
+        if c is None:
+            n = len(codes)
+            if n >> self.bits:
+                return None
+            c = 0
+            for j in range(n.bit_length()):
+                c |= (n >> j & 1) << (j * self.width + f)
+            codes[v] = c
+            self.by_bits[f][c] = v
+        return c
+
+    def mask(self, at: Sequence[int]) -> int:
+        """The bits of positions ``at``."""
+        return sum(self.masks[f] for f in at)
+
+    def pack(self, dist: dict[int, dict[Any, int]]) -> dict[int, dict[Any, int]] | None:
+        """Every state packed (None: a position has too many values)."""
+        out: dict[int, dict[Any, int]] = {}
+        for r, states in dist.items():
+            into = out[r] = {}
+            for s, w in states.items():
+                n = 0
+                for f, v in enumerate(s):
+                    c = self.code(f, v)
+                    if c is None:
+                        return None
+                    n |= c
+                into[n] = w
+        return out
+
+    def fields(self, n: int, at: Sequence[int]) -> tuple[Any, ...]:
+        """The values at positions ``at`` of the packed state ``n``."""
+        masks, by_bits = self.masks, self.by_bits
+        return tuple([by_bits[f][n & masks[f]] for f in at])
+
+    def unpacked(self, packed: Iterable[int]) -> list[tuple[Any, ...]]:
+        """The states packed ones stand for, in order: the values of each first and
+        second half worked out once (a few dozen of them), each state the two joined,
+        all of it in C (map) rather than a loop in Python."""
+        ns = list(packed)
+        joined: list[Any] = []
+        for mask, at, known in self.halves:
+            bits = list(map(mask.__and__, ns))
+            for b in set(bits).difference(known):
+                known[b] = self.fields(b, at)
+            joined.append(map(known.__getitem__, bits))
+        return list(map(operator.add, *joined))
+
+    def unpack(self, dist: dict[int, dict[Any, int]]) -> dict[int, dict[Any, int]]:
+        with acyclic():
+            return {r: dict(zip(self.unpacked(states), states.values(), strict=True))
+                    for r, states in dist.items()}
+
+
+def packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]],
+                      token: Any, memo: dict[Any, Any], dist: dict[int, dict[Any, int]],
+                      buckets: dict[int, dict[int, dict[Any, int]]], bump: int,
+                      shared: dict[Any, Any], packed: Packed, *, make: MakeDice
+                      ) -> bool | None:
+    """:func:`part_stage` on packed states (:class:`Packed`): the states grouped by
+    the bits of their part, each group's transition (worked out once per value of the
+    part, as there) turned into the numbers to add to its states, and added. Whether any
+    state moved; None, with nothing done, when a position would get more values than
+    its bits can number (the caller goes on with tuples)."""
+    at, inner, _ = part
+    width = len(at)
+    fields = tuple(map(str, range(width)))
+    part_mask = packed.mask(at)
+    masks = packed.masks
+    rounds: list[tuple[int, dict[int, list[tuple[int, int]]]]] = []
+    with acyclic():
+        for r, states in dist.items():
+            groups: dict[int, list[tuple[int, int]]] = {}
+            for item in states.items():
+                g = item[0] & part_mask
+                group = groups.get(g)
+                if group is None:
+                    groups[g] = [item]
+                else:
+                    group.append(item)
+            rounds.append((r, groups))
+    # each group's changes: (number to add, weight over the transition's denominator)
+    moves: dict[int, tuple[list[tuple[int, int]], int]] = {}
+    code = packed.code
+    for _, groups in rounds:
+        for g in groups:
+            if g in moves:
+                continue
+            changes, sden = part_transition(inner, packed.fields(g, at), at, token, memo,
+                                            width, fields, shared, make=make)
+            adds: list[tuple[int, int]] = []
+            for ch, w2 in changes:
+                add = 0
+                for f, v in ch:
+                    c = code(f, v)
+                    if c is None:
+                        return None
+                    add += c - (g & masks[f])
+                adds.append((add, w2))
+            moves[g] = (adds, sden)
+    if not moves:
+        return False
+    common = lcm(*{sden for _, sden in moves.values()})
+    into = buckets.setdefault(common, {})
+    with acyclic():
+        for r, groups in rounds:
+            bucket = into.setdefault(r + bump, {})
+            for g, group in groups.items():
+                adds, sden = moves[g]
+                scale = common // sden
+                for add, w2 in adds:
+                    w2 *= scale
+                    for s, w in group:
+                        s2 = s + add
+                        if s2 in bucket:
+                            bucket[s2] += w * w2
+                        else:
+                            bucket[s2] = w * w2
+    return True
+
