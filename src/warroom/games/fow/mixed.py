@@ -266,30 +266,37 @@ class Allocation:
                 order, groups = _layout(self.weapons, self.teams, self.priority, declared)
                 found = self.shares[key] = _shares(groups, _slots(key[1], order))
             shares, left, taken = found, list(hits), None
-        for ranking, wanted, ordered, deal in shares:
-            chosen: list[int] = []  # the group's hits: whole weapons in ``ranking`` order
-            for w in ranking:
-                k = left[w]
-                if k:
-                    if k >= wanted:
-                        chosen += [w] * wanted
-                        left[w] = k - wanted
-                        break
-                    chosen += [w] * k
-                    left[w] = 0
-                    wanted -= k
-            if chosen:
-                for i, first, more in deal:
-                    took = chosen[first]
-                    for part in more:
-                        took += chosen[part]
-                    if not ordered:
-                        took.sort()
-                    out[i] = tuple(took)
+        _take(shares, left, out)
         if taken is not None:  # with the hits of bunker busters placed first
             return tuple([tuple(sorted((*before, *after))) if before else after
                           for before, after in zip(taken, out, strict=True)])
         return tuple(out)
+
+
+def _take(shares: tuple[Share, ...], left: list[int], out: list[tuple[int, ...]]) -> None:
+    """Deal ``shares`` (:func:`_shares`): each group takes its hits, whole weapons in its
+    ranking order, from ``left`` (each weapon's hits not yet dealt) and hands each member
+    its slices of them, into ``out`` (the hits each team takes, as weapon indices)."""
+    for ranking, wanted, ordered, deal in shares:
+        chosen: list[int] = []  # the group's hits: whole weapons in ``ranking`` order
+        for w in ranking:
+            k = left[w]
+            if k:
+                if k >= wanted:
+                    chosen += [w] * wanted
+                    left[w] = k - wanted
+                    break
+                chosen += [w] * k
+                left[w] = 0
+                wanted -= k
+        if chosen:
+            for i, first, more in deal:
+                took = chosen[first]
+                for part in more:
+                    took += chosen[part]
+                if not ordered:
+                    took.sort()
+                out[i] = tuple(took)
 
 
 @lru_cache(maxsize=256)
@@ -326,11 +333,25 @@ def _layout(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
     weapons that hit: the order the extra hits go in (teams' indices), and the groups
     that take their hits in turn, each with its members (in that order) and the weapons
     it takes first (their indices, best first)."""
-    declares = _declares(weapons, priority)
     order = tuple(sorted(range(len(teams)), key=lambda i: (
-        2 if teams[i].out else 1 if teams[i].gtg else 0, teams[i].far,
-        teams[i].kind not in declared, teams[i].armoured,
-        min(teams[i].hull, teams[i].turret))))
+        *article_rank(teams[i], declared), teams[i].armoured, min(teams[i].hull, teams[i].turret))))
+    return order, _groups(weapons, teams, priority, declared, order)
+
+
+def article_rank(team: Team, declared: tuple[str, ...]) -> tuple[int, bool, bool]:
+    """Where the article's rules put a team among those taking the extra hits: not gone
+    to ground, then gone to ground, then bogged or bailed out (rules 2, 3); nearer before
+    over 40 cm (rule 4); a declared priority type first (rule 6)."""
+    return (2 if team.out else 1 if team.gtg else 0, team.far, team.kind not in declared)
+
+
+@lru_cache(maxsize=4096)
+def _groups(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
+            declared: tuple[str, ...], order: tuple[int, ...]
+            ) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    """The groups that take their hits in turn when the teams are in ``order``: each with
+    its members (in that order) and the weapons it takes first (best first, rules 6, 7)."""
+    declares = _declares(weapons, priority)
     every = range(len(weapons))
     groups = []
     armours = sorted({min(t.hull, t.turret) for t in teams if t.armoured}, reverse=True)
@@ -346,7 +367,7 @@ def _layout(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
                            tuple(sorted(every, key=rank.__getitem__))))
     groups.append((tuple(i for i in order if not teams[i].armoured
                          and teams[i].kind not in declared), tuple(every)))
-    return order, tuple(groups)
+    return tuple(groups)
 
 
 @lru_cache(maxsize=1024)
@@ -445,6 +466,11 @@ class MixedParams(RulesParams):
     main_gun: bool = Field(True, description="firing the main gun (not machine-guns)")
     side_arc: bool = Field(False, description="the target is in the shooter's side or rear "
                            "arc (matters for Limited Vision)")
+    allocation: Literal["rules", "best"] = Field(
+        "rules", description="how the owner allocates the hits where the rules leave a "
+        "choice: rules (our fixed order: other teams before tanks, weaker armour first, "
+        "then as listed) or best (the order with the fewest teams expected destroyed, "
+        "worked out exactly; FoW article on shooting: the owner allocates)")
 
     @field_validator("weapons")
     @classmethod
@@ -462,12 +488,30 @@ class MixedParams(RulesParams):
     def _consistent(self) -> MixedParams:
         if self.moving_rof1 and not self.moved:
             raise ValueError("moving_rof1 means the weapon moved: set moved=true as well")
-        kinds = {t.kind for t in parse_teams(self.teams)}
+        teams = parse_teams(self.teams)
+        if self.allocation == "best":
+            _best_allowed(self, teams)
+        kinds = {t.kind for t in teams}
         for kind in (self.priority, *(w.priority for w in parse_weapons(self.weapons))):
             if kind != "none" and kind not in kinds:
                 raise UsageError("the priority target {kind!r} is not among the teams",
                                  kind=kind)
         return self
+
+
+def _best_allowed(p: MixedParams, teams: tuple[Team, ...]) -> None:
+    """``allocation=best`` weighs every order of the teams the rules allow, for every
+    count of hits: refused where a moving bunker buster's hits go first (rule 9, not
+    weighed yet) or where the orders are too many to weigh."""
+    from warroom.games.fow import best
+
+    if any(w.bb and (p.moved or w.moved) for w in parse_weapons(p.weapons)):
+        raise UsageError("allocation=best does not yet weigh the hits of a bunker buster "
+                         "that moved (rule 9): use allocation=rules")
+    count = best.order_count(teams)
+    if count > best.MAX_ORDERS:
+        raise UsageError("allocation=best would weigh {n} orders of these teams, at most "
+                         "{most}: use allocation=rules", n=count, most=best.MAX_ORDERS)
 
 
 def _as_shot(p: MixedParams, weapon: Weapon, gtg: bool, far: bool) -> ShootParams:
@@ -647,6 +691,10 @@ def _cost(p: MixedParams) -> int:
     teams = parse_teams(p.teams)
     declared = any(t.gt for t in teams) and not all(t.gt for t in teams)
     out = 2 * len(teams)
+    if p.allocation == "best":  # each order weighed costs about a small replay
+        from warroom.games.fow import best
+
+        out *= best.order_count(teams)
     for w in parse_weapons(p.weapons):
         out *= (w.dice + 1) * (w.dice + 2) // 2 if declared else w.dice + 1
     return out
@@ -695,7 +743,14 @@ def _cost(p: MixedParams) -> int:
          "(rule 9), their hits go first, a hit at a time to the team with the fewest "
          "that they may hit (not a vehicle, unless bogged down or bailed out); the other "
          "hits then even out the count over every team. Hits no team may take are lost "
-         "but still count toward pinning (our reading: the article is silent).")
+         "but still count toward pinning (our reading: the article is silent). The "
+         "article gives the allocation to the target's owner: allocation=best weighs "
+         "every order of the teams the rules rank alike (which of them take the extra "
+         "hits and which weapon's hits; vehicles kept unarmoured first, weakest armour "
+         "first) and keeps the plan with the fewest teams expected destroyed, then the "
+         "fewest tanks expected bailed out, then our fixed order's, each team's chances "
+         "worked out exactly from its own rolls; not yet with a bunker buster that "
+         "moved.")
 def shoot_mixed(p: MixedParams, d: Dice) -> Mapping[str, Any]:
     n = len(parse_weapons(p.weapons))
 
@@ -762,6 +817,10 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
     # rolling together follow from the hits alone: kept per count of each weapon's hits
     # where no one reads the story (exact odds and Monte Carlo ask again and again)
     split = _gun_tanks(weapons, teams, p.priority, p.moved)
+    if p.allocation == "best":  # the owner's best plan where the rules leave a choice
+        from warroom.games.fow import best
+
+        split = best.owners(split, saves)
     declared = split.parts is not None
     busters = split.whole.busters  # rule 9 may leave hits with no team to go to
     # (a long estimate meets nearly every count of hits once: past QUICK_TRIAL kept with
@@ -800,6 +859,14 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                 "one hit of a bunker buster that moved has no team it may go to: no effect",
                 "{n} hits of a bunker buster that moved have no team they may go to: no "
                 "effect", n=lost))
+        if d.explains and p.allocation == "best":
+            from warroom.games.fow import best
+
+            loss = best.plan_loss(weapons, teams, plan, saves)
+            d.note("fow.shoot_mixed.best", "the owner allocates the hits where the rules "
+                   "leave a choice so as to lose the fewest teams: {destroyed} teams "
+                   "expected destroyed, {bailed} tanks expected bailed out",
+                   destroyed=_fraction(loss[0]), bailed=_fraction(loss[1]))
         if d.explains:
             for i, took in enumerate(plan):
                 if took:
@@ -812,6 +879,11 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
 
     return (fixed(to_hit, ("fow.shoot_mixed", "to_hit", p)),
             fixed(resolve, ("fow.shoot_mixed", "resolve", p)))
+
+
+def _fraction(x: Any) -> str:
+    """An expected count for the story: exact, as a fraction, and its decimal."""
+    return str(x) if x.denominator == 1 else f"{x} ≈ {float(x):.3f}"
 
 
 @lru_cache(maxsize=256)
