@@ -52,7 +52,7 @@ def team_loss(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
     the rolls it makes for them (``mixed._team_roll``), destroyed and bailed out."""
     if not took:
         return Fraction(0), Fraction(0)
-    chain = mixed._team_roll(team._replace(n=0), weapons, took, saves)
+    chain = mixed.team_roll(team, weapons, took, saves)
     w = exact_run(lambda d: {"label": chain(d)}, ("label",), all_concrete=True)
     weights = {key[0]: v for key, v in w.weights.items()}
     return (Fraction(weights.get("destroyed", 0), w.denominator),
@@ -179,20 +179,14 @@ class BestAllocation(Allocation):
         return found
 
     def _best(self, hits: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-        weapons, teams = self.weapons, self.teams
-        declared = () if self.plain else tuple(sorted(
-            {self.declares[w] for w, h in enumerate(hits) if h} - {"none"}, key=KINDS.index))
-        fixed, _ = mixed._layout(weapons, teams, self.priority, declared)
-        total = sum(hits)
+        declared = mixed.declared_types(self, hits)
         best: tuple[tuple[int, ...], ...] = ()
         least: Loss | None = None
-        for order in orders(teams, declared, fixed):
-            groups = mixed._groups(weapons, teams, self.priority, declared, order)
-            plan: list[tuple[int, ...]] = [()] * len(teams)
-            mixed._take(mixed._shares(groups, mixed._slots(total, order)), list(hits), plan)
-            loss = plan_loss(weapons, teams, tuple(plan), self.saves)
+        for order in orders(self.teams, declared, mixed.fixed_order(self, declared)):
+            plan = mixed.plan_in_order(self, hits, declared, order)
+            loss = plan_loss(self.weapons, self.teams, plan, self.saves)
             if least is None or loss < least:
-                best, least = tuple(plan), loss
+                best, least = plan, loss
         return best
 
 

@@ -305,6 +305,37 @@ def _allocation(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: 
     return Allocation(weapons, teams, priority, moved)
 
 
+def declared_types(a: Allocation, hits: tuple[int, ...]) -> tuple[str, ...]:
+    """The priority types declared by the weapons that hit (rule 6), in kind order."""
+    if a.plain:
+        return ()
+    return tuple(sorted({a.declares[w] for w, h in enumerate(hits) if h} - {"none"},
+                        key=KINDS.index))
+
+
+def fixed_order(a: Allocation, declared: tuple[str, ...]) -> tuple[int, ...]:
+    """Our fixed order of the teams (:func:`allocate`'s, for the types ``declared``)."""
+    return _layout(a.weapons, a.teams, a.priority, declared)[0]
+
+
+def plan_in_order(a: Allocation, hits: tuple[int, ...], declared: tuple[str, ...],
+                  order: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """:func:`allocate`'s plan with the teams in ``order`` instead of our fixed order
+    (no moving bunker busters): who takes the extra hits, and in each group who takes
+    which weapon's hits, follow ``order``."""
+    groups = _groups(a.weapons, a.teams, a.priority, declared, order)
+    plan: list[tuple[int, ...]] = [()] * len(a.teams)
+    _take(_shares(groups, _slots(sum(hits), order)), list(hits), plan)
+    return tuple(plan)
+
+
+def team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
+              saves: Saves) -> Any:
+    """The rolls one team makes for the hits it took (weapon indices): its worst result,
+    the chain the shot rolls for it."""
+    return _team_roll(team._replace(n=0), weapons, took, saves)
+
+
 def _shares(groups: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
             slots: tuple[int, ...] | list[int]) -> tuple[Share, ...]:
     """Each group's share of the hits when the teams take ``slots`` hits (groups that
