@@ -17,7 +17,7 @@ from pydantic import Field, field_validator, model_validator
 from warroom.engine.context import Dice, Stage, fixed, rows
 from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.params import text_items, whole_number
-from warroom.engine.procedure import outcome, procedure
+from warroom.engine.procedure import OutcomeField, outcome, procedure
 from warroom.engine.steps import Target
 from warroom.errors import UsageError
 from warroom.games.fow.common import (
@@ -25,6 +25,7 @@ from warroom.games.fow.common import (
     Aspect,
     ExtraSaves,
     HitSpec,
+    Motivation,
     Skill,
     TargetType,
     team_chain,
@@ -63,6 +64,11 @@ TEAMS_HELP = (
     "(hit from the side its gun shield faces: a gun's failed save needs a firepower test "
     "to destroy it; the vehicle gets no save but the firepower test), e.g. "
     "gun:shield,soft:shield")
+PASSENGERS_HELP = (
+    "passenger teams carried, one entry per vehicle of teams (tank and soft teams, in "
+    "order; others skipped): N inside (a tank is then an armoured transport), rN riding "
+    "on a tank, 0 none; e.g. teams=tank:1,tank:1,soft passengers=2,0,3. Their saves, "
+    "dismounting and the transport platoon's motivation test as in fow.shoot")
 
 
 class Weapon(NamedTuple):
@@ -497,6 +503,11 @@ class MixedParams(RulesParams):
     main_gun: bool = Field(True, description="firing the main gun (not machine-guns)")
     side_arc: bool = Field(False, description="the target is in the shooter's side or rear "
                            "arc (matters for Limited Vision)")
+    passengers: str = Field("", description=PASSENGERS_HELP, examples=["2,0", "r2,3"])
+    transport_motivation: Motivation = Field("confident", description="the transport "
+                                             "platoon's motivation (armoured transports)")
+    transport_reroll: bool = Field(False, description="the transport platoon re-rolls a "
+                                   "failed motivation test")
     allocation: Literal["rules", "best"] = Field(
         "rules", description="how the owner allocates the hits where the rules leave a "
         "choice: rules (our fixed order: other teams before tanks, weaker armour first, "
@@ -520,6 +531,14 @@ class MixedParams(RulesParams):
         if self.moving_rof1 and not self.moved:
             raise ValueError("moving_rof1 means the weapon moved: set moved=true as well")
         teams = parse_teams(self.teams)
+        if self.passengers:
+            _carrier(self)
+        elif self.transport_reroll or self.transport_motivation != "confident":
+            raise UsageError("transport_motivation and transport_reroll describe "
+                             "passengers: give passengers= as well")
+        if self.allocation == "best" and self.passengers:
+            raise UsageError("allocation=best does not yet weigh passengers: use "
+                             "allocation=rules")
         if self.allocation == "best":
             _best_allowed(self, teams)
         kinds = {t.kind for t in teams}
@@ -528,6 +547,17 @@ class MixedParams(RulesParams):
                 raise UsageError("the priority target {kind!r} is not among the teams",
                                  kind=kind)
         return self
+
+
+def _carrier(p: MixedParams) -> Any:
+    """The target platoon's transports and passengers (:mod:`carried`)."""
+    from warroom.games.fow import carried
+
+    teams = parse_teams(p.teams)
+    return carried.parse_passengers(
+        p.passengers, tuple(t.kind for t in teams),
+        tuple(t.armoured and t.hull != t.turret for t in teams), p.transport_motivation,
+        p.transport_reroll, p.target_rules)
 
 
 def _best_allowed(p: MixedParams, teams: tuple[Team, ...]) -> None:
@@ -741,7 +771,14 @@ def _cost(p: MixedParams) -> int:
     outcome=outcome(("hits", "int", "hits scored by all the weapons"),
                     ("destroyed", "int", "teams destroyed"),
                     ("bailed_out", "int", "tanks bailed out"),
-                    ("pinned", "bool", "the target platoon is pinned down")),
+                    ("pinned", "bool", "the target platoon is pinned down"),
+                    OutcomeField("passengers_destroyed", "int", "passenger teams destroyed",
+                                 shown_if="passengers"),
+                    OutcomeField("dismounted", "bool", "surviving passengers dismount "
+                                 "under fire", shown_if="passengers"),
+                    OutcomeField("sent_to_rear", "bool", "armoured transports: the failed "
+                                 "motivation test sends the platoon's transports to the "
+                                 "rear", shown_if="passengers")),
     source="FoW article on shooting, allocation rules 1-9; FoW article on the effects of hits",
     note="Allocation as the article orders it: an equal share each, the rest first to teams "
          "not gone to ground, then gone to ground, then bogged or bailed out, nearer before "
@@ -786,13 +823,18 @@ def shoot_mixed(p: MixedParams, d: Dice) -> Mapping[str, Any]:
     n = len(parse_weapons(p.weapons))
 
     def row(last: Shot, _: int) -> tuple[Any, ...]:
-        total, destroyed, bailed = last[0], last[-2], last[-1]
-        return total, destroyed, bailed, pinned(d, p, total, p.hits_before,
-                                                "fow.shoot_mixed")
+        total, destroyed, bailed = last[0], last[n + 1], last[n + 2]
+        by_hits = pinned(d, p, total, p.hits_before, "fow.shoot_mixed")
+        if not p.passengers:
+            return total, destroyed, bailed, by_hits, 0, False, False
+        lost, dismounted, rear, by_transports = last[n + 3:]
+        return total, destroyed, bailed, by_hits or by_transports, lost, dismounted, rear
 
     # the last states' outcomes as rows: exact odds map each distinct last state once
-    return d.finish((0,) * (n + 3), (), rounds=0, opening=_stages(p),
-                    outcome=rows(("hits", "destroyed", "bailed_out", "pinned"), row))
+    start = (0,) * (n + 1) + ((0, 0, 0, False, False, False) if p.passengers else (0, 0))
+    return d.finish(start, (), rounds=0, opening=_stages(p),
+                    outcome=rows(("hits", "destroyed", "bailed_out", "pinned",
+                                  "passengers_destroyed", "dismounted", "sent_to_rear"), row))
 
 
 Shot = tuple[int, ...]
@@ -811,6 +853,19 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
     saves = Saves.of(p.target_rules, p.aspect == "side")
     anonymous = tuple(team._replace(n=0) for team in teams)
     rolls: list[dict[tuple[int, ...], Any]] = [{} for _ in teams]  # hits it took -> chain
+    carrier = _carrier(p) if p.passengers else None
+    labels = carrier.labels if carrier is not None else LABELS
+    after = (0, 0, 0, False, False, False) if carrier is not None else (0, 0)
+
+    def chain_of(i: int, took: tuple[int, ...]) -> Any:
+        """Team ``i``'s rolls for the hits it took: a transport's with its passengers'."""
+        if carrier is None or carrier.carried[i] is None:
+            return _team_roll(anonymous[i], weapons, took, saves)
+        from warroom.games.fow import carried
+
+        return carried.carrier_roll(tuple(
+            (_hit_spec(anonymous[i], weapons[w], teams[i].hull, saves), took.count(w))
+            for w in sorted(set(took))), carrier.carried[i])
 
     def groups(plan: tuple[tuple[int, ...], ...]) -> dict[Any, list[int]]:
         """The teams that roll together (alike but for their number, with the same
@@ -820,7 +875,7 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
             if took:
                 chain = rolls[i].get(took)
                 if chain is None:
-                    chain = rolls[i][took] = _team_roll(anonymous[i], weapons, took, saves)
+                    chain = rolls[i][took] = chain_of(i, took)
                 members = out.get(chain)
                 if members is None:
                     out[chain] = [i]
@@ -842,7 +897,7 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                        name=note)
             hits.append(d.pool(dice, t, rule="fow.shoot_mixed.to_hit", what=what,
                                reroll=reroll))
-        return (0, *hits, 0, 0)
+        return (0, *hits, *after)
 
     # rule 8's split rolls dice; without it the allocation and the groups of teams
     # rolling together follow from the hits alone: kept per count of each weapon's hits
@@ -877,7 +932,11 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                 if keep:
                     quick[counts] = found
         # the teams' rolls, a group of alike teams after another, counted together
-        res = d.tally(found, LABELS, rule="fow.shoot_mixed.team")
+        res = d.tally(found, labels, rule="fow.shoot_mixed.team")
+        if carrier is not None:  # the transports' rules for the platoon (carried.py)
+            from warroom.games.fow import carried
+
+            return (sum(counts), *(0,) * n, *carried.aftermath(d, res, carrier))
         return (sum(counts), *(0,) * n, res["destroyed"], res["bailed_out"])
 
     def _resolved(d: Dice, counts: tuple[int, ...]) -> list[tuple[int, Any, Any, Any]]:
