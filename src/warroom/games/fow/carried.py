@@ -31,7 +31,9 @@ from warroom.errors import UsageError
 from warroom.games.fow.common import LABELS, HitSpec, team_chain
 from warroom.games.fow.passengers import Fate, passenger_losses, transport_test
 
-MAX_PASSENGERS = 8
+MAX_PASSENGERS = 4
+"""Passenger teams one vehicle of a mixed platoon carries at most (a transport's
+load; fow.shoot takes up to 8 in its one vehicle)."""
 
 Carried = Fate | None
 """What one target team carries: a :class:`passengers.Fate` (its transport kind and
@@ -43,17 +45,34 @@ class Carrier(NamedTuple):
 
     carried: tuple[Carried, ...]  # per target team
     labels: tuple[str, ...]  # every team's result: LABELS, then each transport's
+    meaning: tuple[tuple[str, str, int, str, int], ...]  # label, kind, aboard, vehicle, lost
     soft: int  # the platoon's unarmoured vehicles
 
 
+_KIND = {"armoured": "armoured transport", "unarmoured": "unarmoured transport",
+         "tank": "tank"}
+_CAN = {"armoured": ("destroyed", "bailed_out", "unharmed"),
+        "unarmoured": ("destroyed", "unharmed"), "tank": LABELS}
+
+
 def label(f: Fate, vehicle: str, lost: int) -> str:
-    """A transport's result: its kind and passengers, its own result and the passenger
-    teams lost, e.g. ``armoured:2:destroyed:1``."""
-    return f"{f.transport}:{f.passengers}:{vehicle}:{lost}"
+    """A transport's result, a message of the catalog: its own and its passengers lost,
+    e.g. ``armoured transport destroyed, 1 of 2 passenger teams lost``."""
+    said = vehicle.replace("_", " ")
+    if not f.passengers:
+        return f"unarmoured vehicle {said}"
+    teams = "rider" if f.transport == "tank" else "passenger"
+    return (f"{_KIND[f.transport]} {said}, {lost} of {f.passengers} {teams} "
+            f"team{'s' if f.passengers > 1 else ''} lost")
 
 
-def _labels(f: Fate) -> tuple[str, ...]:
-    return tuple(label(f, v, k) for v in LABELS for k in range(f.passengers + 1))
+def labels_of(f: Fate) -> tuple[tuple[str, str, int, str, int], ...]:
+    """Every result a transport can have: (label, kind, aboard, vehicle, lost); an
+    armoured transport's passengers are lost only when it is destroyed."""
+    return tuple((label(f, v, k), f.transport, f.passengers, v, k)
+                 for v in _CAN[f.transport]
+                 for k in range(f.passengers + 1
+                                if v == "destroyed" or f.transport != "armoured" else 1))
 
 
 @lru_cache(maxsize=256)
@@ -72,7 +91,6 @@ def parse_passengers(text: str, kinds: tuple[str, ...], split: tuple[bool, ...],
                          "teams, in order), {want} in all, not {got}", want=len(vehicles),
                          got=len(items))
     carried: list[Carried] = [None] * len(kinds)
-    labels = list(LABELS)
     for i, item in zip(vehicles, items, strict=True):
         riders = item.lower().startswith("r")
         n = whole_number(item[1:] if riders else item, "passenger teams", item, 0,
@@ -93,10 +111,12 @@ def parse_passengers(text: str, kinds: tuple[str, ...], split: tuple[bool, ...],
         carried = [Fate("unarmoured", 0, motivation, reroll, False, MAX_PASSENGERS, rules)
                    if k == "soft" and f is None else f for k, f in zip(kinds, carried,
                                                                        strict=True)]
+    meaning: list[tuple[str, str, int, str, int]] = []
     for f in carried:
         if f is not None:
-            labels += [x for x in _labels(f) if x not in labels]
-    return Carrier(tuple(carried), tuple(labels), kinds.count("soft"))
+            meaning += [x for x in labels_of(f) if x not in meaning]
+    return Carrier(tuple(carried), LABELS + tuple(x[0] for x in meaning), tuple(meaning),
+                   kinds.count("soft"))
 
 
 @lru_cache(maxsize=4096)
@@ -153,13 +173,12 @@ def aftermath(d: Dice, res: Any, carrier: Carrier) -> After:
     lost: Any = 0
     # by kind: (vehicles destroyed, bailed out, passenger teams aboard the hit ones, lost)
     tally: dict[str, list[Any]] = {}
-    for name in carrier.labels[len(LABELS):]:
-        kind, carrying, vehicle, k = name.split(":")
+    for name, kind, carrying, vehicle, k in carrier.meaning:
         n = res[name]
-        lost = lost + int(k) * n
+        lost = lost + k * n
         row = tally.setdefault(kind, [0, 0, 0, 0])
-        row[2] = row[2] + int(carrying) * n
-        row[3] = row[3] + int(k) * n
+        row[2] = row[2] + carrying * n
+        row[3] = row[3] + k * n
         if vehicle == "destroyed":
             destroyed = destroyed + n
             row[0] = row[0] + n
