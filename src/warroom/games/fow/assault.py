@@ -79,6 +79,14 @@ class AssaultParams(RulesParams):
     defensive_dice: int = Field(0, ge=0, le=30, description="defensive fire dice (full ROF)")
     defensive_at: int = Field(2, ge=0, le=20, description="defensive fire anti-tank rating")
     defensive_firepower: int = Field(6, ge=1, le=6, description="defensive fire firepower N+")
+    defensive_weapons: str = Field("", description="several defensive-fire weapons, each "
+                                   "with its own anti-tank and firepower, as fow.shoot_mixed "
+                                   "takes them (dice:AT:firepower, full ROF), e.g. "
+                                   "4:2:6,2:11:3; instead of defensive_dice")
+    attacker_teams: str = Field("", description="the assaulting teams as fow.shoot_mixed "
+                                "takes them (tanks with their side armour), e.g. "
+                                "tank:3,tank:3,infantry: defensive fire is allocated over "
+                                "them (with defensive_weapons); as many as attackers")
     max_rounds: int = Field(10, ge=1, le=10, description="rounds resolved before calling it "
                             "undecided")
 
@@ -87,6 +95,8 @@ class AssaultParams(RulesParams):
         if self.attacker_open_topped and self.attacker_type != "tank":
             raise UsageError("attacker_open_topped describes assaulting tanks: give "
                              "attacker_type=tank as well")
+        if self.defensive_weapons or self.attacker_teams:
+            _mixed_fire_allowed(self)
         if self.attacker_passengers and self.attacker_type != "tank":
             # FoW article on German special rules, Mounted Assault: carrying passengers,
             # the carriers are tanks in everything but platoon morale
@@ -210,6 +220,7 @@ class _Setup:
     pin_at: int
     open_topped: bool  # open-topped tanks fall back on 5 hits too
     passengers: int  # Mounted Assault: passenger teams aboard each assaulting carrier
+    mixed: Any  # several defensive-fire weapons: fow.shoot_mixed's stages and weapons
 
     @staticmethod
     def key(p: AssaultParams) -> tuple[Any, ...]:
@@ -220,14 +231,15 @@ class _Setup:
                 p.defender_motivation, p.defender_top_armour, p.defender_at,
                 p.defender_firepower, p.defensive_dice, p.defensive_at,
                 p.defensive_firepower, p.rules, p.target_rules, p.attacker_open_topped,
-                p.attacker_passengers)
+                p.attacker_passengers, p.defensive_weapons, p.attacker_teams)
 
 
 def _setup(attackers: int, a_type: str, a_skill: str, a_motivation: str, a_armour: int,
            a_top: int, a_at: int, a_fp: int, defenders: int, d_type: str, d_skill: str,
            d_motivation: str, d_top: int, d_at: int, d_fp: int, dice: int, df_at: int,
            df_fp: int, rules: tuple[str, ...], target_rules: tuple[str, ...],
-           open_topped: bool = False, passengers: int = 0) -> _Setup:
+           open_topped: bool = False, passengers: int = 0, weapons: str = "",
+           teams: str = "") -> _Setup:
     def side(name: str, kind: str, skill: str, motivation: str, at: int, fp: int,
              own: tuple[str, ...], foe_kind: str, foe_top: int) -> Side:
         strikes = HitSpec(target="tank" if foe_kind == "tank" else "infantry",
@@ -252,7 +264,9 @@ def _setup(attackers: int, a_type: str, a_skill: str, a_motivation: str, a_armou
     pin = 10 if "quality_of_quantity" in rules else 5
     return _Setup(attackers, defenders, sides, dice, df, "automatic_rifles" in target_rules,
                   spec, pin, (open_topped or passengers > 0) and a_type == "tank",
-                  passengers if a_type == "tank" else 0)
+                  passengers if a_type == "tank" else 0,
+                  _mixed_fire(weapons, teams, attackers, a_type, a_armour, a_skill, rules,
+                              target_rules))
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +308,13 @@ def _fight(*key: Any) -> _Stages:
             return (0, s[1] - out, s[2], s[3], "", False, s[6] + lost)
         dead, bailed = resolve_spread(d, s[3], s[1], setup.defensive_spec, flat=False)
         return (0, s[1] - dead - bailed, s[2], s[3], "", False, s[6])
+
+    def mixed_fire(s: Fight, d: Dice) -> Fight:
+        # fow.shoot_mixed's stages (to hit, then the allocation over the charging teams
+        # and their rolls) as one stage of the assault: its hits pin, its losses count
+        (to_hit, resolve), n = setup.mixed
+        shot = resolve(to_hit((0,) * (n + 3), d), d)
+        return (0, s[1] - shot[n + 1] - shot[n + 2], s[2], shot[0], "", False, s[6])
 
     def fall_back(s: Fight, d: Dice) -> Fight:
         _, left, def_left, hits, _, _, lost = s
@@ -355,7 +376,9 @@ def _fight(*key: Any) -> _Stages:
     opening: list[Stage[Fight]] = []
     if attacker.type == "infantry" and defender.type == "tank":
         opening.append(charge)
-    if setup.defensive:
+    if setup.mixed is not None:  # several weapons: fow.shoot_mixed's own fire
+        opening += [mixed_fire, fall_back]
+    elif setup.defensive:
         opening += [defensive_fire, defensive_saves, fall_back]
     def keyed(stage: Stage[Fight]) -> Stage[Fight]:
         return fixed(stage, ("fow.assault", key, stage.__name__))
@@ -436,3 +459,47 @@ def _carrier_chain(spec: HitSpec, k: int, passengers: int, by_fire: bool) -> Any
         return _DESTROYED_WITH[int(lost)]
 
     return fixed(chain)
+
+
+def _mixed_fire_allowed(p: AssaultParams) -> None:
+    """Several defensive-fire weapons replace the one weapon line; the charging teams
+    are the attackers; not yet with Mounted Assault passengers or Automatic Rifles."""
+    from warroom.games.fow import mixed
+
+    if not p.defensive_weapons:
+        raise UsageError("attacker_teams tells defensive fire where its hits go: give "
+                         "defensive_weapons as well")
+    if p.defensive_dice:
+        raise UsageError("defensive_weapons replaces defensive_dice, defensive_at and "
+                         "defensive_firepower: give one or the other")
+    if p.attacker_passengers:
+        raise UsageError("defensive_weapons with attacker_passengers: not yet")
+    if "automatic_rifles" in p.target_rules:
+        raise UsageError("defensive_weapons with Automatic Rifles: not yet (give their "
+                         "dice as defensive_dice)")
+    if p.attacker_teams:
+        teams = mixed.parse_teams(p.attacker_teams)
+        if len(teams) != p.attackers:
+            raise UsageError("attacker_teams lists {n} teams: give attackers={n}",
+                             n=len(teams))
+    mixed.parse_weapons(p.defensive_weapons)
+
+
+@lru_cache(maxsize=256)
+def _mixed_fire(weapons: str, teams: str, attackers: int, a_type: str, a_armour: int,
+                a_skill: str, rules: tuple[str, ...], target_rules: tuple[str, ...]
+                ) -> tuple[Any, int] | None:
+    """fow.shoot_mixed's stages for the defenders' weapons at the charging teams: they
+    hit on the attackers' skill, tanks save on their side armour (card), the attackers'
+    Schürzen and Improvised Armour apply; with no ``teams`` given, ``attackers`` teams
+    of the attackers' type."""
+    if not weapons:
+        return None
+    from warroom.games.fow import mixed
+
+    if not teams:
+        one = f"tank:{a_armour}" if a_type == "tank" else "infantry"
+        teams = ",".join([one] * attackers)
+    p = mixed.MixedParams(weapons=weapons, teams=teams, target_skill=a_skill,
+                          aspect="side", rules=target_rules, target_rules=rules)
+    return mixed.fire_stages(p), len(mixed.parse_weapons(weapons))

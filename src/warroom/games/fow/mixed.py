@@ -976,6 +976,13 @@ def _fraction(x: Any) -> str:
     return str(x) if x.denominator == 1 else f"{x} ≈ {float(x):.3f}"
 
 
+def fire_stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
+    """The shot's two stages (to hit; the allocation and the teams' rolls) over
+    :data:`Shot`, for a rule that fires the same way inside its own stages (an
+    assault's defensive fire)."""
+    return _stages(p)
+
+
 @lru_cache(maxsize=256)
 def _to_hit(p: MixedParams, weapons: tuple[Weapon, ...], teams: tuple[Team, ...]
             ) -> tuple[tuple[Target, Literal["none", "misses"], Msg | None], ...]:
