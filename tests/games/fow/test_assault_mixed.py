@@ -68,3 +68,16 @@ def test_roll_entered_dice_monte_carlo_and_refusals() -> None:
                      attacker_teams="infantry,infantry,infantry")
     with pytest.raises(UsageError, match="defensive_weapons as well"):
         warroom.odds("fow.assault", attackers=1, attacker_teams="infantry")
+
+
+def test_a_mixed_platoon_is_not_all_armoured_so_five_hits_drive_it_back() -> None:
+    # card: a pinned assault falls back unless the whole platoon is armoured vehicles.
+    # Five rifle dice at two tanks of armour 15: all five hit (2/3)^5 = 32/243, but
+    # tanks are not driven back by pinning and nothing harms them: never repelled.
+    # With an infantry team beside one such tank, five hits drive the platoon back.
+    raw = {"attackers": 2, "attacker_type": "tank", "attacker_armour": 15,
+           "defensive_weapons": "5:2:6", "max_rounds": 1}
+    assert warroom.odds("fow.assault", raw | {"attacker_teams": "tank:15,tank:15"}
+                        ).probability(repelled=True) == 0
+    assert warroom.odds("fow.assault", raw | {"attacker_teams": "tank:15,infantry"}
+                        ).probability(repelled=True) == F(32, 243)

@@ -181,7 +181,14 @@ _WHAT = {(side, k): text.format(side=side) for side in ("attacker", "defender")
          "be destroyed: the table's geometry, not counted); a carrier destroyed in close "
          "combat loses every passenger. Passengers stay aboard to counterattack (the "
          "article lets them; the card says they dismount), so they never fight on foot "
-         "here.")
+         "here. Several defensive-fire weapons (defensive_weapons, each with its own AT "
+         "and firepower) fire as fow.shoot_mixed does, its own stages: each hits on the "
+         "attackers' skill at full ROF, the hits are allocated over the charging teams "
+         "(attacker_teams, or attackers teams of attacker_type) by the shooting article's "
+         "rules and each team rolls on its side armour; the hits in all pin. Then the "
+         "survivors fight the rounds as attacker_type (close combat with a mixed platoon, "
+         "tanks beside infantry, counts every survivor as that type: not yet by kind), and "
+         "two tanks out drive the assault back only when every charging team is a tank.")
 def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
     fight = _fight(*_Setup.key(p))
     start: Fight = (0, p.attackers, p.defenders, 0, "", False, 0)
@@ -221,6 +228,7 @@ class _Setup:
     open_topped: bool  # open-topped tanks fall back on 5 hits too
     passengers: int  # Mounted Assault: passenger teams aboard each assaulting carrier
     mixed: Any  # several defensive-fire weapons: fow.shoot_mixed's stages and weapons
+    all_tanks: bool  # every charging team is a tank (falling back: two tanks, not pins)
 
     @staticmethod
     def key(p: AssaultParams) -> tuple[Any, ...]:
@@ -266,7 +274,8 @@ def _setup(attackers: int, a_type: str, a_skill: str, a_motivation: str, a_armou
                   spec, pin, (open_topped or passengers > 0) and a_type == "tank",
                   passengers if a_type == "tank" else 0,
                   _mixed_fire(weapons, teams, attackers, a_type, a_armour, a_skill, rules,
-                              target_rules))
+                              target_rules),
+                  tank and _all_tanks(teams))
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,10 +327,10 @@ def _fight(*key: Any) -> _Stages:
 
     def fall_back(s: Fight, d: Dice) -> Fight:
         _, left, def_left, hits, _, _, lost = s
-        if attacker.type == "tank" and setup.attackers - left >= 2:
+        if setup.all_tanks and setup.attackers - left >= 2:
             d.note(f"{rule}.defensive_fire", "defensive fire destroyed or bailed out two "
                    "assaulting tanks: the assault falls back")
-        elif (hits >= setup.pin_at and (attacker.type != "tank" or setup.open_topped)) \
+        elif (hits >= setup.pin_at and (not setup.all_tanks or setup.open_topped)) \
                 or left == 0:
             d.note(f"{rule}.defensive_fire", "the assault is pinned down and falls back")
         else:
@@ -503,3 +512,10 @@ def _mixed_fire(weapons: str, teams: str, attackers: int, a_type: str, a_armour:
     p = mixed.MixedParams(weapons=weapons, teams=teams, target_skill=a_skill,
                           aspect="side", rules=target_rules, target_rules=rules)
     return mixed.fire_stages(p), len(mixed.parse_weapons(weapons))
+
+
+def _all_tanks(teams: str) -> bool:
+    """Every team of ``attacker_teams`` is a tank (none given: the attackers' type)."""
+    from warroom.games.fow import mixed
+
+    return all(t.kind == "tank" for t in mixed.parse_teams(teams)) if teams else True
