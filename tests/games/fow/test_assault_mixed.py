@@ -81,3 +81,34 @@ def test_a_mixed_platoon_is_not_all_armoured_so_five_hits_drive_it_back() -> Non
                         ).probability(repelled=True) == 0
     assert warroom.odds("fow.assault", raw | {"attacker_teams": "tank:15,infantry"}
                         ).probability(repelled=True) == F(32, 243)
+
+
+def test_the_builder_gives_each_weapon_line_and_a_mixed_charging_platoon() -> None:
+    from warroom.games.fow.units import FowPlatoon
+    from warroom.units import params_for
+
+    def weapon(name: str, rof: int, at: int, fp: int) -> dict[str, object]:
+        return {"name": name, "range_cm": 40, "rof_halted": rof, "rof_moving": 1,
+                "at": at, "firepower": fp}
+
+    # defenders: 3 rifle teams (ROF 1, AT 2, FP 6+) and 2 anti-tank guns (ROF 2, AT 11,
+    # FP 3+): two weapon lines, 3 and 4 dice
+    defenders = FowPlatoon.model_validate({"name": "Defence", "teams": [
+        {"type": "infantry", "count": 3, "weapons": [weapon("rifle", 1, 2, 6)]},
+        {"type": "gun", "count": 2, "weapons": [weapon("AT gun", 2, 11, 3)]}]})
+    # attackers: 2 tanks (side armour 3) and 1 infantry team
+    attackers = FowPlatoon.model_validate({"name": "Kampfgruppe", "teams": [
+        {"type": "tank", "count": 2, "front": 5, "side": 3, "top": 1,
+         "weapons": [weapon("gun", 2, 9, 3)]},
+        {"type": "infantry", "count": 1, "weapons": [weapon("rifle", 1, 2, 6)]}]})
+    b = params_for("fow.assault", attackers, defenders)
+    assert b.params["defensive_weapons"] == "3:2:6,4:11:3"
+    assert "defensive_dice" not in b.params
+    assert (b.params["attacker_teams"], b.params["attackers"]) == (
+        "tank:3,tank:3,infantry", 3)
+    assert str(b.sources["defensive_weapons"]) == (
+        "Defence: every fighting team's main weapon, each with its own AT and firepower")
+    # the odds from the units are the odds of those parameters
+    assert list(warroom.odds("fow.assault", **{**b.params, "max_rounds": 1}).items()) == \
+        list(warroom.odds("fow.assault", from_unit=attackers, at_unit=defenders,
+                          max_rounds=1).items())
