@@ -63,7 +63,7 @@ def test_roll_entered_dice_monte_carlo_and_refusals() -> None:
     assert low <= float(exact) <= high
     with pytest.raises(UsageError, match="one or the other"):
         warroom.odds("fow.assault", defensive_weapons="1:2:6", defensive_dice=2)
-    with pytest.raises(UsageError, match="attackers=3"):
+    with pytest.raises(UsageError, match="attackers=3, the number"):
         warroom.odds("fow.assault", attackers=2, defensive_weapons="1:2:6",
                      attacker_teams="infantry,infantry,infantry")
     with pytest.raises(UsageError, match="defensive_weapons as well"):

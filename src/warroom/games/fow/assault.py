@@ -489,8 +489,8 @@ def _mixed_fire_allowed(p: AssaultParams) -> None:
     if p.attacker_teams:
         teams = mixed.parse_teams(p.attacker_teams)
         if len(teams) != p.attackers:
-            raise UsageError("attacker_teams lists {n} teams: give attackers={n}",
-                             n=len(teams))
+            raise UsageError("attacker_teams and attackers disagree: give attackers={n}, the "
+                             "number of teams listed", n=len(teams))
     mixed.parse_weapons(p.defensive_weapons)
 
 
