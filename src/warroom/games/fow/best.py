@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 from functools import lru_cache
 from itertools import groupby, product
-from math import factorial, prod
+from math import prod
 
 from warroom.engine.exact import exact_run
 from warroom.games.fow import mixed
@@ -38,7 +38,7 @@ from warroom.games.fow.mixed import (
     article_rank,
 )
 
-MAX_ORDERS = 5_040
+MAX_ORDERS = 720
 """The most orders of the teams ``allocation=best`` weighs for one count of hits."""
 
 Loss = tuple[Fraction, Fraction]
@@ -108,19 +108,17 @@ def _arrangements(kinds: tuple[Team, ...], counts: tuple[int, ...]
 
 
 @lru_cache(maxsize=1024)
-def orders(teams: tuple[Team, ...], declared: tuple[str, ...], first: tuple[int, ...]
-           ) -> tuple[tuple[int, ...], ...]:
-    """Every order of the teams the rules allow: the article's rank (rules 2-4, 6) kept,
-    teams ranked alike in any order but vehicles in rule 7's; teams alike but for their
-    number are interchangeable, so one order stands for all their permutations. The
-    fixed order (``first``) comes first."""
+def _blocks(teams: tuple[Team, ...], declared: tuple[str, ...]
+            ) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """The teams the article ranks alike (rules 2-4, 6), block after block, each with
+    every order of it the rules allow: any order, but vehicles in rule 7's; teams alike
+    but for their number are interchangeable, so one order stands for all of theirs."""
     ranked = sorted(range(len(teams)), key=lambda i: article_rank(teams[i], declared))
-    blocks: list[list[tuple[int, ...]]] = []
+    blocks: list[tuple[tuple[int, ...], ...]] = []
     for _, members in groupby(ranked, key=lambda i: article_rank(teams[i], declared)):
-        ids = list(members)
         kinds: list[Team] = []
         of: list[list[int]] = []
-        for i in ids:
+        for i in members:
             alike = teams[i]._replace(n=0)
             if alike in kinds:
                 of[kinds.index(alike)].append(i)
@@ -135,9 +133,17 @@ def orders(teams: tuple[Team, ...], declared: tuple[str, ...], first: tuple[int,
                 out.append(of[k][taken[k]])
                 taken[k] += 1
             block.append(tuple(out))
-        blocks.append(block)
+        blocks.append(tuple(block))
+    return tuple(blocks)
+
+
+@lru_cache(maxsize=1024)
+def orders(teams: tuple[Team, ...], declared: tuple[str, ...], first: tuple[int, ...]
+           ) -> tuple[tuple[int, ...], ...]:
+    """Every order of the teams the rules allow (:func:`_blocks`), the fixed order
+    (``first``) first."""
     found = [first]
-    for parts in product(*blocks):
+    for parts in product(*_blocks(teams, declared)):
         order = tuple(i for part in parts for i in part)
         if order != first:
             found.append(order)
@@ -145,32 +151,22 @@ def orders(teams: tuple[Team, ...], declared: tuple[str, ...], first: tuple[int,
 
 
 def order_count(teams: tuple[Team, ...]) -> int:
-    """How many orders :func:`orders` weighs at most (every type declared or not): the
-    distinct arrangements of each block of teams ranked alike, vehicles' order aside."""
-    most = 1
-    for declared in ((), tuple(KINDS)):
-        key = {i: article_rank(t, declared) for i, t in enumerate(teams)}
-        count = 1
-        for _, members in groupby(sorted(key, key=key.__getitem__), key=key.__getitem__):
-            alike: dict[Team, int] = {}
-            for i in members:
-                t = teams[i]._replace(n=0)
-                alike[t] = alike.get(t, 0) + 1
-            count *= factorial(sum(alike.values())) // prod(map(factorial, alike.values()))
-        most = max(most, count)
-    return most
+    """How many orders :func:`orders` weighs at most, whichever types are declared."""
+    return max(prod(len(block) for block in _blocks(teams, declared))
+               for declared in ((), *((kind,) for kind in KINDS), tuple(KINDS)))
 
 
 class BestAllocation(Allocation):
     """:class:`mixed.Allocation` with the owner's choice: of the orders the rules allow
     (:func:`orders`), the plan with the least expected loss (see the module)."""
 
-    __slots__ = ("memo", "saves")
+    __slots__ = ("losses", "memo", "saves")
 
     def __init__(self, rules: Allocation, saves: Saves) -> None:
         super().__init__(rules.weapons, rules.teams, rules.priority, rules.moved)
         self.saves = saves
         self.memo: dict[tuple[int, ...], tuple[tuple[int, ...], ...]] = {}
+        self.losses: dict[tuple[int, tuple[int, ...]], Loss] = {}  # (team, hits): loss
 
     def plan(self, hits: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
         found = self.memo.get(hits)
@@ -182,11 +178,24 @@ class BestAllocation(Allocation):
         declared = mixed.declared_types(self, hits)
         best: tuple[tuple[int, ...], ...] = ()
         least: Loss | None = None
+        seen: set[tuple[tuple[int, ...], ...]] = set()  # orders often deal alike
+        losses = self.losses
         for order in orders(self.teams, declared, mixed.fixed_order(self, declared)):
             plan = mixed.plan_in_order(self, hits, declared, order)
-            loss = plan_loss(self.weapons, self.teams, plan, self.saves)
-            if least is None or loss < least:
-                best, least = plan, loss
+            if plan in seen:
+                continue
+            seen.add(plan)
+            destroyed, bailed = Fraction(0), Fraction(0)
+            for i, took in enumerate(plan):
+                if took:
+                    found = losses.get((i, took))
+                    if found is None:
+                        found = losses[i, took] = team_loss(self.teams[i], self.weapons,
+                                                             took, self.saves)
+                    destroyed += found[0]
+                    bailed += found[1]
+            if least is None or (destroyed, bailed) < least:
+                best, least = plan, (destroyed, bailed)
         return best
 
 

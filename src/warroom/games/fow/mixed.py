@@ -17,7 +17,7 @@ from pydantic import Field, field_validator, model_validator
 from warroom.engine.context import Dice, Stage, fixed, rows
 from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.params import text_items, whole_number
-from warroom.engine.procedure import OutcomeField, outcome, procedure
+from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
 from warroom.errors import UsageError
 from warroom.games.fow.common import (
@@ -30,7 +30,13 @@ from warroom.games.fow.common import (
     TargetType,
     team_chain,
 )
-from warroom.games.fow.shooting import ShootParams, pinned, to_hit_reroll, to_hit_target
+from warroom.games.fow.shooting import (
+    PASSENGER_OUTCOME,
+    ShootParams,
+    pinned,
+    to_hit_reroll,
+    to_hit_target,
+)
 from warroom.games.fow.special_rules.params import RulesParams
 
 MAX_WEAPONS = 6
@@ -329,10 +335,18 @@ def plan_in_order(a: Allocation, hits: tuple[int, ...], declared: tuple[str, ...
     """:func:`allocate`'s plan with the teams in ``order`` instead of our fixed order
     (no moving bunker busters): who takes the extra hits, and in each group who takes
     which weapon's hits, follow ``order``."""
-    groups = _groups(a.weapons, a.teams, a.priority, declared, order)
     plan: list[tuple[int, ...]] = [()] * len(a.teams)
-    _take(_shares(groups, _slots(sum(hits), order)), list(hits), plan)
+    _take(_order_shares(a.weapons, a.teams, a.priority, declared, order, sum(hits)),
+          list(hits), plan)
     return tuple(plan)
+
+
+@lru_cache(maxsize=16_384)
+def _order_shares(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
+                  declared: tuple[str, ...], order: tuple[int, ...], total: int
+                  ) -> tuple[Share, ...]:
+    """The groups' shares of ``total`` hits with the teams in ``order``."""
+    return _shares(_groups(weapons, teams, priority, declared, order), _slots(total, order))
 
 
 def team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
@@ -503,7 +517,7 @@ class MixedParams(RulesParams):
     main_gun: bool = Field(True, description="firing the main gun (not machine-guns)")
     side_arc: bool = Field(False, description="the target is in the shooter's side or rear "
                            "arc (matters for Limited Vision)")
-    passengers: str = Field("", description=PASSENGERS_HELP, examples=["2,0", "r2,3"])
+    passengers: str = Field("", description=PASSENGERS_HELP, examples=["2,0,3", "r2,0,0"])
     transport_motivation: Motivation = Field("confident", description="the transport "
                                              "platoon's motivation (armoured transports)")
     transport_reroll: bool = Field(False, description="the transport platoon re-rolls a "
@@ -772,13 +786,7 @@ def _cost(p: MixedParams) -> int:
                     ("destroyed", "int", "teams destroyed"),
                     ("bailed_out", "int", "tanks bailed out"),
                     ("pinned", "bool", "the target platoon is pinned down"),
-                    OutcomeField("passengers_destroyed", "int", "passenger teams destroyed",
-                                 shown_if="passengers"),
-                    OutcomeField("dismounted", "bool", "surviving passengers dismount "
-                                 "under fire", shown_if="passengers"),
-                    OutcomeField("sent_to_rear", "bool", "armoured transports: the failed "
-                                 "motivation test sends the platoon's transports to the "
-                                 "rear", shown_if="passengers")),
+                    *PASSENGER_OUTCOME),
     source="FoW article on shooting, allocation rules 1-9; FoW article on the effects of hits",
     note="Allocation as the article orders it: an equal share each, the rest first to teams "
          "not gone to ground, then gone to ground, then bogged or bailed out, nearer before "
