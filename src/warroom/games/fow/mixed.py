@@ -826,7 +826,12 @@ def _cost(p: MixedParams) -> int:
          "first) and keeps the plan with the fewest teams expected destroyed, then the "
          "fewest tanks expected bailed out, then our fixed order's, each team's chances "
          "worked out exactly from its own rolls; not yet with a bunker buster that "
-         "moved.")
+         "moved or with passengers. Transports with passengers (passengers=) roll as "
+         "fow.shoot passengers=N does for one vehicle (fow.passengers' rule); for the "
+         "platoon, an armoured transport destroyed or bailed out makes the transport "
+         "platoon test motivation once, and one unarmoured vehicle destroyed destroys "
+         "every unarmoured vehicle of the platoon and pins it (FoW article on the effects "
+         "of hits).")
 def shoot_mixed(p: MixedParams, d: Dice) -> Mapping[str, Any]:
     n = len(parse_weapons(p.weapons))
 
