@@ -89,3 +89,18 @@ def test_passengers_beside_other_teams_roll_simulate_and_refuse() -> None:
         warroom.odds("fow.shoot_mixed", weapons="1:2:6", teams="soft", passengers="r1")
     with pytest.raises(UsageError, match="give passengers"):
         warroom.odds("fow.shoot_mixed", weapons="1:2:6", teams="soft", transport_reroll=True)
+
+
+def test_only_a_destroyed_armoured_transports_survivors_dismount() -> None:
+    # Two armoured transports (armour 1, one passenger team each), two shots of AT 3
+    # firepower 3+, one on each. Entered, the two alike transports rolling in step: both
+    # hit (3, 3); armour saves 1 (transport 1: below) and 6 (transport 2: unharmed);
+    # transport 1's firepower test 3 (destroyed), its passenger's save 1 (lost). The
+    # platoon tests motivation for the destroyed one: 4 passes. The
+    # destroyed transport's only team is lost and the other transport was not destroyed,
+    # so nobody dismounts; the platoon is pinned all the same.
+    res = warroom.roll("fow.shoot_mixed", weapons="2:3:3", teams="tank:1,tank:1",
+                       passengers="1,1", dice=[3, 3, 1, 6, 3, 1, 4])
+    assert (res.outcome["destroyed"], res.outcome["passengers_destroyed"],
+            res.outcome["dismounted"], res.outcome["pinned"],
+            res.outcome["sent_to_rear"]) == (1, 1, False, True, False)

@@ -171,13 +171,15 @@ def aftermath(d: Dice, res: Any, carrier: Carrier) -> After:
     destroyed: Any = res["destroyed"]
     bailed: Any = res["bailed_out"]
     lost: Any = 0
-    # by kind: (vehicles destroyed, bailed out, passenger teams aboard the hit ones, lost)
+    # by kind: (vehicles destroyed, bailed out, passenger teams aboard those whose
+    # passengers must get out (armoured: the destroyed ones; else every one hit), lost)
     tally: dict[str, list[Any]] = {}
     for name, kind, carrying, vehicle, k in carrier.meaning:
         n = res[name]
         lost = lost + k * n
         row = tally.setdefault(kind, [0, 0, 0, 0])
-        row[2] = row[2] + carrying * n
+        if kind != "armoured" or vehicle == "destroyed":  # who would dismount
+            row[2] = row[2] + carrying * n
         row[3] = row[3] + k * n
         if vehicle == "destroyed":
             destroyed = destroyed + n
