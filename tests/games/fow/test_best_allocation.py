@@ -10,6 +10,8 @@ import random
 from fractions import Fraction as F
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import warroom
 from warroom.errors import UsageError
@@ -245,3 +247,19 @@ def test_the_best_plan_matches_a_brute_force_over_every_permutation() -> None:
             assert got == oracle_best(hits, ws, ts), (ws, ts, hits, plan)
             # never worse than the fixed order
             assert got <= best.plan_loss(ws, ts, allocate(hits, ws, ts), Saves())
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_the_owner_never_expects_to_lose_more_than_by_the_fixed_order(seed: int) -> None:
+    # over the whole shot (to-hit rolls included), exact odds: the owner's expected
+    # losses are at most the fixed order's, and the hits are the same
+    rng = random.Random(seed)
+    teams = random_teams(rng)
+    weapons = ",".join(f"{rng.randint(1, 2)}:{rng.choice((1, 2, 5, 9))}:{rng.randint(1, 6)}"
+                       for _ in range(rng.randint(1, 2)))
+    rules = warroom.odds("fow.shoot_mixed", weapons=weapons, teams=teams)
+    owner = warroom.odds("fow.shoot_mixed", weapons=weapons, teams=teams, allocation="best")
+    assert owner.mean("destroyed") <= rules.mean("destroyed")
+    assert owner.marginal("hits") == rules.marginal("hits")
+    assert owner.marginal("pinned") == rules.marginal("pinned")
