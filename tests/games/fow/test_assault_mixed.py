@@ -68,6 +68,8 @@ def test_roll_entered_dice_monte_carlo_and_refusals() -> None:
                      attacker_teams="infantry,infantry,infantry")
     with pytest.raises(UsageError, match="defensive_weapons as well"):
         warroom.odds("fow.assault", attackers=1, attacker_teams="infantry")
+    with pytest.raises(UsageError, match="defensive_weapons as well"):
+        warroom.odds("fow.assault", allocation="best")
 
 
 def test_a_mixed_platoon_is_not_all_armoured_so_five_hits_drive_it_back() -> None:
@@ -112,3 +114,14 @@ def test_the_builder_gives_each_weapon_line_and_a_mixed_charging_platoon() -> No
     assert list(warroom.odds("fow.assault", **{**b.params, "max_rounds": 1}).items()) == \
         list(warroom.odds("fow.assault", from_unit=attackers, at_unit=defenders,
                           max_rounds=1).items())
+
+
+def test_the_charging_platoons_owner_may_allocate_defensive_fire_at_best() -> None:
+    # the rifle hit of the mixed-platoon case (2/3): our order gives it to the infantry
+    # (lost 1/3: 2/9); the owner's best gives it to the tank of armour 1, which a 1 ties
+    # (1/6) and the firepower test 6+ (1/6) bails out: 2/3 * 1/36 = 1/54
+    raw = {"attackers": 2, "attacker_type": "tank", "attacker_armour": 1,
+           "attacker_teams": "tank:1,infantry", "defensive_weapons": "1:2:6",
+           "max_rounds": 1, "allocation": "best"}
+    assert warroom.odds("fow.assault", raw).marginal("attacker_losses") == {
+        0: F(53, 54), 1: F(1, 54)}

@@ -87,6 +87,10 @@ class AssaultParams(RulesParams):
                                 "takes them (tanks with their side armour), e.g. "
                                 "tank:3,tank:3,infantry: defensive fire is allocated over "
                                 "them (with defensive_weapons); as many as attackers")
+    allocation: Literal["rules", "best"] = Field(
+        "rules", description="how the charging platoon's owner allocates the hits of "
+        "defensive_weapons where the rules leave a choice, as in fow.shoot_mixed: rules "
+        "(our fixed order) or best (the fewest teams expected lost)")
     max_rounds: int = Field(10, ge=1, le=10, description="rounds resolved before calling it "
                             "undecided")
 
@@ -95,7 +99,7 @@ class AssaultParams(RulesParams):
         if self.attacker_open_topped and self.attacker_type != "tank":
             raise UsageError("attacker_open_topped describes assaulting tanks: give "
                              "attacker_type=tank as well")
-        if self.defensive_weapons or self.attacker_teams:
+        if self.defensive_weapons or self.attacker_teams or self.allocation != "rules":
             _mixed_fire_allowed(self)
         if self.attacker_passengers and self.attacker_type != "tank":
             # FoW article on German special rules, Mounted Assault: carrying passengers,
@@ -239,7 +243,7 @@ class _Setup:
                 p.defender_motivation, p.defender_top_armour, p.defender_at,
                 p.defender_firepower, p.defensive_dice, p.defensive_at,
                 p.defensive_firepower, p.rules, p.target_rules, p.attacker_open_topped,
-                p.attacker_passengers, p.defensive_weapons, p.attacker_teams)
+                p.attacker_passengers, p.defensive_weapons, p.attacker_teams, p.allocation)
 
 
 def _setup(attackers: int, a_type: str, a_skill: str, a_motivation: str, a_armour: int,
@@ -247,7 +251,7 @@ def _setup(attackers: int, a_type: str, a_skill: str, a_motivation: str, a_armou
            d_motivation: str, d_top: int, d_at: int, d_fp: int, dice: int, df_at: int,
            df_fp: int, rules: tuple[str, ...], target_rules: tuple[str, ...],
            open_topped: bool = False, passengers: int = 0, weapons: str = "",
-           teams: str = "") -> _Setup:
+           teams: str = "", allocation: str = "rules") -> _Setup:
     def side(name: str, kind: str, skill: str, motivation: str, at: int, fp: int,
              own: tuple[str, ...], foe_kind: str, foe_top: int) -> Side:
         strikes = HitSpec(target="tank" if foe_kind == "tank" else "infantry",
@@ -274,7 +278,7 @@ def _setup(attackers: int, a_type: str, a_skill: str, a_motivation: str, a_armou
                   spec, pin, (open_topped or passengers > 0) and a_type == "tank",
                   passengers if a_type == "tank" else 0,
                   _mixed_fire(weapons, teams, attackers, a_type, a_armour, a_skill, rules,
-                              target_rules),
+                              target_rules, allocation),
                   tank and _all_tanks(teams))
 
 
@@ -476,8 +480,8 @@ def _mixed_fire_allowed(p: AssaultParams) -> None:
     from warroom.games.fow import mixed
 
     if not p.defensive_weapons:
-        raise UsageError("attacker_teams tells defensive fire where its hits go: give "
-                         "defensive_weapons as well")
+        raise UsageError("attacker_teams and allocation tell defensive fire where its hits "
+                         "go: give defensive_weapons as well")
     if p.defensive_dice:
         raise UsageError("defensive_weapons replaces defensive_dice, defensive_at and "
                          "defensive_firepower: give one or the other")
@@ -496,8 +500,8 @@ def _mixed_fire_allowed(p: AssaultParams) -> None:
 
 @lru_cache(maxsize=256)
 def _mixed_fire(weapons: str, teams: str, attackers: int, a_type: str, a_armour: int,
-                a_skill: str, rules: tuple[str, ...], target_rules: tuple[str, ...]
-                ) -> tuple[Any, int] | None:
+                a_skill: str, rules: tuple[str, ...], target_rules: tuple[str, ...],
+                allocation: str = "rules") -> tuple[Any, int] | None:
     """fow.shoot_mixed's stages for the defenders' weapons at the charging teams: they
     hit on the attackers' skill, tanks save on their side armour (card), the attackers'
     Schürzen and Improvised Armour apply; with no ``teams`` given, ``attackers`` teams
@@ -510,7 +514,8 @@ def _mixed_fire(weapons: str, teams: str, attackers: int, a_type: str, a_armour:
         one = f"tank:{a_armour}" if a_type == "tank" else "infantry"
         teams = ",".join([one] * attackers)
     p = mixed.MixedParams(weapons=weapons, teams=teams, target_skill=a_skill,
-                          aspect="side", rules=target_rules, target_rules=rules)
+                          aspect="side", rules=target_rules, target_rules=rules,
+                          allocation=allocation)
     return mixed.fire_stages(p), len(mixed.parse_weapons(weapons))
 
 
