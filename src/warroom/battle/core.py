@@ -911,10 +911,14 @@ class Battles:
         norm = normalized(params)
         extra = dict(extra)
         place = extra.pop("place", "shot")
+        # a roll from before places (its action held its parameters) is drawn again with
+        # the parameters it had: one added since then is left out of its action
+        told = extra.pop("told", None)
         if dice is None:
             index: int | None = st.rolls
-            res = drivers.roll(proc, params, rng=self._rng(st, proc.id, norm, extra, secret,
-                                                           place))
+            action = norm if told is None else {k: v for k, v in norm.items() if k in told}
+            res = drivers.roll(proc, params, rng=self._rng(st, proc.id, action, extra,
+                                                           secret, place))
         else:
             index = None
             res = drivers.roll(proc, params, dice=dice)
@@ -1124,6 +1128,8 @@ class Battles:
             "unit": ev.get("unit"), "target": ev.get("target"), "side": ev.get("side"),
             "clear": ev.get("clear"), "filled": ev.get("filled"), "given": ev.get("given"),
             "place": ev.get("place"), **({"units": ev["units"]} if ev.get("units") else {}),
+            **({"told": ev["params"]} if ev.get("place") is None
+               and isinstance(ev.get("params"), dict) else {}),
         }, target or actor, key))
         out = []
         stored = ev.get("params")
