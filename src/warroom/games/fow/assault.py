@@ -418,6 +418,11 @@ def carriers_hit(d: Dice, hits: Any, carriers: int, spec: HitSpec, passengers: i
     carrier's passengers save as any armoured transport's (``passengers.passenger_losses``);
     destroyed in close combat, every one is lost."""
     q, r = divmod(int(hits), carriers)  # the spread depends on the hits: known here
+    if hits:
+        d.note(f"{spec.rule}.mounted_assault", "Mounted Assault: the surviving passengers "
+               "of a carrier destroyed by defensive fire fall back 5 cm out of the fight"
+               if by_fire else "Mounted Assault: a carrier destroyed in close combat loses "
+               "every passenger")
     out: Any = 0
     lost: Any = 0
     for count, k in ((r, q + 1), (carriers - r, q)):
@@ -463,13 +468,8 @@ def _carrier_chain(spec: HitSpec, k: int, passengers: int, by_fire: bool) -> Any
         if not killing:
             return "bailed_out" if int(res["bailed_out"]) else "fighting"
         if not by_fire:
-            d.note(f"{spec.rule}.mounted_assault", "Mounted Assault: a carrier destroyed "
-                   "in close combat loses every passenger")
             return _DESTROYED_WITH[passengers]
-        lost = passenger_losses(d, fate, killing, "destroyed")
-        d.note(f"{spec.rule}.mounted_assault", "Mounted Assault: the surviving passengers "
-               "of a carrier destroyed by defensive fire fall back 5 cm out of the fight")
-        return _DESTROYED_WITH[int(lost)]
+        return _DESTROYED_WITH[int(passenger_losses(d, fate, killing, "destroyed"))]
 
     return fixed(chain)
 
