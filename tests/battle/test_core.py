@@ -473,7 +473,9 @@ def test_mixed_shooting_marks_the_target() -> None:
     # the story of test_mixed.py: 3 hits, the tank and one infantry team destroyed
     ev = bt.do(bid, "fow.shoot_mixed", {"unit": "Shermans", "target": "Mixed"},
                dice=[5, 4, 3, 2, 3, 1, 6])
-    assert ev["outcome"] == {"hits": 3, "destroyed": 2, "bailed_out": 0, "pinned": False}
+    assert ev["outcome"] == {"hits": 3, "destroyed": 2, "bailed_out": 0, "pinned": False,
+                             "passengers_destroyed": 0, "dismounted": False,
+                             "sent_to_rear": False}
     assert bt.show(bid)["units"][1]["markers"] == {"hits": 3, "destroyed": 2,
                                                    "eliminated": True}
     # with only its team list (no count of teams), the list counts the teams

@@ -286,10 +286,14 @@ class BattleResolution(BattleWrites):
         norm = normalized(params)
         extra = dict(extra)
         place = extra.pop("place", "shot")
+        # a roll from before places (its action held its parameters) is drawn again with
+        # the parameters it had: one added since then is left out of its action
+        told = extra.pop("told", None)
         if dice is None:
             index: int | None = st.rolls
-            res = drivers.roll(proc, params, rng=self._rng(st, proc.id, norm, extra, secret,
-                                                           place))
+            action = norm if told is None else {k: v for k, v in norm.items() if k in told}
+            res = drivers.roll(proc, params, rng=self._rng(st, proc.id, action, extra,
+                                                           secret, place))
         else:
             index = None
             res = drivers.roll(proc, params, dice=dice)

@@ -98,13 +98,15 @@ def test_a_failed_charge_counts_no_losses_when_rolled() -> None:
     # a 1 on the test: the assault does not go in, so defensive fire never shoots
     res = warroom.roll("fow.assault", dice=[1], **raw)
     assert res.outcome == {"winner": "defender", "attacker_losses": 0,
-                           "defender_losses": 0, "repelled": False, "rounds": 0}
+                           "defender_losses": 0, "repelled": False, "rounds": 0,
+                           "passengers_destroyed": 0}
     assert res.dice == (1,)
     # test 6; defensive fire 6 1 1 1 (one hit at 3+); save 2 (lost); to hit 4 1 (one
     # hit at 4+); armour save 3 (higher: no effect); counterattack test 5 (passes)
     res = warroom.roll("fow.assault", dice=[6, 6, 1, 1, 1, 2, 4, 1, 3, 5], **raw)
     assert res.outcome == {"winner": "undecided", "attacker_losses": 1,
-                           "defender_losses": 0, "repelled": False, "rounds": 1}
+                           "defender_losses": 0, "repelled": False, "rounds": 1,
+                           "passengers_destroyed": 0}
     assert [s.rule for s in res.steps][:2] == ["fow.assault.tank_terror",
                                                "fow.assault.defensive_fire"]
 

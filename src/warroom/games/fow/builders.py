@@ -22,6 +22,9 @@ from warroom.engine.messages import Msg, msg
 from warroom.errors import UsageError
 from warroom.games.fow.units import FowPlatoon, FowTeam, FowWeapon, alive_teams
 
+MAX_WEAPON_LINES = 6
+"""Weapon lines fow.shoot_mixed takes (its MAX_WEAPONS): past them, the one line with
+the most dice."""
 INFANTRY_AT, INFANTRY_FP = 2, 1
 """Infantry and gun teams against tanks in an assault: AT 2, firepower 1+ (FoW
 reference card, assault; the procedure's defaults)."""
@@ -131,13 +134,27 @@ def assault_params(actors: Sequence[Actor], target: Any, s: Situation,
         rof = 1 if pinned else weapon.rof_halted
         dice, _ = lines.get((weapon.at, weapon.firepower), (0, weapon.name))
         lines[weapon.at, weapon.firepower] = (dice + rof, weapon.name)
-    if lines:
+    why = (msg("{unit}: every fighting team's main weapon, ROF 1 (pinned down)",
+               unit=target.name) if pinned else
+           msg("{unit}: every fighting team's main weapon at full ROF", unit=target.name))
+    if 1 < len(lines) <= MAX_WEAPON_LINES and "automatic_rifles" not in target.rules:
+        # several weapon lines: each with its own AT and firepower (fow.shoot_mixed's
+        # fire), allocated over every charging team when they are of several kinds
+        out["defensive_weapons"] = ",".join(f"{min(30, dice)}:{at}:{fp}" for (at, fp), (
+            dice, _) in lines.items())
+        src["defensive_weapons"] = why if pinned else msg(
+            "{unit}: every fighting team's main weapon, each with its own AT and firepower",
+            unit=target.name)
+        if len({t.type for t in attackers}) > 1 and len(attackers) <= 16:
+            out["attacker_teams"] = ",".join(
+                f"tank:{t.side}" if t.type == "tank" else t.type for t in attackers)
+            out["attackers"] = len(attackers)
+            src["attacker_teams"] = src["attackers"] = msg(
+                "{unit}: every team that can fight, side armour for tanks", unit=unit.name)
+    elif lines:  # one line (or more than fow.shoot_mixed takes: the one with most dice)
         out["defensive_dice"] = min(30, sum(d for d, _ in lines.values()))
         (at, fp), (_, name) = max(lines.items(), key=lambda kv: kv[1][0])
         out["defensive_at"], out["defensive_firepower"] = at, fp
-        why = (msg("{unit}: every fighting team's main weapon, ROF 1 (pinned down)",
-                   unit=target.name) if pinned else
-               msg("{unit}: every fighting team's main weapon at full ROF", unit=target.name))
         src["defensive_dice"] = why
         weapon_said = msg("{unit}, {weapon}", unit=target.name, weapon=name)
         if len(lines) > 1:

@@ -25,11 +25,18 @@ from warroom.games.fow.common import (
     Aspect,
     ExtraSaves,
     HitSpec,
+    Motivation,
     Skill,
     TargetType,
     team_chain,
 )
-from warroom.games.fow.shooting import ShootParams, pinned, to_hit_reroll, to_hit_target
+from warroom.games.fow.shooting import (
+    PASSENGER_OUTCOME,
+    ShootParams,
+    pinned,
+    to_hit_reroll,
+    to_hit_target,
+)
 from warroom.games.fow.special_rules.params import RulesParams
 
 MAX_WEAPONS = 6
@@ -63,6 +70,11 @@ TEAMS_HELP = (
     "(hit from the side its gun shield faces: a gun's failed save needs a firepower test "
     "to destroy it; the vehicle gets no save but the firepower test), e.g. "
     "gun:shield,soft:shield")
+PASSENGERS_HELP = (
+    "passenger teams carried, one entry per vehicle of teams (tank and soft teams, in "
+    "order; others skipped): N inside (a tank is then an armoured transport), rN riding "
+    "on a tank, 0 none; e.g. teams=tank:1,tank:1,soft passengers=2,0,3. Their saves, "
+    "dismounting and the transport platoon's motivation test as in fow.shoot")
 
 
 class Weapon(NamedTuple):
@@ -266,36 +278,82 @@ class Allocation:
                 order, groups = _layout(self.weapons, self.teams, self.priority, declared)
                 found = self.shares[key] = _shares(groups, _slots(key[1], order))
             shares, left, taken = found, list(hits), None
-        for ranking, wanted, ordered, deal in shares:
-            chosen: list[int] = []  # the group's hits: whole weapons in ``ranking`` order
-            for w in ranking:
-                k = left[w]
-                if k:
-                    if k >= wanted:
-                        chosen += [w] * wanted
-                        left[w] = k - wanted
-                        break
-                    chosen += [w] * k
-                    left[w] = 0
-                    wanted -= k
-            if chosen:
-                for i, first, more in deal:
-                    took = chosen[first]
-                    for part in more:
-                        took += chosen[part]
-                    if not ordered:
-                        took.sort()
-                    out[i] = tuple(took)
+        _take(shares, left, out)
         if taken is not None:  # with the hits of bunker busters placed first
             return tuple([tuple(sorted((*before, *after))) if before else after
                           for before, after in zip(taken, out, strict=True)])
         return tuple(out)
 
 
+def _take(shares: tuple[Share, ...], left: list[int], out: list[tuple[int, ...]]) -> None:
+    """Deal ``shares`` (:func:`_shares`): each group takes its hits, whole weapons in its
+    ranking order, from ``left`` (each weapon's hits not yet dealt) and hands each member
+    its slices of them, into ``out`` (the hits each team takes, as weapon indices)."""
+    for ranking, wanted, ordered, deal in shares:
+        chosen: list[int] = []  # the group's hits: whole weapons in ``ranking`` order
+        for w in ranking:
+            k = left[w]
+            if k:
+                if k >= wanted:
+                    chosen += [w] * wanted
+                    left[w] = k - wanted
+                    break
+                chosen += [w] * k
+                left[w] = 0
+                wanted -= k
+        if chosen:
+            for i, first, more in deal:
+                took = chosen[first]
+                for part in more:
+                    took += chosen[part]
+                if not ordered:
+                    took.sort()
+                out[i] = tuple(took)
+
+
 @lru_cache(maxsize=256)
 def _allocation(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
                 moved: bool) -> Allocation:
     return Allocation(weapons, teams, priority, moved)
+
+
+def declared_types(a: Allocation, hits: tuple[int, ...]) -> tuple[str, ...]:
+    """The priority types declared by the weapons that hit (rule 6), in kind order."""
+    if a.plain:
+        return ()
+    return tuple(sorted({a.declares[w] for w, h in enumerate(hits) if h} - {"none"},
+                        key=KINDS.index))
+
+
+def fixed_order(a: Allocation, declared: tuple[str, ...]) -> tuple[int, ...]:
+    """Our fixed order of the teams (:func:`allocate`'s, for the types ``declared``)."""
+    return _layout(a.weapons, a.teams, a.priority, declared)[0]
+
+
+def plan_in_order(a: Allocation, hits: tuple[int, ...], declared: tuple[str, ...],
+                  order: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """:func:`allocate`'s plan with the teams in ``order`` instead of our fixed order
+    (no moving bunker busters): who takes the extra hits, and in each group who takes
+    which weapon's hits, follow ``order``."""
+    plan: list[tuple[int, ...]] = [()] * len(a.teams)
+    _take(_order_shares(a.weapons, a.teams, a.priority, declared, order, sum(hits)),
+          list(hits), plan)
+    return tuple(plan)
+
+
+@lru_cache(maxsize=16_384)
+def _order_shares(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
+                  declared: tuple[str, ...], order: tuple[int, ...], total: int
+                  ) -> tuple[Share, ...]:
+    """The groups' shares of ``total`` hits with the teams in ``order``."""
+    return _shares(_groups(weapons, teams, priority, declared, order), _slots(total, order))
+
+
+def team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
+              saves: Saves) -> Any:
+    """The rolls one team makes for the hits it took (weapon indices): its worst result,
+    the chain the shot rolls for it."""
+    return _team_roll(team._replace(n=0), weapons, took, saves)
 
 
 def _shares(groups: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
@@ -326,11 +384,25 @@ def _layout(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
     weapons that hit: the order the extra hits go in (teams' indices), and the groups
     that take their hits in turn, each with its members (in that order) and the weapons
     it takes first (their indices, best first)."""
-    declares = _declares(weapons, priority)
     order = tuple(sorted(range(len(teams)), key=lambda i: (
-        2 if teams[i].out else 1 if teams[i].gtg else 0, teams[i].far,
-        teams[i].kind not in declared, teams[i].armoured,
-        min(teams[i].hull, teams[i].turret))))
+        *article_rank(teams[i], declared), teams[i].armoured, min(teams[i].hull, teams[i].turret))))
+    return order, _groups(weapons, teams, priority, declared, order)
+
+
+def article_rank(team: Team, declared: tuple[str, ...]) -> tuple[int, bool, bool]:
+    """Where the article's rules put a team among those taking the extra hits: not gone
+    to ground, then gone to ground, then bogged or bailed out (rules 2, 3); nearer before
+    over 40 cm (rule 4); a declared priority type first (rule 6)."""
+    return (2 if team.out else 1 if team.gtg else 0, team.far, team.kind not in declared)
+
+
+@lru_cache(maxsize=4096)
+def _groups(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
+            declared: tuple[str, ...], order: tuple[int, ...]
+            ) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    """The groups that take their hits in turn when the teams are in ``order``: each with
+    its members (in that order) and the weapons it takes first (best first, rules 6, 7)."""
+    declares = _declares(weapons, priority)
     every = range(len(weapons))
     groups = []
     armours = sorted({min(t.hull, t.turret) for t in teams if t.armoured}, reverse=True)
@@ -346,7 +418,7 @@ def _layout(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
                            tuple(sorted(every, key=rank.__getitem__))))
     groups.append((tuple(i for i in order if not teams[i].armoured
                          and teams[i].kind not in declared), tuple(every)))
-    return order, tuple(groups)
+    return tuple(groups)
 
 
 @lru_cache(maxsize=1024)
@@ -445,6 +517,16 @@ class MixedParams(RulesParams):
     main_gun: bool = Field(True, description="firing the main gun (not machine-guns)")
     side_arc: bool = Field(False, description="the target is in the shooter's side or rear "
                            "arc (matters for Limited Vision)")
+    passengers: str = Field("", description=PASSENGERS_HELP, examples=["2,0,3", "r2,0,0"])
+    transport_motivation: Motivation = Field("confident", description="the transport "
+                                             "platoon's motivation (armoured transports)")
+    transport_reroll: bool = Field(False, description="the transport platoon re-rolls a "
+                                   "failed motivation test")
+    allocation: Literal["rules", "best"] = Field(
+        "rules", description="how the owner allocates the hits where the rules leave a "
+        "choice: rules (our fixed order: other teams before tanks, weaker armour first, "
+        "then as listed) or best (the order with the fewest teams expected destroyed, "
+        "worked out exactly; FoW article on shooting: the owner allocates)")
 
     @field_validator("weapons")
     @classmethod
@@ -462,12 +544,49 @@ class MixedParams(RulesParams):
     def _consistent(self) -> MixedParams:
         if self.moving_rof1 and not self.moved:
             raise ValueError("moving_rof1 means the weapon moved: set moved=true as well")
-        kinds = {t.kind for t in parse_teams(self.teams)}
+        teams = parse_teams(self.teams)
+        if self.passengers:
+            _carrier(self)
+        elif self.transport_reroll or self.transport_motivation != "confident":
+            raise UsageError("transport_motivation and transport_reroll describe "
+                             "passengers: give passengers= as well")
+        if self.allocation == "best" and self.passengers:
+            raise UsageError("allocation=best does not yet weigh passengers: use "
+                             "allocation=rules")
+        if self.allocation == "best":
+            _best_allowed(self, teams)
+        kinds = {t.kind for t in teams}
         for kind in (self.priority, *(w.priority for w in parse_weapons(self.weapons))):
             if kind != "none" and kind not in kinds:
                 raise UsageError("the priority target {kind!r} is not among the teams",
                                  kind=kind)
         return self
+
+
+def _carrier(p: MixedParams) -> Any:
+    """The target platoon's transports and passengers (:mod:`carried`)."""
+    from warroom.games.fow import carried
+
+    teams = parse_teams(p.teams)
+    return carried.parse_passengers(
+        p.passengers, tuple(t.kind for t in teams),
+        tuple(t.armoured and t.hull != t.turret for t in teams), p.transport_motivation,
+        p.transport_reroll, p.target_rules)
+
+
+def _best_allowed(p: MixedParams, teams: tuple[Team, ...]) -> None:
+    """``allocation=best`` weighs every order of the teams the rules allow, for every
+    count of hits: refused where a moving bunker buster's hits go first (rule 9, not
+    weighed yet) or where the orders are too many to weigh."""
+    from warroom.games.fow import best
+
+    if any(w.bb and (p.moved or w.moved) for w in parse_weapons(p.weapons)):
+        raise UsageError("allocation=best does not yet weigh the hits of a bunker buster "
+                         "that moved (rule 9): use allocation=rules")
+    count = best.order_count(teams)
+    if count > best.MAX_ORDERS:
+        raise UsageError("allocation=best would weigh {n} orders of these teams, at most "
+                         "{most}: use allocation=rules", n=count, most=best.MAX_ORDERS)
 
 
 def _as_shot(p: MixedParams, weapon: Weapon, gtg: bool, far: bool) -> ShootParams:
@@ -647,6 +766,10 @@ def _cost(p: MixedParams) -> int:
     teams = parse_teams(p.teams)
     declared = any(t.gt for t in teams) and not all(t.gt for t in teams)
     out = 2 * len(teams)
+    if p.allocation == "best":  # each order weighed costs about a small replay
+        from warroom.games.fow import best
+
+        out *= best.order_count(teams)
     for w in parse_weapons(p.weapons):
         out *= (w.dice + 1) * (w.dice + 2) // 2 if declared else w.dice + 1
     return out
@@ -662,7 +785,8 @@ def _cost(p: MixedParams) -> int:
     outcome=outcome(("hits", "int", "hits scored by all the weapons"),
                     ("destroyed", "int", "teams destroyed"),
                     ("bailed_out", "int", "tanks bailed out"),
-                    ("pinned", "bool", "the target platoon is pinned down")),
+                    ("pinned", "bool", "the target platoon is pinned down"),
+                    *PASSENGER_OUTCOME),
     source="FoW article on shooting, allocation rules 1-9; FoW article on the effects of hits",
     note="Allocation as the article orders it: an equal share each, the rest first to teams "
          "not gone to ground, then gone to ground, then bogged or bailed out, nearer before "
@@ -695,18 +819,35 @@ def _cost(p: MixedParams) -> int:
          "(rule 9), their hits go first, a hit at a time to the team with the fewest "
          "that they may hit (not a vehicle, unless bogged down or bailed out); the other "
          "hits then even out the count over every team. Hits no team may take are lost "
-         "but still count toward pinning (our reading: the article is silent).")
+         "but still count toward pinning (our reading: the article is silent). The "
+         "article gives the allocation to the target's owner: allocation=best weighs "
+         "every order of the teams the rules rank alike (which of them take the extra "
+         "hits and which weapon's hits; vehicles kept unarmoured first, weakest armour "
+         "first) and keeps the plan with the fewest teams expected destroyed, then the "
+         "fewest tanks expected bailed out, then our fixed order's, each team's chances "
+         "worked out exactly from its own rolls; not yet with a bunker buster that "
+         "moved or with passengers. Transports with passengers (passengers=) roll as "
+         "fow.shoot passengers=N does for one vehicle (fow.passengers' rule); for the "
+         "platoon, an armoured transport destroyed or bailed out makes the transport "
+         "platoon test motivation once, and one unarmoured vehicle destroyed destroys "
+         "every unarmoured vehicle of the platoon and pins it (FoW article on the effects "
+         "of hits).")
 def shoot_mixed(p: MixedParams, d: Dice) -> Mapping[str, Any]:
     n = len(parse_weapons(p.weapons))
 
     def row(last: Shot, _: int) -> tuple[Any, ...]:
-        total, destroyed, bailed = last[0], last[-2], last[-1]
-        return total, destroyed, bailed, pinned(d, p, total, p.hits_before,
-                                                "fow.shoot_mixed")
+        total, destroyed, bailed = last[0], last[n + 1], last[n + 2]
+        by_hits = pinned(d, p, total, p.hits_before, "fow.shoot_mixed")
+        if not p.passengers:
+            return total, destroyed, bailed, by_hits, 0, False, False
+        lost, dismounted, rear, by_transports = last[n + 3:]
+        return total, destroyed, bailed, by_hits or by_transports, lost, dismounted, rear
 
     # the last states' outcomes as rows: exact odds map each distinct last state once
-    return d.finish((0,) * (n + 3), (), rounds=0, opening=_stages(p),
-                    outcome=rows(("hits", "destroyed", "bailed_out", "pinned"), row))
+    start = (0,) * (n + 1) + ((0, 0, 0, False, False, False) if p.passengers else (0, 0))
+    return d.finish(start, (), rounds=0, opening=_stages(p),
+                    outcome=rows(("hits", "destroyed", "bailed_out", "pinned",
+                                  "passengers_destroyed", "dismounted", "sent_to_rear"), row))
 
 
 Shot = tuple[int, ...]
@@ -725,6 +866,19 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
     saves = Saves.of(p.target_rules, p.aspect == "side")
     anonymous = tuple(team._replace(n=0) for team in teams)
     rolls: list[dict[tuple[int, ...], Any]] = [{} for _ in teams]  # hits it took -> chain
+    carrier = _carrier(p) if p.passengers else None
+    labels = carrier.labels if carrier is not None else LABELS
+    after = (0, 0, 0, False, False, False) if carrier is not None else (0, 0)
+
+    def chain_of(i: int, took: tuple[int, ...]) -> Any:
+        """Team ``i``'s rolls for the hits it took: a transport's with its passengers'."""
+        if carrier is None or carrier.carried[i] is None:
+            return _team_roll(anonymous[i], weapons, took, saves)
+        from warroom.games.fow import carried
+
+        return carried.carrier_roll(tuple(
+            (_hit_spec(anonymous[i], weapons[w], teams[i].hull, saves), took.count(w))
+            for w in sorted(set(took))), carrier.carried[i])
 
     def groups(plan: tuple[tuple[int, ...], ...]) -> dict[Any, list[int]]:
         """The teams that roll together (alike but for their number, with the same
@@ -734,7 +888,7 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
             if took:
                 chain = rolls[i].get(took)
                 if chain is None:
-                    chain = rolls[i][took] = _team_roll(anonymous[i], weapons, took, saves)
+                    chain = rolls[i][took] = chain_of(i, took)
                 members = out.get(chain)
                 if members is None:
                     out[chain] = [i]
@@ -756,12 +910,16 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                        name=note)
             hits.append(d.pool(dice, t, rule="fow.shoot_mixed.to_hit", what=what,
                                reroll=reroll))
-        return (0, *hits, 0, 0)
+        return (0, *hits, *after)
 
     # rule 8's split rolls dice; without it the allocation and the groups of teams
     # rolling together follow from the hits alone: kept per count of each weapon's hits
     # where no one reads the story (exact odds and Monte Carlo ask again and again)
     split = _gun_tanks(weapons, teams, p.priority, p.moved)
+    if p.allocation == "best":  # the owner's best plan where the rules leave a choice
+        from warroom.games.fow import best
+
+        split = best.owners(split, saves)
     declared = split.parts is not None
     busters = split.whole.busters  # rule 9 may leave hits with no team to go to
     # (a long estimate meets nearly every count of hits once: past QUICK_TRIAL kept with
@@ -787,7 +945,11 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                 if keep:
                     quick[counts] = found
         # the teams' rolls, a group of alike teams after another, counted together
-        res = d.tally(found, LABELS, rule="fow.shoot_mixed.team")
+        res = d.tally(found, labels, rule="fow.shoot_mixed.team")
+        if carrier is not None:  # the transports' rules for the platoon (carried.py)
+            from warroom.games.fow import carried
+
+            return (sum(counts), *(0,) * n, *carried.aftermath(d, res, carrier))
         return (sum(counts), *(0,) * n, res["destroyed"], res["bailed_out"])
 
     def _resolved(d: Dice, counts: tuple[int, ...]) -> list[tuple[int, Any, Any, Any]]:
@@ -800,6 +962,14 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                 "one hit of a bunker buster that moved has no team it may go to: no effect",
                 "{n} hits of a bunker buster that moved have no team they may go to: no "
                 "effect", n=lost))
+        if d.explains and p.allocation == "best":
+            from warroom.games.fow import best
+
+            loss = best.plan_loss(weapons, teams, plan, saves)
+            d.note("fow.shoot_mixed.best", "the owner allocates the hits where the rules "
+                   "leave a choice so as to lose the fewest teams: {destroyed} teams "
+                   "expected destroyed, {bailed} tanks expected bailed out",
+                   destroyed=_fraction(loss[0]), bailed=_fraction(loss[1]))
         if d.explains:
             for i, took in enumerate(plan):
                 if took:
@@ -812,6 +982,18 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
 
     return (fixed(to_hit, ("fow.shoot_mixed", "to_hit", p)),
             fixed(resolve, ("fow.shoot_mixed", "resolve", p)))
+
+
+def _fraction(x: Any) -> str:
+    """An expected count for the story: exact, as a fraction, and its decimal."""
+    return str(x) if x.denominator == 1 else f"{x} ≈ {float(x):.3f}"
+
+
+def fire_stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
+    """The shot's two stages (to hit; the allocation and the teams' rolls) over
+    :data:`Shot`, for a rule that fires the same way inside its own stages (an
+    assault's defensive fire)."""
+    return _stages(p)
 
 
 @lru_cache(maxsize=256)

@@ -79,22 +79,38 @@ class Fate(NamedTuple):
     rules: tuple[str, ...] = ()  # the passengers' side's special rules
 
 
+def passenger_losses(d: Dice, f: Fate, hits: int, vehicle: str) -> Any:
+    """The passenger teams of one vehicle lost to its ``hits`` (armoured: the hits that
+    destroyed it, saved only when ``vehicle`` is destroyed; unarmoured: every hit on it,
+    destroyed or not; riders on a tank: every hit on the tank, 3+ for a Tank Rider
+    Company), one 5+ save per hit for each team (FoW article on the effects of hits)."""
+    if not hits or (f.transport == "armoured" and vehicle != "destroyed"):
+        return 0
+    at = 3 if f.transport == "tank" and "tank_rider_companies" in f.rules else 5
+    return d.each(f.passengers, _passenger_chain(hits, at, f.tot), ("destroyed", "safe"),
+                  rule="fow.passengers.save",
+                  what="rider team" if f.transport == "tank" else "passenger team"
+                  )["destroyed"]
+
+
+def transport_test(d: Dice, f: Fate) -> Any:
+    """The transport platoon's motivation test when an armoured transport is destroyed
+    or bailed out: passed, the passengers stay aboard (or remount); failed, everyone
+    dismounts under fire and the transports go to the rear."""
+    return d.test(motivation_target(f.motivation, f.rules), rule="fow.passengers.motivation",
+                  what="transport platoon motivation test", reroll=f.reroll)
+
+
 def passenger_fate(d: Dice, f: Fate, hits: Any, vehicle: str) -> dict[str, Any]:
     """The passengers' saves and dismounting for a vehicle that took ``hits`` hits
     (armoured: the hits that destroyed it) with the result ``vehicle`` (destroyed,
     bailed_out or unharmed; an unarmoured transport rolls its own saves when ``vehicle``
     is empty)."""
-    labels = ("destroyed", "safe")
     if f.tot:
         d.note("fow.passengers.tot", "Time on Target: successful passenger saves are re-rolled")
     if f.transport == "armoured":
-        lost: Any = 0
-        if vehicle == "destroyed" and int(hits):
-            lost = d.each(f.passengers, _passenger_chain(int(hits), 5, f.tot), labels,
-                          rule="fow.passengers.save", what="passenger team")["destroyed"]
-        ok = vehicle == "unharmed" or d.test(
-            motivation_target(f.motivation, f.rules), rule="fow.passengers.motivation",
-            what="transport platoon motivation test", reroll=f.reroll)
+        lost = passenger_losses(d, f, int(hits), vehicle)
+        ok = vehicle == "unharmed" or transport_test(d, f)
         destroyed = vehicle == "destroyed"
         dismount = destroyed or not ok
         return _no_room(d, f, lost, dismount, destroyed, dismount, not ok)
@@ -104,17 +120,14 @@ def passenger_fate(d: Dice, f: Fate, hits: Any, vehicle: str) -> dict[str, Any]:
             saved = d.pool(hits, Target.of(5, msg("unarmoured vehicle save")),
                            rule="fow.passengers.vehicle", what="vehicle saves")
             gone = saved < hits
-        lost = d.each(f.passengers, _passenger_chain(int(hits), 5, f.tot), labels,
-                      rule="fow.passengers.save", what="passenger team")["destroyed"] if int(
-            hits) else 0
+        lost = passenger_losses(d, f, int(hits), vehicle)
         return _no_room(d, f, lost, gone, gone, gone, False)
     riders = "tank_rider_companies" in f.rules
     if riders:
         d.note("fow.passengers.riders", "tank rider company: saves on 3+ and stays aboard")
     if not int(hits):
         return _no_room(d, f, 0, False, False, False, False)
-    lost = d.each(f.passengers, _passenger_chain(int(hits), 3 if riders else 5, f.tot), labels,
-                  rule="fow.passengers.save", what="rider team")["destroyed"]
+    lost = passenger_losses(d, f, int(hits), vehicle)
     return _no_room(d, f, lost, not riders, False, not riders, False)
 
 

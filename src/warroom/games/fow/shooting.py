@@ -155,6 +155,16 @@ def hit_spec(p: FireParams, rule: str) -> HitSpec:
         rule=rule)
 
 
+PASSENGER_OUTCOME = (
+    OutcomeField("passengers_destroyed", "int", "passenger teams destroyed",
+                 shown_if="passengers"),
+    OutcomeField("dismounted", "bool", "the surviving passengers dismount under fire, "
+                 "pinned down", shown_if="passengers"),
+    OutcomeField("sent_to_rear", "bool", "armoured transports: the failed motivation test "
+                 "sends the platoon's transports to the rear", shown_if="passengers"))
+"""The passengers' outcome fields of fow.shoot and fow.shoot_mixed, shown only when the
+question has passengers (a battle stored before them still verifies)."""
+
 PASSENGER_NOTE = (
     " With passengers (FoW article on the effects of hits): the shot is at the one "
     "vehicle carrying them (teams=1). An armoured transport (target=tank) rolls each "
@@ -181,13 +191,7 @@ PASSENGER_NOTE = (
                     ("destroyed", "int", "teams destroyed"),
                     ("bailed_out", "int", "tanks bailed out (0 for other targets)"),
                     ("pinned", "bool", "the target platoon is pinned down"),
-                    OutcomeField("passengers_destroyed", "int", "passenger teams destroyed",
-                                 shown_if="passengers"),
-                    OutcomeField("dismounted", "bool", "the surviving passengers dismount "
-                                 "under fire, pinned down", shown_if="passengers"),
-                    OutcomeField("sent_to_rear", "bool", "armoured transports: the failed "
-                                 "motivation test sends the platoon's transports to the "
-                                 "rear", shown_if="passengers")),
+                    *PASSENGER_OUTCOME),
     source="FoW article on shooting; FoW article on the effects of hits; "
            "FoW reference card, shooting",
     note="Gone to ground adds +1 only together with concealment (article's table: base, "
