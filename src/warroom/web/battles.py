@@ -767,10 +767,11 @@ async def page_edit(battle_id: str, key: str, request: Request,
     fields = {k: v for k, v in form.multi_items() if isinstance(v, str)}
 
     def run(bt: Battles, side: str) -> None:
+        from warroom.battle.conflicts import Write, reads
+
         seen = _expect(expect)
-        counter = int(bt.row(battle_id)["counter"])
-        if seen is not None and seen != counter:  # refuse a stale form before reading it
-            raise StaleStateError(seen, counter)
+        # refuse a form whose unit changed since it was drawn before reading its changes
+        bt.fresh(battle_id, seen, reads(Write.EDIT_UNIT, [unit]))
         current = bt.state(battle_id).unit(unit).stats
         changes = stat_changes(current, fields, new_stat, new_value)
         bt.edit_unit(battle_id, unit, changes, expect=seen, by=side)
