@@ -166,8 +166,8 @@ def test_pages(client: Any, battle: dict[str, Any]) -> None:
                     follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == base
     r = client.post(f"{base}/do", data={"procedure": "fow.shoot", "target": "Grenadiers",
-                                        "expect": "3"})
-    assert r.status_code == 422 and "expected state 3 but it is now at 4" in r.text
+                                        "expect": "2"})  # drawn before the Grenadiers came
+    assert r.status_code == 409 and "since state 2 (it is now at 4)" in r.text
     r = client.post(f"{base}/mark", data={"unit": "Nobody", "marker": "pinned"})
     assert r.status_code == 422 and "unknown unit" in r.text
     assert client.post(f"{base}/next", data={}, follow_redirects=False).status_code == 303
@@ -208,9 +208,16 @@ def test_a_stale_write_is_409_and_changes_nothing(client: Any, battle: dict[str,
     bid, ka = battle["id"], battle["keys"]["A"]
     before = client.get(f"{prefix}/battles/{bid}/log", headers={"X-Battle-Key": ka}).json()
     counter = client.get(f"{prefix}/battles/{bid}?key={ka}").json()["counter"]
-    r = client.post(f"{prefix}/battles/{bid}/do?key={ka}",
-                    json={"procedure": "fow.shoot", "expect": counter - 1})
+    # A's page was drawn before B added the Grenadiers (the latest event): a shot at
+    # them based on it reads what changed
+    r = client.post(f"{prefix}/battles/{bid}/do?key={ka}", json={
+        "procedure": "fow.shoot", "params": {"unit": "Shermans", "target": "Grenadiers"},
+        "expect": counter - 1})
     assert r.status_code == 409, r.text
     error = r.json()["error"]
-    assert error["code"] == "stale" and f"expected state {counter - 1}" in error["message"]
+    assert error["code"] == "stale"
+    assert f"since state {counter - 1} (it is now at {counter})" in error["message"]
+    assert "reads: Grenadiers" in error["message"]
+    assert [(c["seq"], c["kind"], c["unit"], c["by"]) for c in error["changes"]] == [
+        (counter, "unit_added", "Grenadiers", "B")]
     assert client.get(f"{prefix}/battles/{bid}/log?key={ka}").json() == before
