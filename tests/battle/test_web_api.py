@@ -202,6 +202,35 @@ def test_a_link_to_no_battle_is_a_404_that_lists_no_battles(client: Any,
     assert battle["id"] not in page.text
 
 
+def test_a_write_by_b_elsewhere_does_not_refuse_a(client: Any,
+                                                   battle: dict[str, Any]) -> None:
+    bid, ka, kb = battle["id"], battle["keys"]["A"], battle["keys"]["B"]
+    api = f"/api/v1/battles/{bid}"
+    drawn = client.get(f"{api}?key={ka}").json()["counter"]  # A's view
+    # B adds a unit and edits it: neither is A's actor or target
+    r = client.post(f"{api}/units?key={kb}", json={
+        "side": "B", "name": "Panthers", "stats": {"dice": 2}, "expect": drawn})
+    assert r.status_code == 200
+    assert client.post(f"{api}/edit?key={kb}", json={
+        "unit": "Panthers", "stats": {"dice": 3}, "expect": drawn + 1}).status_code == 200
+    # A's shot and A's new unit, both from the view before: recorded, with seen
+    r = client.post(f"{api}/do?key={ka}", json={
+        "procedure": "fow.shoot", "params": {"unit": "Shermans", "target": "Grenadiers"},
+        "expect": drawn})
+    assert r.status_code == 200, r.text
+    assert r.json()["seq"] == drawn + 3 and r.json()["seen"] == drawn
+    r = client.post(f"{api}/units?key={ka}", json={"side": "A", "name": "Fireflies",
+                                                   "expect": drawn})
+    assert r.status_code == 200 and r.json()["seen"] == drawn
+    # A's Next phase from the view before: nothing moved the phase since, so it applies;
+    # a second press from that view is refused
+    r = client.post(f"{api}/next?key={ka}", json={"expect": drawn})
+    assert r.status_code == 200
+    r = client.post(f"{api}/next?key={ka}", json={"expect": drawn})
+    assert r.status_code == 409 and "the turn and phase" in r.json()["error"]["message"]
+    assert [c["kind"] for c in r.json()["error"]["changes"]] == ["phase"]
+
+
 @pytest.mark.parametrize("prefix", ["/api/v1", "/api"])
 def test_a_stale_write_is_409_and_changes_nothing(client: Any, battle: dict[str, Any],
                                                   prefix: str) -> None:
