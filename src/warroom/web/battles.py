@@ -954,7 +954,10 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
     choice = resolve.read_choice(form)
 
     def refuse(exc: UsageError) -> Response:
-        return refused(request, battle_id, key, exc, form=form, keep=True)
+        # stale: what the units filled is filled again from the units as they are now
+        # (the change shown is in the form); a bad value: the form as it was sent
+        return refused(request, battle_id, key, exc, form=form,
+                       keep=not isinstance(exc, StaleStateError))
 
     def read() -> tuple[str, dict[str, Any], Any]:
         from warroom.dice.sources import parse_dice

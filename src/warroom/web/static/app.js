@@ -427,6 +427,9 @@
             if (el.value === k.value) { el.checked = k.checked; }
           } else if (el.value !== k.value) {
             el.value = k.value;
+            if (el.tagName !== "SELECT") {  // its hint and odds follow
+              el.dispatchEvent(new Event("input", {bubbles: true}));
+            }
           }
         });
       });
@@ -441,11 +444,30 @@
         window.location.assign(u.href);
       }
     }
+    // After a refusal the button pressed stays where it was on the screen, also while
+    // what follows the new section (its odds) comes in, until the reader scrolls.
+    var anchor = null;
+    function anchored() {
+      if (!anchor) { return null; }
+      var el = anchor.id ? document.getElementById(anchor.id) : sameForm(anchor.key);
+      return el && root.contains(el) ? el : null;
+    }
+    function holdPlace() {
+      var el = anchored();
+      if (el) { window.scrollBy(0, el.getBoundingClientRect().top - anchor.top); }
+    }
+    ["wheel", "touchstart", "keydown", "mousedown"].forEach(function (kind) {
+      window.addEventListener(kind, function () { anchor = null; }, {passive: true});
+    });
+    document.addEventListener("htmx:afterSettle", function () {
+      if (anchor && Date.now() < anchor.until) { holdPlace(); } else { anchor = null; }
+    });
     function send(form, submitter) {
       var data = new FormData(form);
       if (submitter && submitter.name) { data.append(submitter.name, submitter.value); }
       var key = formKey(form);
-      var top = form.getBoundingClientRect().top;
+      var pressed = submitter && submitter.id ? submitter : form;
+      var top = pressed.getBoundingClientRect().top;
       var kept = typedHere();
       if (submitter) { submitter.setAttribute("aria-busy", "true"); }
       fetch(form.getAttribute("action"), {
@@ -474,7 +496,9 @@
               root.insertBefore(notice, root.firstChild);
             }
           }
-          if (again) { window.scrollBy(0, again.getBoundingClientRect().top - top); }
+          anchor = {id: pressed === form ? "" : pressed.id, key: key, top: top,
+                    until: Date.now() + 15000};
+          holdPlace();
           if (notice) { notice.focus({preventScroll: true}); }
           try { window.sessionStorage.removeItem("warroom-rolled"); } catch (e) { /* */ }
           leaving = false;
