@@ -544,9 +544,11 @@ class Battles:
         game = self.state(battle_id).game
         _check_game(force.game, game)
         out = []
-        for i, unit in enumerate(force.units):
+        names = [unit.name for unit in force.units]
+        for i, unit in enumerate(force.units):  # the first reads every name of the force
             out.append(self.add_unit(battle_id, side, unit.name, profile=unit,
-                                     expect=expect if i == 0 else None, by=by))
+                                     expect=expect if i == 0 else None, by=by,
+                                     force=names[1:] if i == 0 else ()))
         return out
 
     def edit_unit(self, battle_id: str, unit: str, stats: Mapping[str, Any], *,
