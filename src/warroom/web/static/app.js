@@ -462,7 +462,9 @@
     document.addEventListener("htmx:afterSettle", function () {
       if (anchor && Date.now() < anchor.until) { holdPlace(); } else { anchor = null; }
     });
+    var sending = false;  // one write at a time: a second tap waits for the first's answer
     function send(form, submitter) {
+      sending = true;
       var data = new FormData(form);
       if (submitter && submitter.name) { data.append(submitter.name, submitter.value); }
       var key = formKey(form);
@@ -475,10 +477,10 @@
         headers: {"HX-Request": "true", "Accept": "text/html"}
       }).then(function (r) {
         var to = r.headers.get("HX-Redirect");
-        if (to) { load(to); return null; }
+        if (to) { load(to); return "gone"; }
         if (!r.headers.get("HX-Refused")) {  // no answer of ours: the page as it is now
           window.location.assign(root.dataset.section.replace(/\/section$/, ""));
-          return null;
+          return "gone";
         }
         return r.text().then(function (html) {
           var fresh = new DOMParser().parseFromString(html, "text/html").body;
@@ -506,7 +508,8 @@
       }).catch(function () {
         leaving = false;
         offline(true);
-      }).then(function () {
+      }).then(function (gone) {
+        sending = gone === "gone";  // a page on its way: no second write meanwhile
         if (submitter) { submitter.removeAttribute("aria-busy"); }
       });
     }
@@ -515,7 +518,7 @@
       if (event.defaultPrevented || !form || !root.contains(form) || !window.FormData ||
           (form.getAttribute("method") || "").toLowerCase() !== "post") { return; }
       event.preventDefault();
-      send(form, event.submitter);
+      if (!sending) { send(form, event.submitter); }
     });
 
     // the section comes back with the Resolve form as picked here (units, procedure,
@@ -558,7 +561,7 @@
     });
     // A form being sent leaves the page: do not swap its content meanwhile.
     document.addEventListener("submit", function () { leaving = true; });
-    window.addEventListener("pageshow", function () { leaving = false; });
+    window.addEventListener("pageshow", function () { leaving = false; sending = false; });
     document.addEventListener("visibilitychange", function () {
       if (document.visibilityState === "visible") { poll(); }
     });
