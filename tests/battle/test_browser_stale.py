@@ -67,7 +67,8 @@ def stale(browser: Any, server_url: str) -> None:
                            data={"unit": "Grenadiers", "stats": {"teams": 5}})
         assert r.ok, r.text()
         expect(a.locator("#changed")).to_be_visible(timeout=12_000)  # A sees a change
-        a.click("#do-roll")
+        with a.expect_navigation(timeout=30_000):  # recorded: the page comes back with it
+            a.click("#do-roll")
         newest = a.locator("#log li").first
         expect(newest).to_have_attribute("data-kind", "resolved")
         assert newest.locator(".die").all_inner_texts() == dice.split()
@@ -109,7 +110,8 @@ def stale(browser: Any, server_url: str) -> None:
         expect(a.locator("#changed")).to_be_hidden()
         assert a.request.get(f"{api}/log?key={keys['A']}").json()[-1]["kind"] == "marked"
         # having seen the change, Roll again records it
-        a.click("#do-roll")
+        with a.expect_navigation(timeout=30_000):
+            a.click("#do-roll")
         newest = a.locator("#log li").first
         expect(newest).to_have_attribute("data-kind", "resolved")
         assert newest.locator(".die").all_inner_texts() == dice.split()
