@@ -107,8 +107,11 @@ def turn(browser: Any, page: Any, server_url: str) -> None:
     assert page.evaluate("window.notReloaded") is True and page.url == link_a
 
     # while A is typing, a change from B does not wipe the form: the banner offers a
-    # refresh instead, and a write from the old view is refused
-    page.select_option("#do-unit", "Tigers")
+    # refresh instead, and a write from the old view that reads what B changed (its
+    # target) is refused, in place, the dice kept
+    from tests.battle.test_browser_two_phones import pick
+
+    pick(page, ["Tigers"], "T-34s", "demo.pool")
     page.fill("#do-dice", "6,6")
     b_edits("T-34s", {"teams": "5"})
     expect(page.locator("#changed")).to_be_visible(timeout=12_000)
@@ -116,6 +119,7 @@ def turn(browser: Any, page: Any, server_url: str) -> None:
     expect(page.locator('tr[data-unit="T-34s"]')).not_to_contain_text("teams=5")
     page.click("#do-roll")
     expect(page.locator("#battle-error")).to_contain_text("the battle has changed")
+    expect(page.locator("#do-dice")).to_have_value("6,6")
     page.goto(link_a)
 
     # the banner's Refresh button brings the change in on demand (no reload either)

@@ -241,7 +241,8 @@ def act(page: Any, units: list[str], target: str, proc: str, filled: tuple[str, 
             expect(page.locator(f'#do-form [name="{change[0]}"]')).to_have_value(change[1])
         expect(page.locator('#do-form input[name="_for"]')).to_have_value(
             "|".join([proc, ",".join(units), target]))
-    page.click("#do-roll")
+    with page.expect_navigation(timeout=30_000):  # recorded: the page comes back with it
+        page.click("#do-roll")
     newest = page.locator("#log li").first
     expect(newest).to_have_attribute("data-kind", "resolved")
     expect(newest).to_contain_text(units[0])

@@ -136,8 +136,18 @@ def test_verify_exits_1_when_something_does_not_reproduce(capsys: Cap, db: str,
 
 
 def test_stale_expect(capsys: Cap, db: str, battle: str) -> None:
+    # the Tigers were added after state 1: a mark on them based on it is refused
     code, _, err = run(capsys, db, "mark", battle, "Tigers", "pinned", "--expect", "1")
-    assert code == 2 and "expected state 1 but it is now at 3" in err
+    assert code == 2 and "since state 1 (it is now at 3) in what this action reads: " \
+        "Tigers" in err
+    event = ok(capsys, db, "mark", battle, "Tigers", "pinned", "--expect", "3")
+    assert event["seq"] == 4 and "seen" not in event
+    # a change elsewhere is no conflict: recorded on the battle as it is, with seen
+    event = ok(capsys, db, "mark", battle, "T-34s", "pinned", "--expect", "3")
+    assert event["seq"] == 5 and event["seen"] == 3
+    assert ok(capsys, db, "next", battle, "--expect", "3")["seen"] == 3
+    code, _, err = run(capsys, db, "next", battle, "--expect", "5")
+    assert code == 2 and "reads: the turn and phase" in err
 
 
 ERRORS = [

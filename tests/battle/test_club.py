@@ -42,12 +42,20 @@ def test_two_processes_share_battles_stale_writes_and_rate_limits(db: str) -> No
         _post(two, f"/api/v1/battles/{bid}/units", {"side": "B", "name": "Panzers"}, kb)
         seen = httpx.get(f"{one}/api/v1/battles/{bid}", headers={"X-Battle-Key": ka}).json()
         assert [u["name"] for u in seen["units"]] == ["Tigers", "Panzers"]
-        # a write based on what phone A saw before B's write: 409 on either process
+        # A's second phone marks the Tigers; a write on them based on what phone A saw
+        # before that is a real conflict: 409 on either process
+        _post(two, f"/api/v1/battles/{bid}/mark",
+              {"unit": "Tigers", "marker": "pinned", "expect": added["seq"] + 1}, ka)
         for url in (one, two):
             stale = _post(url, f"/api/v1/battles/{bid}/mark",
                           {"unit": "Tigers", "marker": "hits", "value": 1,
                            "expect": added["seq"]}, ka)
             assert stale.status_code == 409 and stale.json()["error"]["code"] == "stale"
+            assert [c["kind"] for c in stale.json()["error"]["changes"]] == ["marked"]
+        # a new unit of B's from that old view reads only its own name: recorded
+        ok = _post(one, f"/api/v1/battles/{bid}/units",
+                   {"side": "B", "name": "Pumas", "expect": added["seq"]}, kb)
+        assert ok.status_code == 200 and ok.json()["seen"] == added["seq"]
         # the rate limit of 20 creations per address and 10 minutes, over both processes
         codes = [_post((one, two)[i % 2], "/api/v1/battles", {"game": "demo"}).status_code
                  for i in range(20)]

@@ -263,11 +263,14 @@ def test_stale_counter_is_refused_and_changes_nothing(bt: Battles) -> None:
     counter = bt.show(bid)["counter"]
     bt.mark(bid, "Shermans", "pinned", expect=counter)  # phone 1, up to date
     before = snapshot(bt, bid)
-    with pytest.raises(StaleStateError, match=f"expected state {counter} but it is now at "
-                       f"{counter + 1}"):
-        bt.do(bid, "fow.shoot", {"target": "Grenadiers"}, expect=counter)  # phone 2
-    for call in (lambda: bt.undo(bid, expect=counter), lambda: bt.advance(bid, expect=1),
-                 lambda: bt.add_unit(bid, "A", "x", expect=counter)):
+    # phone 2 drew its page before that mark, and acts with the Shermans: a real conflict
+    with pytest.raises(StaleStateError, match=f"since state {counter} \\(it is now at "
+                       f"{counter + 1}\\) in what this action reads: Shermans"):
+        bt.do(bid, "fow.shoot", {"unit": "Shermans", "target": "Grenadiers"}, expect=counter)
+    for call in (lambda: bt.undo(bid, expect=counter),
+                 lambda: bt.mark(bid, "shermans", "dug_in", expect=counter),
+                 lambda: bt.edit_unit(bid, "Shermans", {"dice": "5"}, expect=counter),
+                 lambda: bt.add_unit(bid, "A", "Shermans", expect=counter)):
         with pytest.raises(StaleStateError):
             call()
     assert snapshot(bt, bid) == before

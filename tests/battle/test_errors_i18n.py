@@ -46,9 +46,24 @@ def odds(proc: str, **params: object) -> Call:
 # name -> (how to raise it, the English message (start), what translations must keep)
 CASES: dict[str, tuple[Call, str, tuple[str, ...]]] = {
     "stale": (
-        lambda bt, b, _: bt.advance(b, expect=1),
-        "the battle has changed: you expected state 1 but it is now at 3; reload and try "
-        "again (nothing was recorded)", ("1", "3")),
+        lambda bt, b, _: bt.advance(b, expect=9),
+        "the battle has changed: you expected state 9 but it is now at 3; reload and try "
+        "again (nothing was recorded)", ("9", "3")),
+    "stale unit": (
+        lambda bt, b, _: bt.mark(b, "Shermans", "pinned", expect=1),
+        "the battle has changed since state 1 (it is now at 3) in what this action reads: "
+        "Shermans; nothing was recorded: look at the change and try again",
+        ("1", "3", "Shermans")),
+    "stale phase": (
+        lambda bt, b, _: (bt.advance(b), bt.advance(b, expect=3)),
+        "the battle has changed since state 3 (it is now at 4) in what this action reads: "
+        "the turn and phase; nothing was recorded: look at the change and try again",
+        ("3", "4")),
+    "stale undo": (
+        lambda bt, b, _: bt.undo(b, expect=2),
+        "the battle has changed since state 2 (it is now at 3) in what this action reads: "
+        "the latest event, which an undo takes back; nothing was recorded: look at the "
+        "change and try again", ("2", "3")),
     "nothing to undo": (
         lambda bt, _, fresh: bt.undo(fresh),
         "nothing to undo: the battle is as it was created", ()),
@@ -347,8 +362,8 @@ def test_the_battle_cli_prints_errors_in_the_chosen_language(
     code, _, err = run("--lang", "pl", "battle", "add-unit", bid, "--side", "A", "--name",
                        "tigers")
     assert code == 2 and err == "błąd: jednostka o nazwie 'tigers' już istnieje\n"
-    code, _, err = run("--lang", "zh", "battle", "next", bid, "--expect", "1")
-    assert code == 2 and err == ("错误：战斗已被修改：你看到的是状态 1，现在已是 2；"
+    code, _, err = run("--lang", "zh", "battle", "next", bid, "--expect", "7")
+    assert code == 2 and err == ("错误：战斗已被修改：你看到的是状态 7，现在已是 2；"
                                  "请重新加载后再试（未记录任何内容）\n")
     code, _, err = run("--lang", "pl", "battle", "mark", bid, "Tigers", "hits=lots")
     assert code == 2 and "znacznik 'hits' jest licznikiem" in err and "'lots'" in err

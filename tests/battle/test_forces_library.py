@@ -166,8 +166,8 @@ def test_a_whole_force_in_one_go_and_a_clash_changes_nothing(bt: Battles,
     with pytest.raises(AccessError) as refused:
         add_force(bt, bid, "A", chosen(entry, ["Panthers"]), by="B")
     assert refused.value.code == "not_your_side"
-    with pytest.raises(StaleStateError):
-        add_force(bt, bid, "B", chosen(entry, ["Panthers"]), expect=1, by="B")
+    with pytest.raises(StaleStateError):  # Shermans was added since state 1
+        add_force(bt, bid, "B", chosen(entry, ["Panthers", "Shermans"]), expect=1, by="B")
     with pytest.raises(BattleError, match="has no unit 'Tigers'"):
         chosen(entry, ["Tigers"])
     assert bt.row(bid)["counter"] == before
@@ -403,6 +403,12 @@ def test_a_force_checked_on_a_state_that_moves_on_is_checked_again(
     added = add_force(bt, bid, "A", chosen(entry, ["Shermans"]), by="A")
     assert [e["seq"] for e in added] == [3]  # checked again after the Intruder (2)
     racing["left"] = 1
-    with pytest.raises(StaleStateError):  # with expect: refused, nothing added
-        add_force(bt, bid, "A", chosen(entry, ["Panthers"]), expect=3, by="A")
-    assert "Panthers" not in real(bid).units and bt.row(bid)["counter"] == 4
+    # with expect: the Intruder (4) took none of the force's names, so it is added on
+    # the battle as it is, recording the counter its page showed
+    added = add_force(bt, bid, "A", chosen(entry, ["Panthers"]), expect=3, by="A")
+    assert [(e["seq"], e["seen"]) for e in added] == [(5, 3)]
+    # a name the force reads taken since the page was drawn: refused, nothing added
+    bt.add_unit(bid, "B", "Rifle platoon", {"teams": 1}, by="B")
+    with pytest.raises(StaleStateError, match="reads: Rifle platoon"):
+        add_force(bt, bid, "A", chosen(entry, ["Rifle platoon"]), expect=5, by="A")
+    assert real(bid).units["Rifle platoon"].side == "B" and bt.row(bid)["counter"] == 6

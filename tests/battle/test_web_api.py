@@ -166,8 +166,8 @@ def test_pages(client: Any, battle: dict[str, Any]) -> None:
                     follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == base
     r = client.post(f"{base}/do", data={"procedure": "fow.shoot", "target": "Grenadiers",
-                                        "expect": "3"})
-    assert r.status_code == 422 and "expected state 3 but it is now at 4" in r.text
+                                        "expect": "2"})  # drawn before the Grenadiers came
+    assert r.status_code == 409 and "since state 2 (it is now at 4)" in r.text
     r = client.post(f"{base}/mark", data={"unit": "Nobody", "marker": "pinned"})
     assert r.status_code == 422 and "unknown unit" in r.text
     assert client.post(f"{base}/next", data={}, follow_redirects=False).status_code == 303
@@ -202,15 +202,51 @@ def test_a_link_to_no_battle_is_a_404_that_lists_no_battles(client: Any,
     assert battle["id"] not in page.text
 
 
+def test_a_write_by_b_elsewhere_does_not_refuse_a(client: Any,
+                                                   battle: dict[str, Any]) -> None:
+    bid, ka, kb = battle["id"], battle["keys"]["A"], battle["keys"]["B"]
+    api = f"/api/v1/battles/{bid}"
+    drawn = client.get(f"{api}?key={ka}").json()["counter"]  # A's view
+    # B adds a unit and edits it: neither is A's actor or target
+    r = client.post(f"{api}/units?key={kb}", json={
+        "side": "B", "name": "Panthers", "stats": {"dice": 2}, "expect": drawn})
+    assert r.status_code == 200
+    assert client.post(f"{api}/edit?key={kb}", json={
+        "unit": "Panthers", "stats": {"dice": 3}, "expect": drawn + 1}).status_code == 200
+    # A's shot and A's new unit, both from the view before: recorded, with seen
+    r = client.post(f"{api}/do?key={ka}", json={
+        "procedure": "fow.shoot", "params": {"unit": "Shermans", "target": "Grenadiers"},
+        "expect": drawn})
+    assert r.status_code == 200, r.text
+    assert r.json()["seq"] == drawn + 3 and r.json()["seen"] == drawn
+    r = client.post(f"{api}/units?key={ka}", json={"side": "A", "name": "Fireflies",
+                                                   "expect": drawn})
+    assert r.status_code == 200 and r.json()["seen"] == drawn
+    # A's Next phase from the view before: nothing moved the phase since, so it applies;
+    # a second press from that view is refused
+    r = client.post(f"{api}/next?key={ka}", json={"expect": drawn})
+    assert r.status_code == 200
+    r = client.post(f"{api}/next?key={ka}", json={"expect": drawn})
+    assert r.status_code == 409 and "the turn and phase" in r.json()["error"]["message"]
+    assert [c["kind"] for c in r.json()["error"]["changes"]] == ["phase"]
+
+
 @pytest.mark.parametrize("prefix", ["/api/v1", "/api"])
 def test_a_stale_write_is_409_and_changes_nothing(client: Any, battle: dict[str, Any],
                                                   prefix: str) -> None:
     bid, ka = battle["id"], battle["keys"]["A"]
     before = client.get(f"{prefix}/battles/{bid}/log", headers={"X-Battle-Key": ka}).json()
     counter = client.get(f"{prefix}/battles/{bid}?key={ka}").json()["counter"]
-    r = client.post(f"{prefix}/battles/{bid}/do?key={ka}",
-                    json={"procedure": "fow.shoot", "expect": counter - 1})
+    # A's page was drawn before B added the Grenadiers (the latest event): a shot at
+    # them based on it reads what changed
+    r = client.post(f"{prefix}/battles/{bid}/do?key={ka}", json={
+        "procedure": "fow.shoot", "params": {"unit": "Shermans", "target": "Grenadiers"},
+        "expect": counter - 1})
     assert r.status_code == 409, r.text
     error = r.json()["error"]
-    assert error["code"] == "stale" and f"expected state {counter - 1}" in error["message"]
+    assert error["code"] == "stale"
+    assert f"since state {counter - 1} (it is now at {counter})" in error["message"]
+    assert "reads: Grenadiers" in error["message"]
+    assert [(c["seq"], c["kind"], c["unit"], c["by"]) for c in error["changes"]] == [
+        (counter, "unit_added", "Grenadiers", "B")]
     assert client.get(f"{prefix}/battles/{bid}/log?key={ka}").json() == before

@@ -83,11 +83,11 @@ def test_the_spectator_link_cannot_edit(client: Any, battle: dict[str, Any]) -> 
 
 
 def _stale_edit(client: Any, battle: dict[str, Any]) -> tuple[Any, list[Any]]:
-    """B changes the battle after A's page was drawn at state 3; then A edits a unit.
-    Returns A's answer and the log as it was before A's attempt."""
-    bid, ka, kb = battle["id"], battle["keys"]["A"], battle["keys"]["B"]
-    assert client.post(f"/battles/{bid}/{kb}/mark", data={
-        "unit": "Grenadiers", "marker": "pinned", "expect": "3"},
+    """A's other phone marks the Shermans after A's page was drawn at state 3; then A
+    edits them from that page. Returns A's answer and the log as it was before."""
+    bid, ka = battle["id"], battle["keys"]["A"]
+    assert client.post(f"/battles/{bid}/{ka}/mark", data={
+        "unit": "Shermans", "marker": "pinned", "expect": "3"},
         follow_redirects=False).status_code == 303
     before = _log(client, bid, ka)
     r = client.post(f"/battles/{bid}/{ka}/edit", data={"unit": "Shermans", "s.dice": "6",
@@ -98,10 +98,24 @@ def _stale_edit(client: Any, battle: dict[str, Any]) -> tuple[Any, list[Any]]:
 def test_a_stale_edit_is_refused(client: Any, battle: dict[str, Any]) -> None:
     bid, ka = battle["id"], battle["keys"]["A"]
     r, before = _stale_edit(client, battle)
-    assert r.status_code == 422
-    assert "expected state 3 but it is now at 4" in r.text and 'id="battle-error"' in r.text
+    assert r.status_code == 409 and 'id="battle-error"' in r.text
+    assert "since state 3 (it is now at 4) in what this action reads: Shermans" in r.text
+    assert "#4 side A: Shermans: pinned" in r.text  # what changed, as the log says it
     assert _log(client, bid, ka) == before
     assert _units(client, bid, ka)["Shermans"]["stats"] == {"dice": 5}
+
+
+def test_an_edit_after_a_change_elsewhere_is_recorded(client: Any,
+                                                      battle: dict[str, Any]) -> None:
+    bid, ka, kb = battle["id"], battle["keys"]["A"], battle["keys"]["B"]
+    assert client.post(f"/battles/{bid}/{kb}/mark", data={
+        "unit": "Grenadiers", "marker": "pinned", "expect": "3"},
+        follow_redirects=False).status_code == 303
+    r = client.post(f"/battles/{bid}/{ka}/edit", data={"unit": "Shermans", "s.dice": "6",
+                                                       "expect": "3"}, follow_redirects=False)
+    assert r.status_code == 303
+    assert _units(client, bid, ka)["Shermans"]["stats"] == {"dice": 6}
+    assert _log(client, bid, ka)[-1]["seen"] == 3
 
 
 
@@ -110,14 +124,15 @@ def test_a_stale_write_on_a_polish_page_is_refused_in_polish(
     bid, ka = battle["id"], battle["keys"]["A"]
     assert "Zmień jednostkę" in client.get(f"/battles/{bid}/{ka}?lang=pl").text  # the cookie
     r, before = _stale_edit(client, battle)
-    assert r.status_code == 422 and 'id="battle-error"' in r.text
+    assert r.status_code == 409 and 'id="battle-error"' in r.text
     page = html.unescape(r.text)
-    assert ("bitwa się zmieniła: oczekiwano stanu 3, a jest już 4; odśwież i spróbuj "
-            "ponownie (nic nie zapisano)") in page
-    assert "expected state" not in page
-    r = client.post(f"/battles/{bid}/{ka}/next?lang=zh", data={"expect": "3"})
-    assert r.status_code == 422
-    assert "战斗已被修改：你看到的是状态 3，现在已是 4" in html.unescape(r.text)
+    assert ("bitwa zmieniła się od stanu 3 (teraz jest 4) w tym, na czym opiera się ta "
+            "czynność: Shermans; nic nie zapisano: sprawdź zmianę i spróbuj ponownie") in page
+    assert "#4 strona A: Shermans: przygnieciony" in page
+    assert "since state" not in page
+    r = client.post(f"/battles/{bid}/{ka}/next?lang=zh", data={"expect": "9"})
+    assert r.status_code == 409
+    assert "战斗已被修改：你看到的是状态 9，现在已是 4" in html.unescape(r.text)
     assert _log(client, bid, ka) == before
 
 EDIT_ERRORS = [
@@ -141,7 +156,7 @@ def test_a_bad_edit_is_a_clear_422_and_changes_nothing(
     before = _log(client, bid, ka)
     r = client.post(f"/battles/{bid}/{ka}/edit", data={**data, "expect": "3"},
                     headers={"Accept": "text/html"})
-    assert r.status_code == 422, r.text
+    assert r.status_code == (403 if "your link" in message else 422), r.text
     assert message in r.text
     assert _log(client, bid, ka) == before
 

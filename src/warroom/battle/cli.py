@@ -36,8 +36,9 @@ DbOpt = Annotated[Optional[str], typer.Option(  # noqa: UP045 - typer needs Opti
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 IdArg = Annotated[str, typer.Argument(help="The battle's id (see 'warroom battle list').")]
 ExpectOpt = Annotated[Optional[int], typer.Option(  # noqa: UP045
-    "--expect", help="Only record if the battle is still at this state counter "
-    "(protects against someone else's change).", show_default=False)]
+    "--expect", help="The state counter you last saw: refuse to record if an event since "
+    "then changed what this reads (its units; the phase for next; any event for undo).",
+    show_default=False)]
 Words = Annotated[Optional[list[str]], typer.Argument(  # noqa: UP045
     help="key=value pairs.", show_default=False)]
 

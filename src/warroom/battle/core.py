@@ -4,10 +4,11 @@ Every change is an event appended to the battle's log; the state is the fold of 
 (:mod:`warroom.battle.state`), and a snapshot of it (with the stack of live events) is
 stored with each event in the same transaction, so reads and writes never replay the
 log (``verify`` does). Each event carries ``seq``, the state counter it created: a
-write may name the counter it was based on (``expect``) and is refused when someone else
-wrote first. A write computes its event first (dice, resolution, expectation) on the
-snapshot it read, then records it in one short transaction that moves the counter only
-if nobody moved it in between (else it is computed again on the new state).
+write may name the counter it was based on (``expect``) and is refused only when an
+event since then changed what it reads (:mod:`warroom.battle.conflicts`). A write
+computes its event first (dice, resolution, expectation) on the snapshot it read, then
+records it in one short transaction that moves the counter only if nobody moved it in
+between (else it is computed again on the new state).
 
 Dice: each battle has a secret seed; its sha256 (the commitment) is published in the
 ``created`` event, and the seed itself only when the battle ends. A virtual roll draws

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from warroom.errors import UsageError, WarroomError
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from warroom.errors import ErrorText, UsageError, WarroomError
 
 
 class BattleError(UsageError):
@@ -11,21 +14,39 @@ class BattleError(UsageError):
 
     code = "invalid"
 
+    def details(self) -> dict[str, Any]:
+        """Fields the API's error body carries besides code, message and parameter."""
+        return {}
+
 
 class StaleStateError(BattleError):
-    """A write based on an old state counter (someone else recorded an event first):
-    409 on the web API."""
+    """A write based on an old state counter where something it reads changed since
+    (:mod:`warroom.battle.conflicts`): 409 on the web API. ``changes`` holds the events
+    that changed it (each as recorded), ``what`` names what they changed."""
 
     code = "stale"
     http_status = 409
 
-    def __init__(self, expected: int, current: int) -> None:
+    def __init__(self, expected: int, current: int,
+                 changes: Sequence[Mapping[str, Any]] = (), what: ErrorText | None = None
+                 ) -> None:
         self.expected = expected
         self.current = current
-        super().__init__(
-            "the battle has changed: you expected state {expected} but it is now at "
-            "{current}; reload and try again (nothing was recorded)",
-            expected=expected, current=current)
+        self.changes = [dict(c) for c in changes]
+        if what is None:
+            super().__init__(
+                "the battle has changed: you expected state {expected} but it is now at "
+                "{current}; reload and try again (nothing was recorded)",
+                expected=expected, current=current)
+        else:
+            super().__init__(ErrorText(
+                "the battle has changed since state {expected} (it is now at {current}) "
+                "in what this action reads: {what}; nothing was recorded: look at the "
+                "change and try again", expected=expected, current=current, what=what))
+
+    def details(self) -> dict[str, Any]:
+        """What the API adds to the error body: the events that changed it."""
+        return {"changes": self.changes}
 
 
 class NothingToUndoError(BattleError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -42,6 +43,23 @@ MAX_PROFILE = 20_000
 Json = StrictInt | StrictBool | Annotated[StrictStr, Field(max_length=2000)] | float | None
 
 
+@dataclass(frozen=True)
+class Touched:
+    """What an event changed in the battle, as far as a write can depend on it
+    (:mod:`warroom.battle.conflicts`)."""
+
+    units: frozenset[str] | None = frozenset()
+    """the units whose stats, profile, markers or presence changed (None: every unit)"""
+    phase: bool = False
+    """the turn, the side to play or the phase"""
+    everything: bool = False
+    """the whole battle (its creation or end)"""
+
+
+def _unit(name: str) -> Touched:
+    return Touched(frozenset({name}))
+
+
 def _stats(stats: Mapping[str, Any]) -> str:
     return " ".join(f"{k}={'' if v is None else v}" for k, v in stats.items())
 
@@ -57,9 +75,17 @@ class Event(BaseModel):
     by: Side | None = None
     after: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{16}$")]
     undone: StrictBool | None = Field(None, description="set by the log, never stored")
+    seen: Annotated[StrictInt, Field(ge=1, le=10**7)] | None = Field(
+        None, description="the state counter the writer's page showed, when the write was "
+        "recorded on a later state (the events in between changed nothing it reads)")
 
     def apply(self, state: State) -> State:  # pragma: no cover - every kind overrides it
         raise NotImplementedError
+
+    def touches(self, before: State | None) -> Touched:
+        """What this event changed, from the event itself (``before``: the state before
+        it, where a kind needs it; None when it is not at hand)."""
+        return Touched(everything=True)
 
     def describe(self, tr: Translate) -> str:  # pragma: no cover - every kind overrides it
         raise NotImplementedError
@@ -114,6 +140,9 @@ class UnitAdded(Event):
         new.units[self.unit] = Unit(self.unit, self.side, dict(self.stats), profile=profile)
         return new
 
+    def touches(self, before: State | None) -> Touched:
+        return _unit(self.unit)
+
     def describe(self, tr: Translate) -> str:
         text = tr("unit {unit} joins side {side}").format(unit=self.unit, side=self.side)
         if self.profile is not None:
@@ -154,6 +183,9 @@ class UnitEdited(Event):
             unit.profile = profile_model(state.game, self.profile).model_dump(mode="json")
         return new
 
+    def touches(self, before: State | None) -> Touched:
+        return _unit(self.unit)
+
     def describe(self, tr: Translate) -> str:
         parts = [_stats(self.stats)] if self.stats else []
         if self.profile is not None:
@@ -172,6 +204,9 @@ class Marked(Event):
         new = copy.deepcopy(state)
         set_marker(new.unit(self.unit), self.marker, self.value)
         return new
+
+    def touches(self, before: State | None) -> Touched:
+        return _unit(self.unit)
 
     def describe(self, tr: Translate) -> str:
         shown = tr("cleared") if self.value is None else (
@@ -223,6 +258,11 @@ class Resolved(Event):
             add_luck(new.luck, self.side, self.expected, self.outcome)
         return new
 
+    def touches(self, before: State | None) -> Touched:
+        """The units whose markers its outcome changed (the acting units and the
+        target are only read)."""
+        return Touched(frozenset(change.unit for change in self.effects))
+
     def describe(self, tr: Translate) -> str:
         """The rule by its title, who acted on whom, each outcome field by its label and
         value in ``tr``'s language (English keeps the names as typed: ``hits=2``,
@@ -269,6 +309,16 @@ class Phase(Event):
                 unit.markers.pop(marker, None)
         return new
 
+    def touches(self, before: State | None) -> Touched:
+        """The phase, and the units that lost a marker the new phase clears (every unit
+        when the state before it is not at hand)."""
+        if not self.clears:
+            return Touched(phase=True)
+        if before is None:
+            return Touched(None, phase=True)
+        return Touched(frozenset(u.name for u in before.units.values()
+                                 if any(m in u.markers for m in self.clears)), phase=True)
+
     def describe(self, tr: Translate) -> str:
         return tr("turn {turn}, side {side}: {phase}").format(
             turn=self.turn, side=self.side, phase=tr(phases.title(self.phase)))
@@ -283,6 +333,9 @@ class Undone(Event):
 
     def apply(self, state: State) -> State:  # the fold pops its target instead
         raise ValueError("an undo is folded by popping its target")
+
+    # touches: what its target touched (warroom.battle.conflicts.touched_by); alone,
+    # the event cannot tell, so the base class's answer (everything) stands
 
     def describe(self, tr: Translate) -> str:
         text = tr("undo of event {n}").format(n=self.target)
@@ -299,6 +352,9 @@ class EndAsked(Event):
         new = copy.deepcopy(state)
         new.end_asked = sorted({*new.end_asked, self.side})
         return new
+
+    def touches(self, before: State | None) -> Touched:
+        return Touched()  # no unit, no phase: only an undo (which reads all) minds it
 
     def describe(self, tr: Translate) -> str:
         return tr("side {side} asks to end the battle and reveal its dice seed").format(

@@ -226,16 +226,19 @@ def add_force(bt: Battles, battle_id: str, side: str, units: Sequence[dict[str, 
     if len(units) > MAX_UNITS:
         raise BattleError("too many units: a force adds at most {most}; this one has {count}",
                           most=MAX_UNITS, count=len(units))
+    from warroom.battle.conflicts import Write, reads
+
     for attempt in range(3):
+        # the page's view is stale only where the force's names changed
+        bt.fresh(battle_id, expect, reads(Write.ADD_UNIT,
+                                          [str(u.get("name") or "") for u in units]))
         counter = int(bt.row(battle_id)["counter"])  # before the state: never newer
-        if expect is not None and expect != counter:
-            raise StaleStateError(expect, counter)
         checked = _checked(bt.state(battle_id), units)
-        try:  # the first write holds the battle to the state checked; the others follow
+        try:  # the first write holds the force's names to the state checked
             first = bt.add_unit(battle_id, side, checked[0].name, profile=checked[0],
-                                expect=counter, by=by)
+                                expect=counter, by=by, force=[p.name for p in checked[1:]])
         except StaleStateError:
-            if expect is not None or attempt == 2:
+            if attempt == 2:
                 raise
             continue
         return [first, *(bt.add_unit(battle_id, side, p.name, profile=p, by=by)

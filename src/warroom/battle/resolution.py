@@ -21,6 +21,7 @@ from warroom.battle import effects as fx
 from warroom.battle.base import Snapshot, commitment_of
 from warroom.battle.base import fraction_text as _frac
 from warroom.battle.base import jsonable as _jsonable
+from warroom.battle.conflicts import Reads, Write, reads
 from warroom.battle.errors import (
     AccessError,
     BattleError,
@@ -96,7 +97,13 @@ class BattleResolution(BattleWrites):
             proc = self.procedure(st.game, proc_id)
             return self._resolve(st, proc, raw, keys, dice, by, secret)
 
-        return self._write(battle_id, expect, build, by)
+        return self._write(battle_id, expect, self._roll_reads(keys), build, by)
+
+    @staticmethod
+    def _roll_reads(keys: Mapping[str, Any]) -> Reads:
+        """What a roll reads: its acting units and its target."""
+        return reads(Write.ROLL, [*(name for name, _ in _acting(keys)),
+                                  str(keys.get("target") or "")])
 
     def _resolve(self, st: State, proc: Procedure, raw: Mapping[str, Any],
                  keys: Mapping[str, Any], dice: Sequence[object] | None,

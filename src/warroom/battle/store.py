@@ -280,6 +280,16 @@ class Store:
         return [json.loads(r[0]) for r in reversed(rows)]
 
     @staticmethod
+    def events_between(conn: Connection, battle_id: str, first: int, last: int
+                       ) -> list[tuple[dict[str, Any], str | None]]:
+        """Events ``first`` to ``last`` with the state stored after each (None before
+        snapshots), oldest first: one range read on the primary key."""
+        rows = conn.execute(sa.select(events.c.body, events.c.state).where(
+            events.c.battle_id == battle_id, events.c.seq >= first, events.c.seq <= last)
+            .order_by(events.c.seq)).all()
+        return [(json.loads(r[0]), r[1]) for r in rows]
+
+    @staticmethod
     def stored_states(conn: Connection, battle_id: str) -> list[str | None]:
         """The snapshot stored with each event, in order (None before snapshots)."""
         rows = conn.execute(sa.select(events.c.state).where(events.c.battle_id == battle_id)

@@ -2,26 +2,28 @@
 the fold of the log (:mod:`warroom.battle.state`), and a snapshot of it (with the stack of
 live events) is stored with each event in the same transaction, so reads and writes never
 replay the log. Each event carries ``seq``, the state counter it created: a write may
-name the counter it was based on (``expect``) and is refused when someone else wrote
-first. A write computes its event first on the snapshot it read, then records it in one
-short transaction that moves the counter only if nobody moved it in between (else it is
-computed again on the new state).
+name the counter it was based on (``expect``) and is refused only when an event since
+then changed what it reads (:mod:`warroom.battle.conflicts`). A write computes its event
+first on the snapshot it read, then records it in one short transaction that moves the
+counter only if nobody moved it in between (else it is computed again on the new
+state).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
+from warroom.battle import conflicts, phases
 from warroom.battle import events as evs
-from warroom.battle import phases
 from warroom.battle.access import BattleAccess
 from warroom.battle.base import READ_ONLY, Snapshot, commitment_of
 from warroom.battle.base import jsonable as _jsonable
+from warroom.battle.conflicts import Reads, Write, reads
 from warroom.battle.errors import (
     AccessError,
     BattleError,
@@ -68,16 +70,53 @@ class BattleWrites(BattleAccess):
         with self.store.read() as conn:
             return self.store.event_at(conn, battle_id, seq)[0]
 
-    def _write(self, battle_id: str, expect: int | None,
+    def fresh(self, battle_id: str, expect: int | None, wanted: Reads) -> None:
+        """Refuse (:class:`StaleStateError`) a write based on the state counter
+        ``expect`` when an event recorded since changed something it reads (``wanted``,
+        :func:`warroom.battle.conflicts.reads`); anything else is no reason to refuse it.
+        For a form that reads the battle before it writes (the edit form's changes)."""
+        self._fresh(battle_id, self._snapshot(battle_id), expect, wanted)
+
+    def _fresh(self, battle_id: str, snap: Snapshot, expect: int | None,
+               wanted: Reads) -> None:
+        counter = snap.counter
+        if expect is None or expect == counter:
+            return
+        if expect > counter or expect < 1 or counter - expect > conflicts.MAX_BEHIND:
+            raise StaleStateError(expect, counter)
+
+        def state_of(text: str | None) -> State | None:
+            return None if text is None else State.from_json(json.loads(text))
+
+        with self.store.read() as conn:
+            rows = self.store.events_between(conn, battle_id, expect, counter)
+            after = {int(body["seq"]): stored for body, stored in rows}
+
+            def lookup(seq: int) -> tuple[Mapping[str, Any], State | None]:
+                body, _ = self.store.event_at(conn, battle_id, seq)
+                before = after[seq - 1] if seq - 1 in after else \
+                    self.store.event_at(conn, battle_id, seq - 1)[1]
+                return body, state_of(before)
+
+            recorded = [(body, state_of(after.get(int(body["seq"]) - 1)))
+                        for body, _ in rows if int(body["seq"]) > expect]
+            found = conflicts.changes(wanted, recorded, lookup)
+        if found:
+            raise StaleStateError(expect, counter, [event for event, _ in found],
+                                  conflicts.what_changed(wanted, [t for _, t in found],
+                                                         snap.state))
+
+    def _write(self, battle_id: str, expect: int | None, wanted: Reads,
                build: Callable[[Snapshot], dict[str, Any]],
                by: str | None = None) -> dict[str, Any]:
         """Compute an event on the battle as it is now, then record it in one short
         transaction that moves the counter only if nobody moved it meanwhile.
 
-        Nothing is computed while the write lock is held. With ``expect`` any change since
-        ``expect`` is refused; without it, a write that finds the battle moved on is
-        computed again on the new state (backing off a little more each time, up to
-        :data:`WRITE_ATTEMPTS` times).
+        Nothing is computed while the write lock is held. With ``expect``, a change since
+        ``expect`` to what the write reads (``wanted``) refuses it; anything else does
+        not, and the event records ``seen``. A write that finds the battle moved on
+        while it was being computed is computed again on the new state (backing off a
+        little more each time, up to :data:`WRITE_ATTEMPTS` times).
         """
         for attempt in range(WRITE_ATTEMPTS):
             if attempt:
@@ -85,13 +124,14 @@ class BattleWrites(BattleAccess):
             snap = self._snapshot(battle_id)
             counter = snap.counter
             _writable(snap)
-            if expect is not None and expect != counter:
-                raise StaleStateError(expect, counter)
+            self._fresh(battle_id, snap, expect, wanted)
             built = build(snap)
             kind = built["kind"]
             event: dict[str, Any] = {
                 "seq": counter + 1, "kind": kind, "at": self.clock(), "by": by,
                 **{k: v for k, v in built.items() if k != "kind"}, "after": "0" * 16}
+            if expect is not None and expect < counter:
+                event["seen"] = expect
             event = dict(_jsonable(event))
             if kind == "undone":
                 new_state, live = self._before_last(battle_id, snap), snap.live[:-1]
@@ -107,24 +147,20 @@ class BattleWrites(BattleAccess):
                 with self.store.write() as conn:
                     self.store.append(conn, battle_id, event, counter,
                                       new_state.snapshot(), json.dumps(live))
-            except StaleStateError:
-                if expect is not None:
-                    raise
-                continue
-            except ConflictError:  # a duplicate seq from a racing writer
-                if expect is not None:
-                    raise StaleStateError(expect, counter + 1) from None
-                continue
+            except (StaleStateError, ConflictError):  # a racing writer recorded first:
+                continue  # computed again on the new state (and checked again)
             return event
         raise BattleError("the battle is changing too fast to record this; try again")
 
     def add_unit(self, battle_id: str, side: str, name: str | None,
                  stats: Mapping[str, Any] | None = None, *, profile: Any = None,
-                 expect: int | None = None, by: str | None = None) -> dict[str, Any]:
+                 expect: int | None = None, by: str | None = None,
+                 force: Sequence[str] = ()) -> dict[str, Any]:
         """Add a unit with its stats, and optionally its typed profile: a profile object,
         its JSON form, or a reference ``FILE:UNIT`` (also given as the stat ``from``).
         On the web (``by`` set) a reference names an example force (``example:GAME:UNIT``):
-        the server reads no files. The name defaults to the profile's."""
+        the server reads no files. The name defaults to the profile's. ``force``: the
+        names of the units added right after it as one force (it reads those too)."""
         side = self._side(side)
         stats = dict(stats or {})
         if "from" in stats:
@@ -162,7 +198,8 @@ class BattleWrites(BattleAccess):
                 event["profile"] = _profile_json(snap.state.game, profile)
             return event
 
-        return self._write(battle_id, expect, build, by)
+        return self._write(battle_id, expect, reads(Write.ADD_UNIT, [name, *force]), build,
+                           by)
 
     @staticmethod
     def _profile_name(profile: Any) -> str:
@@ -188,9 +225,11 @@ class BattleWrites(BattleAccess):
         game = self.state(battle_id).game
         _check_game(force.game, game)
         out = []
-        for i, unit in enumerate(force.units):
+        names = [unit.name for unit in force.units]
+        for i, unit in enumerate(force.units):  # the first reads every name of the force
             out.append(self.add_unit(battle_id, side, unit.name, profile=unit,
-                                     expect=expect if i == 0 else None, by=by))
+                                     expect=expect if i == 0 else None, by=by,
+                                     force=names[1:] if i == 0 else ()))
         return out
 
     def edit_unit(self, battle_id: str, unit: str, stats: Mapping[str, Any], *,
@@ -219,7 +258,7 @@ class BattleWrites(BattleAccess):
                 event["profile"] = _profile_json(snap.state.game, profile)
             return event
 
-        return self._write(battle_id, expect, build, by)
+        return self._write(battle_id, expect, reads(Write.EDIT_UNIT, [unit]), build, by)
 
     def mark(self, battle_id: str, unit: str, marker: str, value: str | None = None, *,
              expect: int | None = None, by: str | None = None) -> dict[str, Any]:
@@ -240,7 +279,7 @@ class BattleWrites(BattleAccess):
             return {"kind": "marked", "unit": u.name, "marker": marker, "value": new,
                     "before": u.markers.get(marker)}
 
-        return self._write(battle_id, expect, build, by)
+        return self._write(battle_id, expect, reads(Write.MARK, [unit]), build, by)
 
     def advance(self, battle_id: str, *, expect: int | None = None, by: str | None = None
              ) -> dict[str, Any]:
@@ -257,7 +296,7 @@ class BattleWrites(BattleAccess):
                 event["clears"] = clears
             return event
 
-        event = self._write(battle_id, expect, build, by)
+        event = self._write(battle_id, expect, reads(Write.NEXT_PHASE), build, by)
         info = phases.phase(self.state(battle_id).game, event["phase"])
         return {**event, "title": info.title, "checklist": list(info.checklist)}
 
@@ -271,8 +310,7 @@ class BattleWrites(BattleAccess):
         battle undo at once."""
         snap = self._snapshot(battle_id)
         _writable(snap)
-        if expect is not None and expect != snap.counter:
-            raise StaleStateError(expect, snap.counter)
+        self._fresh(battle_id, snap, expect, reads(Write.UNDO))
         if by is not None and not snap.row.get("solo") and snap.live:
             done = self._event(battle_id, snap.live[-1])
             if done["kind"] == "resolved" and not done.get("entered"):
@@ -294,7 +332,7 @@ class BattleWrites(BattleAccess):
                 raise StaleStateError(snap.counter, snap.counter + 1)
             return {"kind": "undone", "target": target, "what": done["kind"]}
 
-        return self._write(battle_id, expect, build, by)
+        return self._write(battle_id, expect, reads(Write.UNDO), build, by)
 
     def answer_undo(self, battle_id: str, accept: bool, *, by: str,
                     expect: int | None = None) -> dict[str, Any]:
@@ -325,7 +363,7 @@ class BattleWrites(BattleAccess):
                     "agreed": by}
 
         return self._write(battle_id, expect if expect is not None else snap.counter,
-                           build, asked["side"])
+                           reads(Write.ANSWER_UNDO), build, asked["side"])
 
     def end(self, battle_id: str, *, expect: int | None = None, by: str | None = None
             ) -> dict[str, Any]:
@@ -351,7 +389,7 @@ class BattleWrites(BattleAccess):
                                   "that made it: it cannot be revealed here")
             return {"kind": "ended", "seed": seed}
 
-        return self._write(battle_id, expect, build, by)
+        return self._write(battle_id, expect, reads(Write.END), build, by)
 
 
 def _writable(snap: Snapshot) -> None:

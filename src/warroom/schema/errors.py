@@ -15,6 +15,10 @@ class ErrorDetail(_Model):
                       examples=["unknown_procedure"])
     message: str = Field(description="one sentence for people (English on the API)")
     parameter: str | None = Field(description="the parameter or field it is about, if any")
+    changes: list[dict[str, Any]] | None = Field(
+        None, description="a stale write (409 stale): the events recorded since the "
+        "`expect` counter that changed what the write reads (its units, the turn and phase "
+        "for Next phase, the latest event for an undo), each as the log records it")
 
 
 class ErrorBody(_Model):

@@ -65,11 +65,13 @@ def legacy(path: str) -> bool:
 
 
 def json_error(path: str, status: int, code: str, message: str,
-               parameter: str | None = None) -> JSONResponse:
-    """The one JSON error (:class:`warroom.schema.ErrorBody`) for a request to ``path``."""
+               parameter: str | None = None, **more: Any) -> JSONResponse:
+    """The one JSON error (:class:`warroom.schema.ErrorBody`) for a request to ``path``
+    (``more``: fields a kind of error adds, such as a stale write's ``changes``)."""
     from warroom.schema import error_body
 
     body = error_body(code, message, parameter)
+    body["error"].update(more)
     if legacy(path):
         body.update(detail=message, parameter=parameter, code=code)
     return JSONResponse(body, status_code=status)

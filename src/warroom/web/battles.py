@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Form, Query, Request, Security
@@ -603,12 +603,62 @@ def _describe(request: Request, events: list[dict[str, Any]]) -> None:
 
 def _page(request: Request, battle_id: str, key: str, error: str | None = None,
           status: int = 200, form: Any = None, keep: bool = False,
-          before: int | None = None, draft: Mapping[str, Any] | None = None
-          ) -> HTMLResponse:
+          before: int | None = None, draft: Mapping[str, Any] | None = None,
+          changes: Sequence[str] = ()) -> HTMLResponse:
     ctx = _context(request, battle_id, key, form, keep, before, draft)
-    response = _render(request, "battles/battle.html", {**ctx, "error": error}, status)
+    response = _render(request, "battles/battle.html",
+                       {**ctx, "error": error, "changes": changes}, status)
     _remember(request, response, battle_id, key)
     return response
+
+
+def _htmx(request: Request) -> bool:
+    return request.headers.get("hx-request") == "true"
+
+
+def done(request: Request, address: str) -> Response:
+    """A write recorded: back to the battle page (303; for the page's script, which sent
+    the form itself, the same address in ``HX-Redirect``)."""
+    if _htmx(request):
+        return Response(status_code=204, headers={"HX-Redirect": address})
+    return RedirectResponse(address, status_code=303)
+
+
+def refused(request: Request, battle_id: str, key: str, exc: UsageError, *,
+            form: Any = None, keep: bool = False,
+            draft: Mapping[str, Any] | None = None) -> Response:
+    """A write refused, with the reason and, for a stale one, the events that changed
+    what it reads (their log lines in the page's language). The page's script (an
+    ``HX-Request``) gets the battle section as it is now after the notice
+    (``data-refused``), to swap in where the reader is, what was typed kept; without
+    the script, the whole page with the notice on top. Nothing was recorded."""
+    changes = _changes(request, exc.changes) if isinstance(exc, StaleStateError) else []
+    message = _message(request, exc)
+    if not _htmx(request):
+        return _page(request, battle_id, key, message, exc.http_status, form=form,
+                     keep=keep, draft=draft, changes=changes)
+    ctx = _context(request, battle_id, key, form, keep, draft=draft)
+    response = _render(request, "battles/_refused.html",
+                       {**ctx, "error": message, "changes": changes}, exc.http_status)
+    response.headers["HX-Refused"] = exc.code
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _changes(request: Request, events: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What changed meanwhile, one line per event: who made it and its log line."""
+    from warroom.battle.events import parse
+    from warroom.web.lang import translator
+    from warroom.web.templating import page_lang
+
+    tr = translator(page_lang(request))
+    out = []
+    for e in events:
+        text = parse(e).describe(tr)
+        out.append(tr("#{n} side {side}: {change}").format(n=e["seq"], side=e["by"],
+                                                          change=text) if e.get("by")
+                   else tr("#{n} command line: {change}").format(n=e["seq"], change=text))
+    return out
 
 
 def _remember(request: Request, response: Response, battle_id: str, key: str) -> None:
@@ -655,14 +705,15 @@ def page_section(battle_id: str, key: str, request: Request,
 
 
 def _act(request: Request, battle_id: str, key: str, action: Any) -> Response:
-    """Run a form's action; back to the page (303) or the page with the error (422)."""
+    """Run a form's action; back to the page (:func:`done`) or the refusal
+    (:func:`refused`: 409 for a stale write, 422 for a bad one, 403 for another's)."""
     bt = battles(request)
     side = _side(bt, battle_id, key)
     try:
         action(bt, side)
     except UsageError as exc:
-        return _page(request, battle_id, key, _message(request, exc), 422)
-    return RedirectResponse(f"/battles/{battle_id}/{key}", status_code=303)
+        return refused(request, battle_id, key, exc)
+    return done(request, f"/battles/{battle_id}/{key}")
 
 
 def _expect(text: str) -> int | None:
@@ -767,10 +818,11 @@ async def page_edit(battle_id: str, key: str, request: Request,
     fields = {k: v for k, v in form.multi_items() if isinstance(v, str)}
 
     def run(bt: Battles, side: str) -> None:
+        from warroom.battle.conflicts import Write, reads
+
         seen = _expect(expect)
-        counter = int(bt.row(battle_id)["counter"])
-        if seen is not None and seen != counter:  # refuse a stale form before reading it
-            raise StaleStateError(seen, counter)
+        # refuse a form whose unit changed since it was drawn before reading its changes
+        bt.fresh(battle_id, seen, reads(Write.EDIT_UNIT, [unit]))
         current = bt.state(battle_id).unit(unit).stats
         changes = stat_changes(current, fields, new_stat, new_value)
         bt.edit_unit(battle_id, unit, changes, expect=seen, by=side)
@@ -901,10 +953,11 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
     side = await run_in_threadpool(_side, bt, battle_id, key)
     choice = resolve.read_choice(form)
 
-    def refused(exc: UsageError) -> Response:
-        status = 409 if isinstance(exc, StaleStateError) else exc.http_status
-        return _page(request, battle_id, key, _message(request, exc), status, form=form,
-                     keep=True)
+    def refuse(exc: UsageError) -> Response:
+        # stale: what the units filled is filled again from the units as they are now
+        # (the change shown is in the form); a bad value: the form as it was sent
+        return refused(request, battle_id, key, exc, form=form,
+                       keep=not isinstance(exc, StaleStateError))
 
     def read() -> tuple[str, dict[str, Any], Any]:
         from warroom.dice.sources import parse_dice
@@ -923,7 +976,7 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
     try:
         proc_id, params, entered = await run_in_threadpool(read)
     except UsageError as exc:
-        return await run_in_threadpool(refused, exc)
+        return await run_in_threadpool(refuse, exc)
     await warm(request, bt, battle_id, proc_id,
                {**params, **resolve.units_and_target(choice.units, choice.target)}, side)
 
@@ -932,7 +985,7 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
             resolve.record(bt, battle_id, proc_id, choice.units, choice.target, params,
                            entered, expect=_expect(str(form.get("expect") or "")), by=side)
         except UsageError as exc:
-            return refused(exc)
-        return RedirectResponse(f"/battles/{battle_id}/{key}", status_code=303)
+            return refuse(exc)
+        return done(request, f"/battles/{battle_id}/{key}")
 
     return await run_in_threadpool(run)

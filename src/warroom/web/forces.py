@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from pydantic import Field, StrictStr
 from starlette.concurrency import run_in_threadpool
 
@@ -286,8 +286,7 @@ async def _act(request: Request, battle_id: str, key: str,
                draft: Callable[[Posted], dict[str, Any]], anchor: str = "units") -> Response:
     """Run a form's action for the link's side: back to the page (303), or the page with
     the error and what was typed (``draft``) kept."""
-    from warroom.battle.errors import StaleStateError
-    from warroom.web.battles import _message, _page
+    from warroom.web.battles import done, refused
 
     posted = await _form(request)
     bt = battles(request)
@@ -297,10 +296,8 @@ async def _act(request: Request, battle_id: str, key: str,
         try:
             action(bt, side, posted)
         except UsageError as exc:
-            status = 409 if isinstance(exc, StaleStateError) else exc.http_status
-            return _page(request, battle_id, key, _message(request, exc), status,
-                         draft=draft(posted))
-        return RedirectResponse(f"/battles/{battle_id}/{key}#{anchor}", status_code=303)
+            return refused(request, battle_id, key, exc, draft=draft(posted))
+        return done(request, f"/battles/{battle_id}/{key}#{anchor}")
 
     return await run_in_threadpool(run)
 

@@ -11,6 +11,17 @@ come within :data:`warroom.serving.API_DEADLINE` seconds, or that are too large 
 out, give way to a Monte Carlo estimate (``"estimate": true`` with its 95% ``margin``);
 ``/api/simulate`` stops after :data:`warroom.serving.SIMULATE_SECONDS` with the samples
 done (``"stopped_early": true``). A request whose client goes away is cancelled.
+
+A battle's writes (``units``, ``edit``, ``mark``, ``do``, ``next``, ``undo``, ``end``...)
+take an optional ``expect``: the state counter the caller last saw. The write is refused
+(409, code ``stale``, nothing recorded) only when an event recorded since then changed
+what the write reads: its units (the acting units and the target of ``do``, the unit it
+adds, edits or marks), the turn and phase for ``next``, the latest event for ``undo``
+(:mod:`warroom.battle.conflicts`). The error then lists those events under ``changes``
+(each as the log records it). Any other change is no reason to refuse: the write is
+recorded on the battle as it is, the events in between stay, and its event says
+``"seen": N``, the counter it was based on. Virtual dice come from the state the roll is
+recorded on, as always.
 """
 
 from __future__ import annotations
@@ -29,8 +40,10 @@ ERRORS: dict[int, str] = {
     403: "The link may not do this (a spectator's key, the other side's unit or turn), "
          "or the request comes from another site",
     404: "No such battle here, or a wrong key (the two are not told apart)",
-    409: "Stale: the battle changed since the `expect` counter you sent; nothing was "
-         "recorded",
+    409: "Stale: what the write reads (its units; the turn and phase for next; the latest "
+         "event for undo) changed since the `expect` counter you sent, and `changes` lists "
+         "the events that changed it; or the battle takes no writes (ended, read-only). "
+         "Nothing was recorded",
     413: "The request body is too large",
     422: "Invalid input; `parameter` names the field or parameter when there is one",
     429: "Too many battles started from this address; wait",

@@ -325,7 +325,7 @@ def install(app: FastAPI) -> None:
             return _error(request, exc.http_status,
                           error_message(exc, translator(page_lang(request))), None)
         return json_error(request.url.path, exc.http_status, exc.code, error_message(exc),
-                          clip(exc.parameter))
+                          clip(exc.parameter), **exc.details())
 
     from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 

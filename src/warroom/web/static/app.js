@@ -363,26 +363,163 @@
           // its own request pending): this section would undo the pick; the next poll
           // asks again with the form as it is then
           if (!asked && (inflight > 0 || sectionAddress() !== address)) { return false; }
-          var open = {};
-          root.querySelectorAll("details[data-keep][open]").forEach(function (d) {
-            open[d.getAttribute("data-keep")] = true;
-          });
           var x = window.scrollX;
           var y = window.scrollY;
-          var fresh = new DOMParser().parseFromString(html, "text/html").body;
-          root.replaceChildren.apply(root, Array.prototype.slice.call(fresh.childNodes));
-          root.querySelectorAll("details[data-keep]").forEach(function (d) {
-            if (open[d.getAttribute("data-keep")]) { d.open = true; }
-          });
-          if (window.htmx) { window.htmx.process(root); }  // the Resolve form's requests
+          swap(new DOMParser().parseFromString(html, "text/html").body);
           window.scrollTo(x, y);
-          banner.hidden = true;
           root.classList.remove("updated");
           void root.offsetWidth;  // restart the highlight
           root.classList.add("updated");
           return true;
         });
     }
+
+    // the battle section drawn anew from ``fresh`` (open <details> kept)
+    function swap(fresh) {
+      var open = {};
+      root.querySelectorAll("details[data-keep][open]").forEach(function (d) {
+        open[d.getAttribute("data-keep")] = true;
+      });
+      root.replaceChildren.apply(root, Array.prototype.slice.call(fresh.childNodes));
+      root.querySelectorAll("details[data-keep]").forEach(function (d) {
+        if (open[d.getAttribute("data-keep")]) { d.open = true; }
+      });
+      if (window.htmx) { window.htmx.process(root); }  // the Resolve form's requests
+      banner.hidden = true;
+    }
+
+    // A form of the battle section is sent from here. Recorded: the battle page loads
+    // as before. Refused (someone changed what it reads, or a bad value): the section
+    // as it is now is swapped in where the reader is, the form sent kept at the same
+    // place on the screen with the refusal and what changed just below it, and what was
+    // typed into any form kept. Without this script the form posts as usual.
+    function formKey(form) {
+      var unit = form.querySelector('input[type="hidden"][name="unit"]');
+      return (form.getAttribute("action") || "") + "|" + (form.id || "") + "|" +
+        (form.getAttribute("data-force") || "") + "|" + (unit ? unit.value : "");
+    }
+    function sameForm(key) {
+      var forms = root.querySelectorAll("form");
+      for (var i = 0; i < forms.length; i++) {
+        if (formKey(forms[i]) === key) { return forms[i]; }
+      }
+      return null;
+    }
+    function typedHere() {
+      var kept = [];
+      root.querySelectorAll("form").forEach(function (form) {
+        Array.prototype.forEach.call(form.elements, function (el) {
+          if (el.name && el.type !== "file" && changed(el)) {
+            kept.push({form: formKey(form), name: el.name, value: el.value,
+                       checked: el.checked, box: /^(checkbox|radio)$/.test(el.type)});
+          }
+        });
+      });
+      return kept;
+    }
+    function typeAgain(kept) {
+      kept.forEach(function (k) {
+        var form = sameForm(k.form);
+        if (!form) { return; }
+        Array.prototype.forEach.call(form.elements, function (el) {
+          if (el.name !== k.name) { return; }
+          if (k.box) {
+            if (el.value === k.value) { el.checked = k.checked; }
+          } else if (el.value !== k.value) {
+            el.value = k.value;
+            if (el.tagName !== "SELECT") {  // its hint and odds follow
+              el.dispatchEvent(new Event("input", {bubbles: true}));
+            }
+          }
+        });
+      });
+    }
+    function load(to) {
+      var u = new URL(to, window.location.href);
+      if (u.hash && u.pathname === window.location.pathname &&
+          u.search === window.location.search) {  // only the anchor differs: load anew
+        window.history.replaceState(window.history.state, "", u.href);
+        window.location.reload();
+      } else {
+        window.location.assign(u.href);
+      }
+    }
+    // After a refusal the button pressed stays where it was on the screen, also while
+    // what follows the new section (its odds) comes in, until the reader scrolls.
+    var anchor = null;
+    function anchored() {
+      if (!anchor) { return null; }
+      var el = anchor.id ? document.getElementById(anchor.id) : sameForm(anchor.key);
+      return el && root.contains(el) ? el : null;
+    }
+    function holdPlace() {
+      var el = anchored();
+      if (el) { window.scrollBy(0, el.getBoundingClientRect().top - anchor.top); }
+    }
+    ["wheel", "touchstart", "keydown", "mousedown"].forEach(function (kind) {
+      window.addEventListener(kind, function () { anchor = null; }, {passive: true});
+    });
+    document.addEventListener("htmx:afterSettle", function () {
+      if (anchor && Date.now() < anchor.until) { holdPlace(); } else { anchor = null; }
+    });
+    var sending = false;  // one write at a time: a second tap waits for the first's answer
+    function send(form, submitter) {
+      sending = true;
+      var data = new FormData(form);
+      if (submitter && submitter.name) { data.append(submitter.name, submitter.value); }
+      var key = formKey(form);
+      var pressed = submitter && submitter.id ? submitter : form;
+      var top = pressed.getBoundingClientRect().top;
+      var kept = typedHere();
+      if (submitter) { submitter.setAttribute("aria-busy", "true"); }
+      fetch(form.getAttribute("action"), {
+        method: "POST", body: data, credentials: "same-origin",
+        headers: {"HX-Request": "true", "Accept": "text/html"}
+      }).then(function (r) {
+        var to = r.headers.get("HX-Redirect");
+        if (to) { load(to); return "gone"; }
+        if (!r.headers.get("HX-Refused")) {  // no answer of ours: the page as it is now
+          window.location.assign(root.dataset.section.replace(/\/section$/, ""));
+          return "gone";
+        }
+        return r.text().then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, "text/html").body;
+          var notice = fresh.querySelector("[data-refused]");
+          if (notice) { notice.parentNode.removeChild(notice); }
+          var old = document.querySelector("[data-refused]");  // a refusal shown before
+          if (old && !root.contains(old)) { old.parentNode.removeChild(old); }
+          swap(fresh);
+          typeAgain(kept);
+          var again = sameForm(key);
+          if (notice) {
+            if (again) {
+              again.parentNode.insertBefore(notice, again.nextSibling);
+            } else {
+              root.insertBefore(notice, root.firstChild);
+            }
+          }
+          anchor = {id: pressed === form ? "" : pressed.id, key: key, top: top,
+                    until: Date.now() + 15000};
+          holdPlace();
+          if (notice) { notice.focus({preventScroll: true}); }
+          try { window.sessionStorage.removeItem("warroom-rolled"); } catch (e) { /* */ }
+          leaving = false;
+        });
+      }).catch(function () {
+        leaving = false;
+        offline(true);
+      }).then(function (gone) {
+        sending = gone === "gone";  // a page on its way: no second write meanwhile
+        if (submitter) { submitter.removeAttribute("aria-busy"); }
+      });
+    }
+    document.addEventListener("submit", function (event) {
+      var form = event.target;
+      if (event.defaultPrevented || !form || !root.contains(form) || !window.FormData ||
+          (form.getAttribute("method") || "").toLowerCase() !== "post") { return; }
+      event.preventDefault();
+      if (!sending) { send(form, event.submitter); }
+    });
 
     // the section comes back with the Resolve form as picked here (units, procedure,
     // the values typed for it): only the counter it was drawn from moves on
@@ -424,7 +561,7 @@
     });
     // A form being sent leaves the page: do not swap its content meanwhile.
     document.addEventListener("submit", function () { leaving = true; });
-    window.addEventListener("pageshow", function () { leaving = false; });
+    window.addEventListener("pageshow", function () { leaving = false; sending = false; });
     document.addEventListener("visibilitychange", function () {
       if (document.visibilityState === "visible") { poll(); }
     });
