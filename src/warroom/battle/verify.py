@@ -196,6 +196,7 @@ class BattleVerify(BattleResolution):
             "unit": ev.get("unit"), "target": ev.get("target"), "side": ev.get("side"),
             "clear": ev.get("clear"), "filled": ev.get("filled"), "given": ev.get("given"),
             "place": ev.get("place"), **({"units": ev["units"]} if ev.get("units") else {}),
+            **({"support": ev["support"]} if ev.get("support") else {}),
         }, target or actor, key))
         out = []
         stored = ev.get("params")
