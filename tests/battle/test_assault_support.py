@@ -7,8 +7,6 @@ where it came from. The odds are worked by hand."""
 from __future__ import annotations
 
 import json
-import warnings
-from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -154,17 +152,6 @@ def test_bad_supporters_are_refused(db: str, change: dict[str, Any], words: str)
     with pytest.raises(BattleError, match="takes no units supporting the target"):
         bt.do(bid, "bkc.fire", {**STEP, "support": "Pak"}, by="A")
     assert bt.show(bid)["counter"] == counter
-
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[Any]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from fastapi.testclient import TestClient
-    from warroom.web.app import create_app
-
-    with TestClient(create_app(tmp_path / "web.db")) as c:
-        yield c
 
 
 def test_the_api_takes_a_support_list(client: Any, tmp_path: Path) -> None:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import html
 import json
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -90,17 +88,6 @@ def test_the_cli_refuses_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["battle", "add-unit", bid, "--side", "A", "--from",
                  "example:asl:Firegroup", "elr=4", "--db", db]) == 0
     assert "Firegroup" in capsys.readouterr().out
-
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[Any]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from fastapi.testclient import TestClient
-    from warroom.web.app import create_app
-
-    with TestClient(create_app(tmp_path / "web.db")) as c:
-        yield c
 
 
 def test_the_api_refuses_with_a_code(client: Any) -> None:
