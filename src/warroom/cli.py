@@ -90,8 +90,10 @@ FromOpt = Annotated[
                  show_default=False),
 ]
 AtOpt = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option("--at", help="The target unit, FILE:UNIT.", show_default=False),
+    Optional[list[str]],  # noqa: UP045
+    typer.Option("--at", help="The target unit, FILE:UNIT. Again for the units "
+                 "supporting it (bkc/cwc.assault: the defender's supporters).",
+                 show_default=False),
 ]
 LangOpt = Annotated[
     Optional[str],  # noqa: UP045
@@ -172,16 +174,17 @@ def _parse(words: list[str] | None) -> dict[str, str]:
 
 
 def _units(procedure: str, words: list[str] | None, from_unit: list[str] | None,
-           at_unit: str | None, as_json: bool) -> dict[str, Any]:
+           at_unit: list[str] | None, as_json: bool) -> dict[str, Any]:
     """The parameters, filled from ``--from`` / ``--at`` units where given (and, unless
     under --json, where each value came from, printed first)."""
     given: dict[str, Any] = _parse(words)
-    if not from_unit and at_unit is None:
+    if not from_unit and not at_unit:
         return given
     from warroom.units import params_for
 
     acting = None if not from_unit else from_unit[0] if len(from_unit) == 1 else from_unit
-    built = params_for(procedure, acting, at_unit, **given)
+    target = None if not at_unit else at_unit[0] if len(at_unit) == 1 else at_unit
+    built = params_for(procedure, acting, target, **given)
     if not as_json:
         sys.stdout.write("".join(f"  {line}\n" for line in built.lines(_tr())))
     return built.params

@@ -79,3 +79,24 @@ def battles(db: str | Path) -> Battles:
     store = open_store(str(db))
     OPEN.append(store)
     return Battles(store, registry())
+
+
+def stored_unit(bt: Battles, battle_id: str, side: str, name: str,
+                stats: dict[str, Any]) -> dict[str, Any]:
+    """Append a stats-only unit to a battle as versions before profiles were required
+    stored it (a ``unit_added`` event without a profile, past today's check in
+    ``add_unit``): battles in that shape keep loading, playing and verifying."""
+    import json
+
+    from warroom.battle.state import apply
+
+    snap = bt._snapshot(battle_id)
+    event: dict[str, Any] = {"seq": snap.counter + 1, "kind": "unit_added",
+                             "at": "2026-11-28T00:00:00Z", "by": None, "unit": name,
+                             "side": side, "stats": dict(stats), "after": "0" * 16}
+    after = apply(snap.state, event)
+    event["after"] = after.digest()
+    with bt.store.write() as conn:
+        bt.store.append(conn, battle_id, event, snap.counter, after.snapshot(),
+                        json.dumps([*snap.live, event["seq"]]))
+    return event

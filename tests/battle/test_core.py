@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from tests.battle.fakes import battles
+from tests.battle.fakes import battles, stored_unit
 from warroom.battle import phases
 from warroom.battle.core import Battles, roll_place, roll_rng
 from warroom.battle.errors import AccessError, NoSuchBattleError, StaleStateError
@@ -471,8 +471,9 @@ def test_mixed_shooting_marks_the_target() -> None:
 
     bt = Battles(Store("sqlite://"), api.registry())
     bid = str(bt.new("fow", None, 1)["id"])
-    bt.add_unit(bid, "A", "Shermans", {"weapons": "2:10:3,1:2:6"})
-    bt.add_unit(bid, "B", "Mixed", {"teams": "2", "team_list": "tank:6,infantry"})
+    # stats-only units, as battles stored before profiles were required hold them
+    stored_unit(bt, bid, "A", "Shermans", {"weapons": "2:10:3,1:2:6"})
+    stored_unit(bt, bid, "B", "Mixed", {"teams": 2, "team_list": "tank:6,infantry"})
     # the story of test_mixed.py: 3 hits, the tank and one infantry team destroyed
     ev = bt.do(bid, "fow.shoot_mixed", {"unit": "Shermans", "target": "Mixed"},
                dice=[5, 4, 3, 2, 3, 1, 6])
@@ -482,7 +483,7 @@ def test_mixed_shooting_marks_the_target() -> None:
     assert bt.show(bid)["units"][1]["markers"] == {"hits": 3, "destroyed": 2,
                                                    "eliminated": True}
     # with only its team list (no count of teams), the list counts the teams
-    bt.add_unit(bid, "B", "Listed", {"team_list": "tank:6,infantry"})
+    stored_unit(bt, bid, "B", "Listed", {"team_list": "tank:6,infantry"})
     bt.do(bid, "fow.shoot_mixed", {"unit": "Shermans", "target": "Listed"},
           dice=[5, 4, 3, 2, 3, 1, 6])
     listed = bt.show(bid)["units"][2]

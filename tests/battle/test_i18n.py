@@ -117,9 +117,10 @@ def test_a_roll_in_the_log_reads_in_the_language(
     db = str(Path(str(tmp_path)) / "b.db")
     assert main(["battle", "new", "fow", "--name", "K", "--db", db, "--json"]) == 0
     bid = json.loads(capsys.readouterr().out)["id"]
-    for side, unit, stats in (("A", "Shermans", "dice=2"),
-                              ("B", "Rifles", "teams=3")):
-        assert main(["battle", "add-unit", bid, "--side", side, "--name", unit, stats,
+    # the example profiles, the Shermans' dice overridden by a stat (2 instead of 6)
+    for side, unit, more in (("A", "Shermans", ["dice=2"]), ("B", "Rifles", [])):
+        assert main(["battle", "add-unit", bid, "--side", side, "--name", unit, "--from",
+                     f"example:fow:{'Rifle platoon' if side == 'B' else unit}", *more,
                      "--db", db]) == 0
     # 2 dice at trained infantry (3+): 6 and 5 hit; the two saves (3+) fail on 1 and 2
     assert main(["battle", "do", bid, "fow.shoot", "unit=Shermans", "target=Rifles",

@@ -30,16 +30,17 @@ def client(tmp_path: Path) -> Iterator[Any]:
 
 @pytest.fixture
 def fow(client: Any) -> dict[str, str]:
-    """A FoW battle: side A's Shermans (3 dice at AT 10) against side B's 2 Panthers."""
+    """A FoW battle: side A's Shermans (3 dice at AT 10) against side B's 2 Panthers
+    (veteran, front armour 10): the example profiles, dice and AT overridden by stats."""
     made = client.post("/api/battles", json={"game": "fow", "name": "Form"}).json()
     bid, ka, kb = made["id"], made["keys"]["A"], made["keys"]["B"]
-    for side, key, name, stats in (
-            ("A", ka, "Shermans", {"dice": 3, "at": 10, "firepower": 3}),
-            ("A", ka, "Fireflies", {"dice": 2, "at": 14, "firepower": 3}),
-            ("B", kb, "Panthers", {"teams": 2, "armour": 10, "skill": "veteran",
-                                   "type": "tank"})):
+    for side, key, name, ref, stats in (
+            ("A", ka, "Shermans", "Shermans", {"dice": 3}),
+            ("A", ka, "Fireflies", "Shermans", {"dice": 2, "at": 14}),
+            ("B", kb, "Panthers", "Panthers", {})):
         assert client.post(f"/api/battles/{bid}/units?key={key}", json={
-            "side": side, "name": name, "stats": stats}).status_code == 200
+            "side": side, "name": name, "from": f"example:fow:{ref}",
+            "stats": stats}).status_code == 200
     return {"id": bid, "A": ka, "B": kb, "base": f"/battles/{bid}/{ka}"}
 
 
@@ -83,7 +84,8 @@ def test_picking_units_fills_the_form(client: Any, fow: dict[str, str]) -> None:
     assert re.search(r'name="p.dice" value="3"', page)
     assert re.search(r'<option value="veteran" selected>', page)
     assert 'name="_for" value="fow.shoot|Shermans|Panthers"' in page
-    assert "dice ← Shermans.dice" in page and "armour ← Panthers.armour" in page
+    assert "dice ← Shermans: its dice stat" in page  # the override
+    assert "armour ← Panthers, front armour" in page  # the profile
     # the odds panel asks for the exact odds; the dice: 3 to hit first
     assert re.search(r'<section id="odds"[^>]*hx-get="[^"]*/resolve/odds\?', page)
     assert "Next: 3 more dice for to hit" in page
@@ -151,17 +153,28 @@ def test_roll_records_and_a_stale_roll_keeps_what_was_typed(
     assert event["entered"] and event["dice"] == [6, 6, 1, 2, 2]
     # only what the player changed is explicit; the rest the battle filled, and says so
     assert event["given"]["range_cm"] == "50" and "dice" not in event["given"]
-    assert event["filled"]["dice"] == "Shermans.dice"
+    assert event["filled"]["dice"] == "Shermans: its dice stat"
     assert event["params"]["gone_to_ground"] is False  # as the player's form said
 
 
-def test_several_acting_units_need_their_profiles(client: Any, fow: dict[str, str]) -> None:
+def test_several_acting_units_need_their_profiles(client: Any, fow: dict[str, str],
+                                                  tmp_path: Path) -> None:
+    """Stats-only units (a battle stored before profiles were required) cannot act
+    together; the page says so in the player's language."""
+    from tests.battle.fakes import stored_unit
+    from warroom.battle.core import Battles
+    from warroom.battle.store import open_store
+
+    old = Battles(open_store(str(tmp_path / "web.db")))
+    for side, name in (("A", "Stuarts"), ("A", "Greyhounds"), ("B", "Pumas")):
+        stored_unit(old, fow["id"], side, name, {"dice": 2, "teams": 2})
+    old.store.close()
     r = client.post(f"{fow['base']}/resolve?lang=pl", data={
-        "unit": ["Shermans", "Fireflies"], "target": "Panthers",
-        "procedure": "fow.shoot_mixed", "expect": "4"})
+        "unit": ["Stuarts", "Greyhounds"], "target": "Pumas",
+        "procedure": "fow.shoot_mixed", "expect": "7"})
     assert r.status_code == 422
     assert "kilka jednostek działa razem tylko z profilami" in text(r)
-    assert 'value="Fireflies" selected' in text(r)
+    assert 'value="Greyhounds" selected' in text(r)
 
 
 def test_several_units_with_profiles_shoot_in_one_step(client: Any) -> None:
@@ -203,11 +216,13 @@ def test_past_the_deadline_the_form_shows_the_estimate_then_the_exact_odds(
     with TestClient(app) as c:
         made = c.post("/api/battles", json={"game": "bkc"}).json()
         bid, ka, kb = made["id"], made["keys"]["A"], made["keys"]["B"]
-        for side, key, name, stats in (
-                ("A", ka, "Guns", {"attackers": "20,20,20"}),
-                ("B", kb, "Bunker", {"save": 4, "armoured": "true", "hits_value": 10})):
+        for side, key, profile in (  # three units of 20 attacks against an armoured one
+                ("A", ka, {"name": "Guns", "type": "artillery", "count": 3,
+                           "attack": ["20"], "hits": 3}),
+                ("B", kb, {"name": "Bunker", "type": "afv", "hits": 10, "save": 4,
+                           "armoured": True})):
             assert c.post(f"/api/battles/{bid}/units?key={key}", json={
-                "side": side, "name": name, "stats": stats}).status_code == 200
+                "side": side, "profile": profile}).status_code == 200
         query = ("unit=Guns&target=Bunker&procedure=bkc.fire&_for=bkc.fire|Guns|Bunker"
                  "&p._sent=1&p.suppressed=true&p.half_range=true&p.flank=true")
         r = c.get(f"/battles/{bid}/{ka}/resolve/odds?{query}", headers=HX)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.battle.fakes import battles
+from tests.battle.fakes import battles, stored_unit
 from warroom.battle.core import Battles
 from warroom.battle.errors import AccessError, ClosedError
 from warroom.battle.store import open_store
@@ -86,18 +86,9 @@ def test_a_battle_damaged_by_writes_after_its_end_verifies_with_a_note(
         bt: Battles, tmp_path: Path) -> None:
     """What older versions let through (`battle end ID; battle add-unit ID ...`): the
     log verifies with a note naming the late event, and imports (read-only: ended)."""
-    from warroom.battle.state import apply
-
     bid = fow(bt)
     bt.end(bid)
-    snap = bt._snapshot(bid)
-    late = {"seq": snap.counter + 1, "kind": "unit_added", "at": "2026-11-28T00:00:00Z",
-            "by": None, "unit": "late", "side": "A", "stats": {"dice": 3}, "after": "0" * 16}
-    after = apply(snap.state, late)
-    late["after"] = after.digest()
-    with bt.store.write() as conn:
-        bt.store.append(conn, bid, late, snap.counter, after.snapshot(),
-                        json.dumps([*snap.live, late["seq"]]))
+    late = stored_unit(bt, bid, "A", "late", {"dice": 3})
     report = bt.verify(bid)
     assert report.ok, report.problems
     assert any(f"event {late['seq']} (unit_added) was recorded after the battle ended" in n

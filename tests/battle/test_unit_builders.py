@@ -93,14 +93,20 @@ def test_a_bkc_assault_with_supporters_and_cover_markers(db: str) -> None:
     step = bt.prepare(bid, "bkc.assault", {"units": "Infantry,AT gun",
                                            "target": "Grenadiers"})
     p, filled = step["params"], step["filled"]
-    # the AT gun supports the Infantry (the card's reading: its suppressed marker changes
-    # nothing there); the markers give both sides' cover
-    assert p["attacker_supporting"] == "other"
+    # the AT gun is suppressed: it gives no support (suppressed_support=none, the
+    # default reading); the markers give both sides' cover
+    assert p["attacker_supporting"] == ""
+    assert filled["attacker_supporting"] == ("AT gun: suppressed, gives no support "
+                                             "(suppressed_support=none)")
     assert (p["defender_cover"], p["attacker_cover"]) == ("fortified", "cover")
     assert filled["defender_cover"] == "Grenadiers: in fortified"
     assert filled["attacker_cover"] == "Infantry: in cover"
-    each = bt.prepare(bid, "bkc.assault", {"units": "Infantry,AT gun", "target":
-                                           "Grenadiers", "support_reading": "each_fights"})
+    # read so that it counts, it supports: the same as any supporter on the card's
+    # reading, suppressed when each fights
+    counts = {"units": "Infantry,AT gun", "target": "Grenadiers",
+              "suppressed_support": "counts"}
+    assert bt.prepare(bid, "bkc.assault", counts)["params"]["attacker_supporting"] == "other"
+    each = bt.prepare(bid, "bkc.assault", {**counts, "support_reading": "each_fights"})
     assert each["params"]["attacker_supporting"] == "other:suppressed"
     # the same marker gives bkc.fire its cover
     fire = bt.prepare(bid, "bkc.fire", {"units": "Infantry", "target": "Grenadiers"})

@@ -246,19 +246,25 @@ def test_cwc_assault_supporters_own_state_and_the_cards_bars() -> None:
     # BKC's card bars no supporter: its HQ supports as "other"
     assert params_for("bkc.assault", ["example:bkc:Infantry", "example:bkc:HQ"],
                       "example:bkc:Infantry").params["attacker_supporting"] == "other"
-    # a suppressed supporter (its own marker) fights suppressed when each fights; on the
-    # card's reading every supporter adds the same die, so its state is left out
+    # a suppressed supporter (its own marker) gives no support by the default reading
+    # (suppressed_support=none); with suppressed_support=counts it fights suppressed when
+    # each fights, and on the card's reading adds the same die as any supporter
     acting = ["example:cwc:Infantry", {"unit": "example:cwc:ATGM team",
                                        "own_suppressed": True}]
+    none = params_for("cwc.assault", acting, "example:cwc:Infantry")
+    assert none.params["attacker_supporting"] == ""
+    assert said(none, "attacker_supporting") == ("ATGM team: suppressed, gives no support "
+                                                 "(suppressed_support=none)")
     each = params_for("cwc.assault", acting, "example:cwc:Infantry",
-                      support_reading="each_fights").params
+                      support_reading="each_fights", suppressed_support="counts").params
     assert each["attacker_supporting"] == "infantry:suppressed"
-    card = params_for("cwc.assault", acting, "example:cwc:Infantry").params
+    card = params_for("cwc.assault", acting, "example:cwc:Infantry",
+                      suppressed_support="counts").params
     assert card["attacker_supporting"] == "infantry"
     # CWC: a supporter adds one attack die: Infantry 4 + 1 = 5 dice at Infantry in the
     # open (4+, no save): no hit at all is (1/2)^5 = 1/32; the defender rolls its 4.
     d = warroom.odds("cwc.assault", from_unit=acting, at_unit="example:cwc:Infantry",
-                     max_rounds=1)
+                     max_rounds=1, suppressed_support="counts")
     # one round only: attacker 0 hits and defender >= 1 is (1/32) * (1 - 1/16) = 15/512
     assert d.probability(attacker_hits=0, winner="defender") == Fraction(15, 512)
 

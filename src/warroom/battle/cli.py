@@ -204,11 +204,11 @@ def add_unit(
     stats: Words = None,
     expect: ExpectOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
-    """Add a unit: its profile from a force (--from FILE:UNIT), and/or stats.
+    """Add a unit: its profile from a force (--from FILE:UNIT), with stats overriding it.
 
-    Stats are key=value (teams=5 skill=veteran morale=7 ...). A unit with a profile has
-    its procedures' parameters built from it in 'battle do'; stats named like a
-    procedure's parameters fill them for a unit without one."""
+    In a FoW, ASL, BKC or CWC battle every unit has its profile, and stats are key=value
+    overrides of its values (dice=2 ...): a stat named like a procedure's parameter wins
+    over the profile in 'battle do'. A demo unit is its stats alone (dice=4 at=3)."""
     event = _battles(db).add_unit(battle_id, side, name, _words(stats), profile=source,
                                   expect=expect)
     if as_json:

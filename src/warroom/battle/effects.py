@@ -26,7 +26,7 @@ from typing import Any
 from warroom.battle.state import State, Unit, marker_kinds
 from warroom.engine.messages import Msg, msg
 
-BATTLE_KEYS = ("unit", "units", "target", "side", "clear")
+BATTLE_KEYS = ("unit", "units", "target", "support", "side", "clear")
 
 
 TARGET_SIDE: dict[str, dict[str, str]] = {
@@ -204,9 +204,18 @@ def actor_situation(procedure: str, unit: Unit) -> dict[str, Any]:
         out["lost"] = _count(unit.markers.get("destroyed"))
     if procedure.startswith(("bkc.", "cwc.")) and unit.markers.get("suppressed"):
         out["own_suppressed"] = True
+    if procedure.endswith(".assault") and unit.markers.get("eliminated"):
+        out["eliminated"] = True  # a BKC/CWC supporter that is gone gives no support
     if procedure.startswith("fow.") and _count(unit.markers.get("bailed_out")):
         out["own_bailed_out"] = _count(unit.markers.get("bailed_out"))
     return out
+
+
+def support_situation(procedure: str, unit: Unit) -> dict[str, Any]:
+    """What the markers on a unit supporting the target say (a BKC/CWC assault's
+    defender): ``suppressed``, ``eliminated``."""
+    del procedure
+    return {k: True for k in ("suppressed", "eliminated") if unit.markers.get(k)}
 
 
 def _stack_effects(outcome: Mapping[str, Any], flag: Any, add: Any) -> None:

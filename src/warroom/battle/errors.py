@@ -49,6 +49,22 @@ class StaleStateError(BattleError):
         return {"changes": self.changes}
 
 
+class ProfileRequiredError(BattleError):
+    """A new unit without a typed profile in a battle of a game with a unit model (FoW,
+    ASL, BKC, CWC): its free ``key=value`` stats are only overrides of a profile's
+    values. Nothing was recorded (422, ``profile_required``)."""
+
+    code = "profile_required"
+
+    def __init__(self, game: str, unit: str) -> None:
+        self.game = game
+        self.unit = unit
+        super().__init__(
+            "{unit}: a {game} unit needs its typed profile (--from FILE:UNIT, e.g. "
+            "example:{game}:UNIT, a force, a roster or the battle page's short form); "
+            "key=value stats only override a profile's values", unit=unit, game=game)
+
+
 class NothingToUndoError(BattleError):
     code = "nothing_to_undo"
 

@@ -230,6 +230,8 @@ class Resolved(Event):
     units: Annotated[list[Name], Field(min_length=2, max_length=20)] | None = Field(
         None, description="several acting units in one step (unit is the first)")
     target: Name | None
+    support: Annotated[list[Name], Field(min_length=1, max_length=10)] | None = Field(
+        None, description="the units supporting the target (a BKC/CWC assault's defender)")
     side: Side
     clear: Word | None
     filled: Annotated[dict[Word, Text], Field(max_length=100)]

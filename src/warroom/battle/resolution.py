@@ -101,9 +101,10 @@ class BattleResolution(BattleWrites):
 
     @staticmethod
     def _roll_reads(keys: Mapping[str, Any]) -> Reads:
-        """What a roll reads: its acting units and its target."""
+        """What a roll reads: its acting units, its target and the target's supporters."""
         return reads(Write.ROLL, [*(name for name, _ in _acting(keys)),
-                                  str(keys.get("target") or "")])
+                                  str(keys.get("target") or ""),
+                                  *_names(keys.get("support"))])
 
     def _resolve(self, st: State, proc: Procedure, raw: Mapping[str, Any],
                  keys: Mapping[str, Any], dice: Sequence[object] | None,
@@ -122,6 +123,8 @@ class BattleResolution(BattleWrites):
         actors = [st.unit(name) for name, _ in acting]
         actor = actors[0] if actors else None
         target = st.unit(str(keys["target"])) if keys.get("target") else None
+        support = [st.unit(name) for name in _names(keys.get("support"))]
+        _check_support(proc.id, actors, target, support)
         subject = target or actor
         clear = str(keys["clear"]).strip().lower() if keys.get("clear") else None
         if clear is not None:
@@ -160,7 +163,11 @@ class BattleResolution(BattleWrites):
                              "{valid}", proc=proc.id, valid=", ".join(sorted(_several())))
         filled: dict[str, str]
         if _with_profiles(proc.id, actors, target):
-            given, filled = self._from_profiles(st, proc.id, acting, actors, target, raw)
+            given, filled = self._from_profiles(st, proc.id, acting, actors, target, raw,
+                                                support)
+        elif support:
+            raise BattleError("units supporting the target need their profiles (add them "
+                              "with --from FILE:UNIT)")
         elif len(actors) > 1:
             raise BattleError("several units act together only with their profiles (add "
                               "them with --from FILE:UNIT), in {valid}",
@@ -176,20 +183,23 @@ class BattleResolution(BattleWrites):
         }
         if len(actors) > 1:
             extra["units"] = [u.name for u in actors]
+        if support:
+            extra["support"] = [u.name for u in support]
         return params, extra, subject
 
     def _from_profiles(self, st: State, proc_id: str,
                        acting: Sequence[tuple[str, Mapping[str, Any]]], actors: Sequence[Any],
-                       target: Any, raw: Mapping[str, Any]
+                       target: Any, raw: Mapping[str, Any], support: Sequence[Any] = ()
                        ) -> tuple[dict[str, Any], dict[str, str]]:
         """Parameters built by :func:`warroom.units.build` from the units' profiles, the
-        markers on them and what was typed in (which wins); where each came from, in
-        English, as the event records it."""
+        markers on them (the target's supporting units' too) and what was typed in
+        (which wins); where each came from, in English, as the event records it."""
         from warroom.units import ACTOR_KEYS, NEEDS, SEVERAL, build
         from warroom.units.forces import profile_model
 
         need_actor, need_target = NEEDS[proc_id]
-        for u in [*(actors if need_actor else []), *([target] if need_target else [])]:
+        for u in [*(actors if need_actor else []), *([target] if need_target else []),
+                  *support]:
             if u is not None and u.profile is None:
                 raise BattleError("{unit} has no profile: add it with --from FILE:UNIT, "
                                   "or give the parameters yourself", unit=u.name)
@@ -214,7 +224,10 @@ class BattleResolution(BattleWrites):
                 known.update({k: (v, fx.marker_source(u, k))
                               for k, v in fx.actor_situation(proc_id, u).items()})
                 items.append(profile)
-        at = named(target) if target is not None and target.profile is not None else None
+        at: Any = named(target) if target is not None and target.profile is not None else None
+        if support:
+            at = [at, *({"unit": named(u), **fx.support_situation(proc_id, u)}
+                        for u in support)]
         frm: Any = (items if proc_id in SEVERAL else items[0]) if items else None
         built = build(proc_id, frm, at, raw, known)
         filled = {k: _short(str(v)) for k, v in built.sources.items()}
@@ -399,6 +412,39 @@ def _acting(keys: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     if not out:
         raise BattleError("units= names the acting units: units=A,B")
     return out
+
+
+def _names(raw: Any) -> list[str]:
+    """Unit names given as a list or as ``"A,B"``."""
+    if raw is None or raw == "" or raw == []:
+        return []
+    items = raw.split(",") if isinstance(raw, str) else list(raw)
+    if not all(isinstance(i, str) for i in items):
+        raise BattleError("support= names the units supporting the target: support=A,B")
+    return [i.strip() for i in items if i.strip()]
+
+
+def _check_support(proc_id: str, actors: Sequence[Any], target: Any,
+                   support: Sequence[Any]) -> None:
+    """The target's supporting units (``support=A,B``): for a procedure that takes them,
+    of the target's side, each once, neither the target nor an acting unit."""
+    from warroom.units import SUPPORTED
+
+    if not support:
+        return
+    if proc_id not in SUPPORTED:
+        raise BattleError("{proc} takes no units supporting the target; support= is for "
+                          "{valid}", proc=proc_id, valid=", ".join(sorted(SUPPORTED)))
+    if target is None:
+        raise BattleError("support= needs target=NAME (the unit they support)")
+    names = [u.name for u in support]
+    if len(set(names)) < len(names) or target.name in names or \
+            {u.name for u in actors} & set(names):
+        raise BattleError("a unit is named twice among the target and its supporting units")
+    for u in support:
+        if u.side != target.side:
+            raise BattleError("{unit} is side {side}'s: only the target's own side supports "
+                              "it", unit=u.name, side=u.side)
 
 
 def _with_profiles(proc_id: str, actors: Sequence[Any], target: Any) -> bool:

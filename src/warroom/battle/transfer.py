@@ -155,5 +155,6 @@ class BattleTransfer(BattleVerify):
         return {"id": battle_id, "tokens": tokens, "origin": origin}
 
 
-_DEFAULTED = ("seed", "commitment", "solo", "profile", "units", "place", "agreed", "seen")
+_DEFAULTED = ("seed", "commitment", "solo", "profile", "units", "support", "place",
+              "agreed", "seen")
 """Event fields whose default (None) a live event leaves out."""

@@ -198,6 +198,7 @@ class BattleVerify(BattleResolution):
             "place": ev.get("place"), **({"units": ev["units"]} if ev.get("units") else {}),
             **({"told": ev["params"]} if ev.get("place") is None
                and isinstance(ev.get("params"), dict) else {}),
+            **({"support": ev["support"]} if ev.get("support") else {}),
         }, target or actor, key))
         out = []
         stored = ev.get("params")

@@ -30,6 +30,7 @@ from warroom.battle.errors import (
     ClosedError,
     ConflictError,
     NothingToUndoError,
+    ProfileRequiredError,
     StaleStateError,
 )
 from warroom.battle.state import (
@@ -45,6 +46,7 @@ from warroom.battle.state import (
     phase_clears,
 )
 from warroom.battle.store import set_undo_request
+from warroom.errors import UsageError
 
 WRITE_ATTEMPTS = 40
 """How often a write that found the battle moved on is computed again before giving up."""
@@ -156,8 +158,10 @@ class BattleWrites(BattleAccess):
                  stats: Mapping[str, Any] | None = None, *, profile: Any = None,
                  expect: int | None = None, by: str | None = None,
                  force: Sequence[str] = ()) -> dict[str, Any]:
-        """Add a unit with its stats, and optionally its typed profile: a profile object,
-        its JSON form, or a reference ``FILE:UNIT`` (also given as the stat ``from``).
+        """Add a unit with its typed profile: a profile object, its JSON form, or a
+        reference ``FILE:UNIT`` (also given as the stat ``from``); its stats override the
+        profile's values. In a game with a unit model a unit without a profile is
+        refused (:class:`ProfileRequiredError`); a ``demo`` unit is stats only.
         On the web (``by`` set) a reference names an example force (``example:GAME:UNIT``):
         the server reads no files. The name defaults to the profile's. ``force``: the
         names of the units added right after it as one force (it reads those too)."""
@@ -193,6 +197,8 @@ class BattleWrites(BattleAccess):
         def build(snap: Snapshot) -> dict[str, Any]:
             if name.casefold() in {n.casefold() for n in snap.state.units}:
                 raise BattleError("there is already a unit called {name!r}", name=name)
+            if profile is None and self._unit_model(snap.state.game):
+                raise ProfileRequiredError(snap.state.game, name)
             event = {"kind": "unit_added", "unit": name, "side": side, "stats": parsed}
             if profile is not None:
                 event["profile"] = _profile_json(snap.state.game, profile)
@@ -200,6 +206,15 @@ class BattleWrites(BattleAccess):
 
         return self._write(battle_id, expect, reads(Write.ADD_UNIT, [name, *force]), build,
                            by)
+
+    def _unit_model(self, game: str) -> bool:
+        """Whether the game has a unit model (typed profiles): then every new unit is a
+        profile of it, and free stats only override its values. Units stored before
+        keep loading and replaying (only :meth:`add_unit` asks)."""
+        try:
+            return self.registry.system(game).profile is not None
+        except UsageError:
+            return False
 
     @staticmethod
     def _profile_name(profile: Any) -> str:

@@ -41,10 +41,14 @@ class Profile(BaseModel):
 
 
 class Situation:
-    """The situation keys given with the units (strings from the CLI or typed values)."""
+    """The situation keys given with the units (strings from the CLI or typed values),
+    and ``support``: the units supporting the target, each with its own situation (a
+    BKC/CWC assault's defender; :attr:`Takes.supported`)."""
 
-    def __init__(self, values: Mapping[str, Any]) -> None:
+    def __init__(self, values: Mapping[str, Any],
+                 support: Sequence[tuple[Any, Situation]] = ()) -> None:
         self.values = dict(values)
+        self.support = list(support)
 
     def text(self, key: str) -> str | None:
         v = self.values.get(key)
@@ -86,20 +90,25 @@ class Takes:
     """How one procedure takes units: its builder, whether it needs an acting unit and a
     target unit, the situation keys the builder reads that are not parameters, and for
     a procedure where several units act together, the keys each of them may give for
-    itself (None: one acting unit)."""
+    itself (None: one acting unit); for a procedure whose target may come with units
+    supporting it, the keys each of those may give for itself (``supported``; None:
+    one target unit)."""
 
     build: Builder
     actor: bool = True
     target: bool = False
     situation: frozenset[str] = frozenset()
     several: frozenset[str] | None = None
+    supported: frozenset[str] | None = None
 
 
 def takes(build: Builder, actor: bool = True, target: bool = False,
-          situation: Sequence[str] = (), several: Sequence[str] | None = None) -> Takes:
+          situation: Sequence[str] = (), several: Sequence[str] | None = None,
+          supported: Sequence[str] | None = None) -> Takes:
     """A :class:`Takes` from plain sequences (a game's table of them reads shorter)."""
     return Takes(build, actor, target, frozenset(situation),
-                 None if several is None else frozenset(several))
+                 None if several is None else frozenset(several),
+                 None if supported is None else frozenset(supported))
 
 
 def one_actor(build: Callable[[Any, Any, Situation], Built]) -> Builder:

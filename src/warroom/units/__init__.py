@@ -34,11 +34,14 @@ from warroom.engine.game import Actor, Builder, LazyView, Situation, Takes
 from warroom.engine.messages import Msg, Translator, msg
 from warroom.errors import UsageError
 
-__all__ = ["ACTOR_KEYS", "GAME_OF", "NEEDS", "SEVERAL", "SITUATION", "Actor", "Builder",
+__all__ = ["ACTOR_KEYS", "GAME_OF", "NEEDS", "SEVERAL", "SITUATION", "SUPPORTED", "Actor",
+           "Builder",
            "Built", "NoUnitMeaningError", "build", "params_for", "profile_of",
            "split_units", "takes_units"]
 
 GIVEN = msg("given explicitly")
+MAX_SUPPORTING = 10
+"""The most units supporting a target in one step (a BKC/CWC assault's side)."""
 T = TypeVar("T")
 
 
@@ -89,6 +92,9 @@ ACTOR_KEYS: Mapping[str, frozenset[str]] = _by_procedure(lambda p, t: t.several)
 """The situation keys each acting unit of a list may give for itself."""
 SEVERAL: Mapping[str, frozenset[str]] = ACTOR_KEYS
 """Procedures where several units act together (a list of acting units)."""
+SUPPORTED: Mapping[str, frozenset[str]] = _by_procedure(lambda p, t: t.supported)
+"""Procedures whose target may come with units supporting it (a list of target units:
+the first is the target); the situation keys each supporting unit may give for itself."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +150,36 @@ def _actors(procedure: str, value: Any, game: str,
     if len(items) > 20:
         raise UsageError("at most {most} acting units in one step, got {count}", most=20,
                          count=len(items))
+    return _with_own(procedure, items, game, situation, ACTOR_KEYS.get(procedure), "--from")
+
+
+def _targets(procedure: str, value: Any, game: str,
+             situation: Mapping[str, Any]) -> tuple[Any, list[Actor]]:
+    """The target unit and the units supporting it (a list: the first is the target,
+    for the procedures in :data:`SUPPORTED`), each supporter with its own situation."""
+    if value is None:
+        return None, []
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not items:
+        return None, []
+    if len(items) > 1 and procedure not in SUPPORTED:
+        raise UsageError("{proc} takes one target unit; a target with supporting units "
+                         "in {valid}", proc=procedure, valid=", ".join(sorted(SUPPORTED)))
+    if len(items) > MAX_SUPPORTING + 1:
+        from warroom.errors import counted
+
+        raise UsageError(counted("at most {n} supporting unit a side",
+                                 "at most {n} supporting units a side", n=MAX_SUPPORTING))
+    target = profile_of(items[0], game, "--at")[1]
+    own = SUPPORTED.get(procedure) or frozenset()
+    base = {k: v for k, v in situation.items() if k not in own}  # the target's own state
+    return target, _with_own(procedure, items[1:], game, base, own, "--at")
+
+
+def _with_own(procedure: str, items: list[Any], game: str, situation: Mapping[str, Any],
+              allowed: frozenset[str] | None, role: str) -> list[Actor]:
+    """Units (profiles, references, or mappings ``{"unit": ..., **its own situation}``
+    whose keys are among ``allowed``), each with the step's situation and its own."""
     out: list[Actor] = []
     for item in items:
         own: dict[str, Any] = {}
@@ -153,13 +189,17 @@ def _actors(procedure: str, value: Any, game: str,
             if item is None:
                 raise UsageError("an acting unit given as a mapping names it under the "
                                  "key unit")
-            allowed = ACTOR_KEYS.get(procedure, frozenset())
+            valid = ", ".join(sorted(allowed or ())) or "-"
             for key in own:
-                if key not in allowed:
+                if key not in (allowed or ()) and role == "--at":
+                    raise UsageError("{key} is not something a unit supporting the target "
+                                     "of {proc} gives for itself (it may give: {valid})",
+                                     key=key, proc=procedure, valid=valid)
+                if key not in (allowed or ()):
                     raise UsageError("{key} is not something one acting unit of {proc} "
                                      "gives for itself (it may give: {valid})", key=key,
-                                     proc=procedure, valid=", ".join(sorted(allowed)) or "-")
-        out.append((profile_of(item, game)[1], Situation({**situation, **own})))
+                                     proc=procedure, valid=valid)
+        out.append((profile_of(item, game, role)[1], Situation({**situation, **own})))
     return out
 
 
@@ -170,7 +210,10 @@ def params_for(procedure: str, from_unit: Any = None, at_unit: Any = None, /,
 
     ``from_unit`` is a profile, a ``"FILE:UNIT"`` reference, a mapping ``{"unit": ...,
     **its own situation}``, or for the procedures in :data:`SEVERAL` a list of them
-    (several units acting in one step); ``at_unit`` a profile or a reference."""
+    (several units acting in one step); ``at_unit`` a profile or a reference, or for
+    the procedures in :data:`SUPPORTED` a list: the target, then the units supporting
+    it (each may be a mapping with its own situation, ``{"unit": ..., "suppressed":
+    True}``)."""
     return build(procedure, from_unit, at_unit, situation)
 
 
@@ -197,13 +240,13 @@ def build(procedure: str, from_unit: Any, at_unit: Any, situation: Mapping[str, 
     known = dict(known or {})
     merged = {**{k: v for k, (v, _) in known.items() if k in extra}, **situation}
     actors = _actors(procedure, from_unit, game, merged)
-    target = None if at_unit is None else profile_of(at_unit, game, "--at")[1]
+    target, support = _targets(procedure, at_unit, game, merged)
     need_actor, need_target = how.actor, how.target
     if need_actor and not actors:
         raise UsageError("{proc} needs the acting unit: --from FILE:UNIT", proc=procedure)
     if need_target and target is None:
         raise UsageError("{proc} needs the target unit: --at FILE:UNIT", proc=procedure)
-    built, sources = how.build(actors, target, Situation(merged), names)
+    built, sources = how.build(actors, target, Situation(merged, support), names)
     params = {k: v for k, v in built.items() if k in names}
     for key, (value, why) in known.items():
         if key in names and key not in situation:

@@ -756,19 +756,6 @@ async def page_do(battle_id: str, key: str, request: Request,
     return await run_in_threadpool(_act, request, battle_id, key, run)
 
 
-@router.post("/battles/{battle_id}/{key}/unit")
-def page_unit(battle_id: str, key: str, request: Request, name: Annotated[str, Form()] = "",
-              stats: Annotated[str, Form()] = "", expect: Annotated[str, Form()] = ""
-              ) -> Response:
-    def run(bt: Battles, side: str) -> None:
-        from warroom.engine.params import parse_assignments
-
-        bt.add_unit(battle_id, side, name, parse_assignments(stats.split()),
-                    expect=_expect(expect), by=side)
-
-    return _act(request, battle_id, key, run)
-
-
 STAT = "s."
 """Prefix of the edit form's fields holding a unit's current stats (``s.teams``)."""
 LONGEST = 60

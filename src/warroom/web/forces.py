@@ -308,6 +308,28 @@ def _new_unit(bt: Any, side: str, battle_id: str, posted: Posted) -> None:
                 expect=_expect(posted.fields), by=side)
 
 
+def _unit_with_overrides(bt: Any, side: str, battle_id: str, posted: Posted) -> None:
+    """A unit of the library (``profile``: ``REF:UNIT``, e.g. ``example:fow:Shermans``)
+    with free ``key=value`` stats overriding its values; in a game without a unit model
+    (``demo``) the stats alone. Without a profile in a game with one the battle refuses
+    it (:class:`~warroom.battle.errors.ProfileRequiredError`)."""
+    from warroom.battle.library import Library, chosen
+    from warroom.engine.params import parse_assignments
+
+    fields = posted.fields
+    stats = parse_assignments(str(fields.get("stats", "")).split())
+    profile: dict[str, Any] | None = None
+    pick = str(fields.get("profile", "")).strip()
+    if pick:
+        parts = pick.split(":", 2)
+        if len(parts) < 3 or not parts[2].strip():
+            raise BattleError("pick a unit of the library as its profile")
+        entry = Library(bt.store).get(f"{parts[0]}:{parts[1]}", bt.state(battle_id).game)
+        profile = chosen(entry, [parts[2]])[0]
+    bt.add_unit(battle_id, side, str(fields.get("name", "")), stats, profile=profile,
+                expect=_expect(fields), by=side)
+
+
 def _edit_profile(bt: Any, side: str, battle_id: str, posted: Posted) -> None:
     st = bt.state(battle_id)
     old = st.unit(str(posted.fields.get("unit", "")))
@@ -358,6 +380,16 @@ async def page_new_unit(battle_id: str, key: str, request: Request) -> Response:
     return await _act(request, battle_id, key,
                       lambda bt, side, p: _new_unit(bt, side, battle_id, p),
                       lambda p: {"new": p.fields, "open": "new"})
+
+
+@router.post("/battles/{battle_id}/{key}/unit")
+async def page_unit(battle_id: str, key: str, request: Request) -> Response:
+    """Add a unit to the link's side: a library unit's profile with ``key=value``
+    overrides (a ``demo`` unit: its stats alone)."""
+    return await _act(request, battle_id, key,
+                      lambda bt, side, p: _unit_with_overrides(bt, side, battle_id, p),
+                      lambda p: {"open": "overrides", **{k: p.fields.get(k, "") for k in
+                                                         ("profile", "name", "stats")}})
 
 
 @router.post("/battles/{battle_id}/{key}/units/edit")

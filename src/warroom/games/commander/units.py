@@ -218,14 +218,24 @@ def crossfire_params(actors: Sequence[tuple[CommanderUnit, Situation]], target: 
     return out, src
 
 
+SUPPRESSED_SUPPORT = ("none", "counts")
+"""Whether a suppressed unit supports an assault (a reading, the situation key
+``suppressed_support``): ``none`` (default; the rulebooks' reading: a suppressed unit
+gives no support), ``counts`` (it supports like any other: the cards name only HQs,
+recce and snipers as units that may not)."""
+
+
 def assault_builder(values: Sequence[str], armour: str, bars: Sequence[str] = ()
                     ) -> Builder:
     """``assault``: each side's assault type (from its unit type; armoured units
     fight as the game's armour type), its save and its suppressed marker; the acting
-    units after the first support the attacker (``attacker_supporting``, one entry a
-    unit of ``count``, with ``:suppressed`` when its own marker says so and the support
-    reading lets each fight, and the card's bars (``bars``: HQ, recce, sniper) named so
-    the procedure refuses them); the situation's ``cover`` (the defender's) and
+    units after the first support the attacker (``attacker_supporting``), the target's
+    supporting units (the situation's ``support``) the defender (``defender_supporting``):
+    one entry a unit of ``count``, the card's bars (``bars``: HQ, recce, sniper) named so
+    the procedure refuses them. Their live state: an eliminated unit gives no support;
+    a suppressed one none either by the reading ``suppressed_support=none`` (the
+    default), else (``counts``) it supports, with ``:suppressed`` when the support
+    reading lets each fight. The situation's ``cover`` (the defender's) and
     ``own_cover`` (the attacker's) give the two sides' cover."""
 
     def kind(unit: CommanderUnit) -> str:
@@ -252,23 +262,42 @@ def assault_builder(values: Sequence[str], armour: str, bars: Sequence[str] = ()
             if suppressed:
                 out[f"{role}_suppressed"] = True
                 src[f"{role}_suppressed"] = msg("{unit}: suppressed marker", unit=u.name)
-        fights = s.text("support_reading") == "each_fights"
-        entries: list[str] = []
-        said: list[Msg] = []
-        for u, mine in actors[1:]:
-            flags: list[str] = [u.type] if u.type in bars else []
-            if fights and mine.flag("own_suppressed"):
-                flags.append("suppressed")
-            entries += [":".join([kind(u), *flags])] * u.count
-            said.append(msg("{unit}, type {type}", unit=u.name, type=u.type)
-                        if u.count == 1 else
-                        nmsg("{unit}, type {type}, {n} unit", "{unit}, type {type}, {n} units",
-                             unit=u.name, type=u.type, n=u.count))
-        if entries:
-            joined = said[0]
-            for part in said[1:]:
-                joined = msg("{a}; {b}", a=joined, b=part)
-            out["attacker_supporting"], src["attacker_supporting"] = ",".join(entries), joined
+        reading = s.text("suppressed_support") or "none"
+        if reading not in SUPPRESSED_SUPPORT:
+            raise UsageError("suppressed_support: one of {valid}, not {value!r}",
+                             valid=", ".join(SUPPRESSED_SUPPORT), value=reading)
+
+        def supporting(role: str, units: Sequence[tuple[CommanderUnit, Situation]],
+                       suppressed_key: str) -> None:
+            """``{role}_supporting`` from the supporting units and their live state."""
+            entries: list[str] = []
+            said: list[Msg] = []
+            for u, mine in units:
+                if mine.flag("eliminated"):
+                    said.append(msg("{unit}: eliminated, gives no support", unit=u.name))
+                    continue
+                suppressed = mine.flag(suppressed_key)
+                if suppressed and reading == "none":
+                    said.append(msg("{unit}: suppressed, gives no support "
+                                    "(suppressed_support=none)", unit=u.name))
+                    continue
+                flags: list[str] = [u.type] if u.type in bars else []
+                if suppressed and s.text("support_reading") == "each_fights":
+                    flags.append("suppressed")
+                entries += [":".join([kind(u), *flags])] * u.count
+                said.append(msg("{unit}, type {type}", unit=u.name, type=u.type)
+                            if u.count == 1 else
+                            nmsg("{unit}, type {type}, {n} unit",
+                                 "{unit}, type {type}, {n} units",
+                                 unit=u.name, type=u.type, n=u.count))
+            if said:
+                joined = said[0]
+                for part in said[1:]:
+                    joined = msg("{a}; {b}", a=joined, b=part)
+                out[f"{role}_supporting"], src[f"{role}_supporting"] = ",".join(entries), joined
+
+        supporting("attacker", actors[1:], "own_suppressed")
+        supporting("defender", s.support, "suppressed")
         for key, role, u in (("cover", "defender", target), ("own_cover", "attacker", unit)):
             cover = s.text(key)
             if cover is not None:
@@ -295,4 +324,6 @@ def takes(game: str, assault_types: Sequence[str] = (), armour: str = "armour",
                                             situation=marks),
             f"{game}.assault": make_takes(
                 assault_builder(assault_types, armour, support_bars), target=True,
-                situation=(*marks, "cover", "own_cover"), several=("own_suppressed",))}
+                situation=(*marks, "cover", "own_cover", "suppressed_support"),
+                several=("own_suppressed", "eliminated"),
+                supported=("suppressed", "eliminated"))}
