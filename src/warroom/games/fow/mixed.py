@@ -652,6 +652,15 @@ def _cost(p: MixedParams) -> int:
     return out
 
 
+def _sample_cost(p: MixedParams) -> float:
+    """What a sample of the estimate costs, in the replays of :func:`_cost`: about two
+    thirds of one per target team and seven besides (the full estimate, 38,415 samples,
+    of four weapons at 8 teams takes about 1.1 s of CPU on this project's machine, six
+    weapons of 30 dice at 20 teams 1.8 s). Exact odds are kept where they would cost no
+    more (four weapons of 12 dice at 8 teams answer exactly)."""
+    return 7 + 2 * len(parse_teams(p.teams)) / 3
+
+
 @procedure(
     "fow.shoot_mixed", title="Several weapons at a mixed platoon",
     summary="Roll to hit with each weapon, allocate the hits over teams of different "
@@ -659,6 +668,7 @@ def _cost(p: MixedParams) -> int:
             "firepower tests; 5 hits pin.",
     params=MixedParams,
     cost=_cost,
+    sample_cost=_sample_cost,
     outcome=outcome(("hits", "int", "hits scored by all the weapons"),
                     ("destroyed", "int", "teams destroyed"),
                     ("bailed_out", "int", "tanks bailed out"),
