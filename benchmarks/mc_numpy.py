@@ -210,15 +210,21 @@ def stack_k(squads: list[tuple[int, int]], leaders: list[tuple[int, int]], k: in
     if len(order) > 1:
         for i in order:
             leader_loss(i)
-    gone = (st & ELIM) > 0
-    table = np.concatenate([st, gone.sum(axis=0)[None],
-                            (((st & BROKEN) > 0) & ~gone).sum(axis=0)[None],
-                            (((st & PINNED) > 0) & ~gone).sum(axis=0)[None]])
-    rows, freq = np.unique(table.T, axis=0, return_counts=True)
-    out: dict[StackOutcome, int] = {}
-    for row, c in zip(rows.tolist(), freq.tolist(), strict=True):
-        out[(*map(_state_name, row[:m]), *row[m:])] = int(c)
-    return out
+    # each unit's state as a small code, the codes of a sample as one int64 key
+    kinds, codes = np.unique(st, return_inverse=True)
+    codes = codes.reshape(st.shape)
+    bits = max(1, (len(kinds) - 1).bit_length())
+    key = np.zeros(n, dtype=np.int64)
+    for i in range(m):
+        key = (key << bits) | codes[i]
+    keys, freq = np.unique(key, return_counts=True)
+    unit = (keys[:, None] >> (bits * np.arange(m - 1, -1, -1))) & ((1 << bits) - 1)
+    names = np.array([_state_name(int(k)) for k in kinds], dtype=object)[unit]
+    gone = (kinds & ELIM) > 0
+    tallies = [gone[unit].sum(axis=1), (((kinds & BROKEN) > 0) & ~gone)[unit].sum(axis=1),
+               (((kinds & PINNED) > 0) & ~gone)[unit].sum(axis=1)]
+    return {(*row, *counted): c for row, *counted, c in zip(
+        names.tolist(), *(t.tolist() for t in tallies), freq.tolist(), strict=True)}
 
 
 def shoot_infantry_and_tanks(weapons: list[tuple[int, int, int]], infantry: int,

@@ -519,15 +519,27 @@ def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], row
     live = np.isin(inverse, tabled)
     idx = np.flatnonzero(live) if not live.all() else np.arange(len(rows))
     group = inverse[idx]
-    drawn = run.np.multinomial(counts[idx], chances[group])
-    ri, ji = np.nonzero(drawn)
+    k = counts[idx]
+    # a row of one sample draws its change from one uniform (a categorical draw: the
+    # same law as the multinomial of one, at a third of its cost); the others split
+    # their samples in one multinomial
+    one = np.flatnonzero(k == 1)
+    top = np.array([len(t.values) - 1 if t is not None else 0 for t in tables])
+    cum = np.cumsum(chances, axis=1)[group[one], :-1]
+    pick = np.minimum((run.np.random(len(one))[:, None] >= cum).sum(axis=1),
+                      top[group[one]])
+    many = np.flatnonzero(k > 1)
+    drawn = run.np.multinomial(k[many], chances[group[many]])
+    rm, jm = np.nonzero(drawn)
+    ri = np.concatenate([one, many[rm]])
+    ji = np.concatenate([pick, jm])
     got = rows[idx[ri]]
     g = group[ri]
     for pj, f in enumerate(at):
         c = new[g, ji, pj]
         hit = c >= 0
         got[hit, f] = c[hit]
-    return [got], [drawn[ri, ji]]
+    return [got], [np.concatenate([np.ones(len(one), dtype=np.int64), drawn[rm, jm]])]
 
 
 def _rolled(run: _Run, fn: Callable[..., Any], at: tuple[int, ...], sub: tuple[Any, ...],
