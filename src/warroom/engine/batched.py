@@ -12,7 +12,8 @@ whole state is replayed per state with the state's samples split at each of its
 requests (a whole state's exact transition can be far larger than the samples). Where
 every stage is on parts and nothing stops early, the states are rows of value codes in
 numpy arrays (:func:`_columnar`): each piece groups the rows by its part's value and
-draws them in one multinomial per value. A path, or a state, with a single sample goes
+draws them in one multinomial (the groups' chances side by side), merging the rows that
+end alike after each piece. A path, or a state, with a single sample goes
 on with the sequential sampler (:class:`~warroom.engine.montecarlo.SampleDice`), and so
 do the samples of a part's value seen too rarely to pay for its table.
 
@@ -389,7 +390,9 @@ on columns (:func:`_columnar`)."""
 COLUMN_TABLE_FROM = 16
 """On columns, a part's exact transition from a value is worked out once that value has
 come up for this many samples (working it out costs about as much as running the
-stage for a score of samples); before, its samples run the stage one by one."""
+stage for a score of samples); before, its samples run the stage one by one. Once a
+stage has tables, its values are tabled from as many samples as its tables have changes
+on average (at least 2): a stage of one die is cheap to table (``_part_tables``)."""
 
 
 def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any],
