@@ -211,8 +211,10 @@ def stack_k(squads: list[tuple[int, int]], leaders: list[tuple[int, int]], k: in
         for i in order:
             leader_loss(i)
     # each unit's state as a small code, the codes of a sample as one int64 key
-    kinds, codes = np.unique(st, return_inverse=True)
-    codes = codes.reshape(st.shape)
+    kinds = np.flatnonzero(np.bincount(st.ravel(), minlength=2 * HIT))  # states met
+    lookup = np.zeros(2 * HIT, dtype=np.int64)
+    lookup[kinds] = np.arange(len(kinds))
+    codes = lookup[st]
     bits = max(1, (len(kinds) - 1).bit_length())
     key = np.zeros(n, dtype=np.int64)
     for i in range(m):
