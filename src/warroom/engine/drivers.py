@@ -71,7 +71,7 @@ SECONDS_PER_PATH = 2.5e-6
 """What a unit of a procedure's cost (a replay of a small procedure) takes, in CPU seconds
 on this project's machine: exact odds of a six-unit stack at K/1 (33,040) in 83 ms and of
 seven units (222,880) in 0.48 s; of ``fow.shoot_mixed`` with four weapons of 8 dice
-(104,976) in 0.27 s and of 12 dice (456,976) in 1.12 s."""
+(104,976) in 0.27 s and of 12 dice (456,976) in 1.1 s."""
 EXACT_SECONDS = MAX_PATHS * SECONDS_PER_PATH
 """The exact budget as time (half a second): exact odds are worked out where they are
 expected to cost no more than this, or no more than the estimate that would stand in

@@ -653,12 +653,13 @@ def _cost(p: MixedParams) -> int:
 
 
 def _sample_cost(p: MixedParams) -> float:
-    """What a sample of the estimate costs, in the replays of :func:`_cost`: about two
-    thirds of one per target team and seven besides (the full estimate, 38,415 samples,
-    of four weapons at 8 teams takes about 1.1 s of CPU on this project's machine, six
-    weapons of 30 dice at 20 teams 1.8 s). Exact odds are kept where they would cost no
-    more (four weapons of 12 dice at 8 teams answer exactly)."""
-    return 7 + 2 * len(parse_teams(p.teams)) / 3
+    """What a sample of the estimate costs, in the replays of :func:`_cost`, counted on
+    the generous side: one per target team and nine besides (the full estimate, 38,415
+    samples, of four weapons at 8 teams takes 0.9-1.3 s of CPU on this project's
+    machine, 10-13 replays a sample; six weapons of 30 dice at 20 teams 1.5-2.4 s, 16-25
+    a sample). Exact odds are kept where they would cost about as much: four weapons of
+    13 dice at 8 teams answer exactly (about 1.4 s), 14 dice get the estimate."""
+    return 9 + len(parse_teams(p.teams))
 
 
 @procedure(
