@@ -332,20 +332,42 @@ def batched_rows(repeats: int = 5) -> list[list[str]]:
     """The full estimates at the caps (drivers.estimate, ±0.5 points) on the batched
     driver, against a numpy Monte Carlo written by hand for the same question
     (benchmarks/mc_numpy.py) where there is one: CPU medians (children included), the
-    chances of both checked against the exact odds within the margin first."""
+    chances of both checked first: against the exact odds within the margin (the
+    assault), or field by field against each other (the stack, ``shoot_mixed``)."""
     from benchmarks import assault_dp, mc_numpy
     from warroom.engine import drivers
 
-    questions = [*ESTIMATES, ("fow.assault", "16 v 16, 30 defensive dice, to 10 rounds, "
-                              "forced to estimate", TABLE)]
+    questions = [
+        ("asl.ift_on_stack", "ten units with three leaders, K/2 (7 × 4-6-7, 9-2, 8-1, 8-0)",
+         mc_numpy.STACK),
+        ("fow.shoot_mixed", "6 weapons × 30 dice at 20 teams (12 infantry, 4 tanks, 4 "
+         "infantry gone to ground)", mc_numpy.MIXED),
+        *ESTIMATES,
+        ("fow.assault", "16 v 16, 30 defensive dice, to 10 rounds, forced to estimate",
+         TABLE)]
     rows = []
     for proc_id, label, raw in questions:
         proc, params = api.prepare(proc_id, raw)
         est = drivers.estimate(proc, params)
         ref: Callable[[], Any] | None = None
-        if proc_id == "fow.assault":
+        n = est.samples
+        if raw is mc_numpy.STACK:
+            ours_stack: dict[Any, int] = {}
+            for o, c in est.counts.items():
+                key = mc_numpy.stack_outcome(dict(zip(proc.fields, o, strict=True)))
+                ours_stack[key] = ours_stack.get(key, 0) + c
+            squads, leaders = mc_numpy.STACK_SQUADS, mc_numpy.STACK_LEADERS
+            if not mc_numpy.agree(ours_stack, mc_numpy.stack_k(squads, leaders, 2, n, 1), n):
+                raise SystemExit(f"the hand-written numpy Monte Carlo disagrees: {label}")
+            ref = functools.partial(mc_numpy.stack_k, squads, leaders, 2, n, 2)
+        elif raw is mc_numpy.MIXED:
+            shot = (mc_numpy.MIXED_WEAPONS, *mc_numpy.MIXED_TEAMS)
+            if not mc_numpy.agree(dict(est.counts),
+                                  mc_numpy.shoot_infantry_and_tanks(*shot, n, 1), n):
+                raise SystemExit(f"the hand-written numpy Monte Carlo disagrees: {label}")
+            ref = functools.partial(mc_numpy.shoot_infantry_and_tanks, *shot, n, 2)
+        elif proc_id == "fow.assault":
             exact = assault_dp.as_outcomes(warroom.odds(proc_id, **raw, exact=True))
-            n = est.samples
             if not mc_numpy.within_margin(dict(est.counts), exact, n):
                 raise SystemExit(f"the estimate is off the exact odds: {label}")
             args = (raw["attackers"], raw["defenders"], raw["defensive_dice"],
@@ -382,6 +404,69 @@ def batched_rows(repeats: int = 5) -> list[list[str]]:
         rows.append([f"{proc_id} full estimate (±0.5 points, {est.samples:,} samples), "
                      f"{label}", f"{fmt(mine)} CPU median ({_path(proc, params)})", peer,
                      ratio, "≤ 150 ms CPU, within 3× of numpy"])
+    return rows
+
+
+def _odds_cpu(proc_id: str, raw: dict[str, Any], repeats: int = 3) -> tuple[float, bool]:
+    """CPU median (children included) of ``warroom.odds`` as every surface asks it (exact
+    within the budget, else the estimate), memo tables cleared first; and whether the
+    answer was exact."""
+    from warroom.engine.results import Distribution
+
+    times, exact = [], False
+    for _ in range(repeats):
+        clear_memos()
+        start = _cpu()
+        exact = isinstance(warroom.odds(proc_id, **raw), Distribution)
+        times.append(_cpu() - start)
+    return statistics.median(times), exact
+
+
+MIXED_TEAMS = "tank:6,tank:5/3,soft,infantry,infantry:gtg,gun:dug,tank:2/1:far,soft:out"
+CLIFF: list[tuple[str, str, list[tuple[str, dict[str, Any]]]]] = [
+    ("fow.assault", "infantry against infantry", [
+        (f"{n} v {n}, {min(2 * n, 30)} defensive dice, to 10 rounds",
+         {"attackers": n, "defenders": n, "defensive_dice": min(2 * n, 30),
+          "max_rounds": 10})
+        for n in (8, 12, 16)]),
+    ("asl.ift_on_stack", "six units with two leaders and more 4-6-7s, K/1", [
+        (f"{6 + k} units", {"units": ",".join([STACK, *["4-6-7"] * k]), "result": "K/1"})
+        for k in range(4)]),
+    ("fow.shoot_mixed", "4 weapons at 8 mixed teams", [
+        (f"4 × {d} dice", {"weapons": f"{d}:10:3,{d}:2:6,{d}:7:4,{d}:4:5",
+                           "teams": MIXED_TEAMS}) for d in range(8, 17)]),
+]
+"""Each family's sizes, growing: the last answered exactly and the first past the
+budget are timed side by side (:func:`cliff_rows`)."""
+
+
+def cliff_rows() -> list[list[str]]:
+    """For each family (CLIFF), the last size answered exactly and the first size past
+    the exact budget (answered with the estimate), as ``warroom.odds`` answers them: CPU
+    medians side by side. No cliff: the first costs no more than the last."""
+    rows = []
+    for proc_id, family, sizes in CLIFF:
+        last: tuple[str, float] | None = None
+        first: tuple[str, float] | None = None
+        for label, raw in sizes:
+            t, exact = _odds_cpu(proc_id, raw)
+            if exact:
+                last = (label, t)
+                continue
+            first = (label, t)
+            break
+        if last is None:
+            continue
+        if first is None:
+            rows.append([f"{proc_id} no cliff, {family}",
+                         f"largest tried exact: {last[0]} {fmt(last[1])} CPU median",
+                         "no size within the caps passes the budget", "", "no cliff"])
+            continue
+        rows.append([f"{proc_id} no cliff, {family}",
+                     f"first past the budget: {first[0]}, estimate {fmt(first[1])} CPU "
+                     "median", f"last exact: {last[0]}, {fmt(last[1])} CPU median",
+                     f"{last[1] / first[1]:.2f}× (exact / estimate)",
+                     "the estimate no slower than the last exact"])
     return rows
 
 
@@ -427,7 +512,7 @@ def main() -> None:
         _print(assault_rows())
         return
     if args.estimates:
-        _print(batched_rows())
+        _print(batched_rows() + cliff_rows())
         return
     rows = q1_rows([10] if args.quick else [10, 40])
     rows.append(overhead_row())
@@ -436,6 +521,7 @@ def main() -> None:
     rows.extend(monte_carlo_rows())
     rows.extend(estimate_rows())
     rows.extend(batched_rows())
+    rows.extend(cliff_rows())
     rows.extend(battle_rows())
     rows.append(cli_row())
     _print(rows)

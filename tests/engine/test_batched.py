@@ -199,3 +199,39 @@ def _staged_procedures() -> list[str]:
 @pytest.mark.parametrize("proc_id", _staged_procedures())
 def test_every_staged_procedure_follows_its_exact_odds(proc_id: str) -> None:
     _agrees_with_exact(proc_id, {})
+
+
+LEADER_STACKS = st.tuples(
+    st.lists(st.sampled_from(["4-6-7", "squad:7", "hs:6", "2-4-7", "squad:6:broken"]),
+             min_size=2, max_size=4),
+    st.lists(st.sampled_from(["9-2", "8-1", "8-0", "leader:9:-1"]), min_size=2, max_size=3),
+    st.sampled_from(["K/1", "K/2", "1MC", "NMC"]))
+
+
+@settings(max_examples=6, deadline=None, derandomize=True)
+@given(LEADER_STACKS)
+def test_stacks_with_leaders_on_columns_follow_the_exact_odds(
+        case: tuple[list[str], list[str], str]) -> None:
+    """Stacks with several leaders (Random Selection's many candidate lists merging into
+    few states after the casualty, Leader Loss checks): on columns, with rows merged
+    after every piece and each piece drawn in one multinomial, every unit's chances and
+    the counts stay within the margin of the exact odds."""
+    squads, leaders, result = case
+    _agrees_with_exact("asl.ift_on_stack", {"units": ",".join([*squads, *leaders]),
+                                            "result": result}, samples=8000)
+
+
+def test_seeded_stack_counts_on_columns_are_the_same_on_every_run_and_core_count(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stack at the caps with a numpy reference (ten units, three leaders, K/2): the
+    full estimate runs on columns; its seeded counts are the same run after run, with
+    forked streams allowed or not."""
+    proc, params = api.prepare("asl.ift_on_stack", {
+        "units": ",".join(["4-6-7"] * 7 + ["9-2", "8-1", "8-0"]), "result": "K/2"})
+    runs = []
+    for fork in (True, False):
+        monkeypatch.setattr(drivers, "_may_fork", lambda fork=fork: fork)
+        est = drivers.simulate(proc, params, drivers.STREAMS_FROM + 7, seed=3)
+        assert est.samples == sum(est.counts.values())
+        runs.append(dict(est.counts))
+    assert runs[0] == runs[1]

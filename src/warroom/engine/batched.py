@@ -12,7 +12,8 @@ whole state is replayed per state with the state's samples split at each of its
 requests (a whole state's exact transition can be far larger than the samples). Where
 every stage is on parts and nothing stops early, the states are rows of value codes in
 numpy arrays (:func:`_columnar`): each piece groups the rows by its part's value and
-draws them in one multinomial per value. A path, or a state, with a single sample goes
+draws them in one multinomial (the groups' chances side by side), merging the rows that
+end alike after each piece. A path, or a state, with a single sample goes
 on with the sequential sampler (:class:`~warroom.engine.montecarlo.SampleDice`), and so
 do the samples of a part's value seen too rarely to pay for its table.
 
@@ -110,6 +111,7 @@ class _Run:
                 setattr(self.sampler, name, tables.setdefault(name, getattr(self.sampler,
                                                                             name)))
         self.fields = tuple(fields)
+        self.tabled: dict[int, list[int]] = {}  # per part memo: tables, their changes
         self.work = 0  # replays and (state, stage) steps: what the run cost in Python
         self.single = 0  # those of them for a single sample
 
@@ -388,19 +390,22 @@ on columns (:func:`_columnar`)."""
 COLUMN_TABLE_FROM = 16
 """On columns, a part's exact transition from a value is worked out once that value has
 come up for this many samples (working it out costs about as much as running the
-stage for a score of samples); before, its samples run the stage one by one."""
+stage for a score of samples); before, its samples run the stage one by one. Once a
+stage has tables, its values are tabled from as many samples as its tables have changes
+on average (at least 2): a stage of one die is cheap to table (``_part_tables``)."""
 
 
 def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any],
               rounds: int, n: int) -> list[tuple[Any, int]] | None:
     """``n`` samples through stages that are all on parts of the state (no ``done``: every
-    sample runs every stage) held as columns: a row of value codes per group of samples
-    in one state, with its samples. Each piece groups the rows by the value of its part
-    (numpy), draws the samples of every row of a group in one multinomial from the
-    part's exact transition, and writes the changes into the rows that drew them: the
-    Python work is per distinct value of a part, not per state or sample. The last
-    states with their samples; None where a stage is not tabled (not marked fixed, or
-    too large): the caller then holds the states one by one."""
+    sample runs every stage) held as columns: a row of value codes per distinct state,
+    with its samples. Each piece groups the rows by the value of its part (numpy), and
+    draws the samples of every row in one multinomial over its group's exact transition
+    (the chances of every group side by side), then writes each change into the rows
+    that drew it; rows that end alike are merged after every piece. The Python work is
+    per distinct value of a part, not per state or sample. The last states with their
+    samples; None where a stage is not tabled (not marked fixed, or too large): the
+    caller then holds the states one by one."""
     import numpy as np
 
     items = [*first, *(item for _ in range(rounds) for item in each)]
@@ -419,71 +424,159 @@ def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[An
 
     rows = np.zeros((1, width), dtype=np.int64)
     counts = np.array([n], dtype=np.int64)
-    gen = run.np
-    work_part, run_part = run.sampler._work_part, run.sampler._run_part
-    ones = np.ones(1, dtype=np.int64)
     for at, fn, memo in (piece for item in items for piece in item):
-        if memo is None or math.prod(len(values[f]) for f in at) >= 1 << 62:
-            return None  # not tabled, or too many values for one key
-        # the rows grouped by their part's value: one sort of one key per row (the
-        # part's codes as the digits of one number)
-        key = np.zeros(len(rows), dtype=np.int64)
-        for f in at:
-            key = key * len(values[f]) + rows[:, f]
-        order = np.argsort(key, kind="stable")
-        ordered = key[order]
-        starts = np.flatnonzero(np.diff(ordered)) + 1
-        bounds = [0, *starts.tolist(), len(rows)]
-        subs = []
-        for k in ordered[bounds[:-1]].tolist():
-            digits = []
-            for f in reversed(at):
-                k, c = divmod(k, len(values[f]))
-                digits.append(values[f][c])
-            subs.append(tuple(reversed(digits)))
-        out_rows: list[Any] = []
-        out_counts: list[Any] = []
-        for u, sub in enumerate(subs):
-            idx = order[bounds[u]:bounds[u + 1]]
-            table = memo.get(sub, 0)
-            if type(table) is int:  # samples seen from this value: rolled until it pays
-                many = table + int(counts[idx].sum())
-                if many < COLUMN_TABLE_FROM:
-                    memo[sub] = many
-                    for i in idx.tolist():
-                        for _ in range(int(counts[i])):
-                            got = rows[i:i + 1].copy()
-                            for pj, v in run_part(fn, sub, at):
-                                got[0, at[pj]] = code(at[pj], v)
-                            out_rows.append(got)
-                            out_counts.append(ones)
-                    continue
-                table = memo[sub] = work_part(fn, sub)
-            if table is _RAW:
-                return None
-            changes = table.values
-            if len(changes) == 1:
-                drawn = [(changes[0], rows[idx], counts[idx])]
-            else:
-                multi = gen.multinomial(counts[idx], _probs(table))
-                drawn = []
-                for j, change in enumerate(changes):
-                    col = multi[:, j]
-                    nz = col > 0
-                    if nz.any():
-                        drawn.append((change, rows[idx[nz]], col[nz]))
-            for change, got, k in drawn:
-                for pj, v in change:
-                    got[:, at[pj]] = code(at[pj], v)
-                out_rows.append(got)
-                out_counts.append(k)
-        rows, counts = np.concatenate(out_rows), np.concatenate(out_counts)
-    uniq, inverse = np.unique(rows, axis=0, return_inverse=True)
-    merged = np.zeros(len(uniq), dtype=np.int64)
-    np.add.at(merged, inverse.reshape(-1), counts)
-    columns = [np.array(values[f] + [None], dtype=object)[:-1][uniq[:, f]]
+        if memo is None:
+            return None  # not tabled
+        found = _grouped(rows, at, [len(values[f]) for f in at])
+        if found is None:
+            return None  # too many values for one key
+        groups, inverse = found
+        subs = [tuple(values[f][c] for f, c in zip(at, g, strict=True))
+                for g in groups.tolist()]
+        tables = _part_tables(run, fn, memo, subs, np.bincount(
+            inverse, weights=counts, minlength=len(subs)).astype(np.int64))
+        if tables is None:
+            return None
+        out_rows, out_counts = _tabled(run, at, code, rows, counts, inverse, tables)
+        for u in (u for u, table in enumerate(tables) if table is None):
+            _rolled(run, fn, at, subs[u], code, rows[inverse == u], counts[inverse == u],
+                    out_rows, out_counts)
+        rows, counts = _merged_rows(np.concatenate(out_rows), np.concatenate(out_counts),
+                                    [len(v) for v in values])
+    columns = [np.array(values[f] + [None], dtype=object)[:-1][rows[:, f]]
                for f in range(width)]
-    return list(zip(zip(*columns, strict=True), merged.tolist(), strict=True))
+    return list(zip(zip(*columns, strict=True), counts.tolist(), strict=True))
+
+
+def _grouped(rows: Any, at: tuple[int, ...], sizes: list[int]) -> tuple[Any, Any] | None:
+    """The distinct values of the part ``at`` among ``rows`` (their codes, sorted) and
+    each row's group; None where the part's codes cannot make one int64 key."""
+    import numpy as np
+
+    if math.prod(sizes) >= 1 << 62:
+        return None
+    key = np.zeros(len(rows), dtype=np.int64)
+    for f, size in zip(at, sizes, strict=True):
+        key = key * size + rows[:, f]
+    keys, inverse = np.unique(key, return_inverse=True)
+    groups = np.zeros((len(keys), len(at)), dtype=np.int64)
+    for j in range(len(at) - 1, -1, -1):
+        keys, groups[:, j] = np.divmod(keys, sizes[j])
+    return groups, inverse.reshape(-1)
+
+
+def _part_tables(run: _Run, fn: Callable[..., Any], memo: dict[Any, Any],
+                 subs: list[tuple[Any, ...]], samples: Any) -> list[Any] | None:
+    """Each value's exact transition (None: its samples run the stage one by one: a value
+    seen too rarely to pay for its table); None where one is too large."""
+    tables: list[Any] = []
+    seen = run.tabled.setdefault(id(memo), [0, 0])  # tables worked out, their changes
+    for sub, k in zip(subs, samples.tolist(), strict=True):
+        table = memo.get(sub, 0)
+        if type(table) is int:  # samples seen from this value: rolled until it pays
+            # a stage whose tables have few changes (a die) is cheap to table: its
+            # values are tabled sooner (at about as many samples as changes)
+            pays = (COLUMN_TABLE_FROM if not seen[0] else
+                    max(2, min(COLUMN_TABLE_FROM, -(-seen[1] // seen[0]))))
+            if table + k < pays:
+                memo[sub] = table + k
+                tables.append(None)
+                continue
+            table = memo[sub] = run.sampler._work_part(fn, sub)
+            if table is not _RAW:
+                seen[0] += 1
+                seen[1] += len(table.values)
+        if table is _RAW:
+            return None
+        tables.append(table)
+    return tables
+
+
+def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], rows: Any,
+            counts: Any, inverse: Any, tables: list[Any]) -> tuple[list[Any], list[Any]]:
+    """The rows of the groups with a table drawn in one multinomial: each row's samples
+    split among its group's changes (the chances of all the groups side by side, padded
+    with zeros), each change written into a copy of the row."""
+    import numpy as np
+
+    tabled = [u for u, table in enumerate(tables) if table is not None]
+    if not tabled:
+        return [], []
+    widest = max(len(tables[u].values) for u in tabled)
+    chances = np.zeros((len(tables), widest))
+    chances[:, 0] = 1.0
+    blank = [-1] * len(at)
+    made: list[list[list[int]]] = []  # per group, per change: each position's new code
+    for u, table in enumerate(tables):
+        per: list[list[int]] = []
+        if table is not None:
+            chances[u, :len(table.values)] = _probs(table)
+            for change in table.values:
+                cells = blank.copy()
+                for pj, v in change:
+                    cells[pj] = code(at[pj], v)
+                per.append(cells)
+        per.extend([blank] * (widest - len(per)))
+        made.append(per)
+    new = np.array(made, dtype=np.int64).reshape(len(tables), widest, len(at))
+    live = np.isin(inverse, tabled)
+    idx = np.flatnonzero(live) if not live.all() else np.arange(len(rows))
+    group = inverse[idx]
+    k = counts[idx]
+    # a row of one sample draws its change from one uniform (a categorical draw: the
+    # same law as the multinomial of one, at a third of its cost); the others split
+    # their samples in one multinomial
+    one = np.flatnonzero(k == 1)
+    top = np.array([len(t.values) - 1 if t is not None else 0 for t in tables])
+    cum = np.cumsum(chances, axis=1)[group[one], :-1]
+    pick = np.minimum((run.np.random(len(one))[:, None] >= cum).sum(axis=1),
+                      top[group[one]])
+    many = np.flatnonzero(k > 1)
+    drawn = run.np.multinomial(k[many], chances[group[many]])
+    rm, jm = np.nonzero(drawn)
+    ri = np.concatenate([one, many[rm]])
+    ji = np.concatenate([pick, jm])
+    got = rows[idx[ri]]
+    g = group[ri]
+    for pj, f in enumerate(at):
+        c = new[g, ji, pj]
+        hit = c >= 0
+        got[hit, f] = c[hit]
+    return [got], [np.concatenate([np.ones(len(one), dtype=np.int64), drawn[rm, jm]])]
+
+
+def _rolled(run: _Run, fn: Callable[..., Any], at: tuple[int, ...], sub: tuple[Any, ...],
+            code: Callable[[int, Any], int], rows: Any, counts: Any, out_rows: list[Any],
+            out_counts: list[Any]) -> None:
+    """The samples of rows whose part has a value seen too rarely to table: each runs the
+    stage (the sequential sampler) in a row of its own."""
+    import numpy as np
+
+    one = np.ones(1, dtype=np.int64)
+    for i, k in enumerate(counts.tolist()):
+        for _ in range(k):
+            got = rows[i:i + 1].copy()
+            for pj, v in run.sampler._run_part(fn, sub, at):
+                got[0, at[pj]] = code(at[pj], v)
+            out_rows.append(got)
+            out_counts.append(one)
+
+
+def _merged_rows(rows: Any, counts: Any, sizes: list[int]) -> tuple[Any, Any]:
+    """The rows with those alike merged (their samples added), where their codes make
+    one int64 key; else as they are."""
+    import numpy as np
+
+    if math.prod(sizes) >= 1 << 62:
+        return rows, counts
+    key = np.zeros(len(rows), dtype=np.int64)
+    for f, size in enumerate(sizes):
+        key = key * size + rows[:, f]
+    keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    if len(keys) == len(rows):
+        return rows, counts
+    return rows[first], np.bincount(inverse.reshape(-1), weights=counts,
+                                    minlength=len(keys)).astype(np.int64)
 
 
 def _add(out: dict[Any, int], key: Any, k: int) -> None:

@@ -92,6 +92,11 @@ class Procedure:
     """For a rule whose exact odds can grow past the exact driver's budget: an estimate of
     their cost for given parameters, in replays of a small procedure. Past the budget
     the driver says so at once, instead of after spending it."""
+    sample_cost: Callable[[Any], float] | None = None
+    """For such a rule: what one sample of its Monte Carlo estimate costs for given
+    parameters, in the same replays. The exact budget is a cost in time: exact odds are
+    worked out where they cost no more than the budget or than the estimate standing in
+    for them (:func:`warroom.engine.drivers.exact_budget`)."""
 
     @property
     def game(self) -> str:
@@ -132,11 +137,12 @@ def procedure(
     note: str = "",
     vectorize: bool = False,
     cost: Callable[[Any], int] | None = None,
+    sample_cost: Callable[[Any], float] | None = None,
 ) -> Callable[[RunFn], Procedure]:
     """Decorator turning a rule function into a :class:`Procedure` (registers nothing)."""
 
     def wrap(fn: RunFn) -> Procedure:
         return Procedure(id, title, summary, params, tuple(outcome), fn, source, note,
-                         vectorize=vectorize, cost=cost)
+                         vectorize=vectorize, cost=cost, sample_cost=sample_cost)
 
     return wrap
