@@ -18,6 +18,7 @@ Only the questions written here have a reference:
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 Outcome = tuple[str, int, int, bool, int]
@@ -331,6 +332,18 @@ def fields_within_margin(counts: dict[Any, int], exact: dict[Any, Any], samples:
             chances[f][v] = chances[f].get(v, 0) + p
     return all(within_margin(got, want, samples)
                for got, want in zip(marginals(counts), chances, strict=True))
+
+
+def shot_counts(fields: Sequence[str], counts: Mapping[Any, int]
+                ) -> dict[tuple[Any, ...], int]:
+    """``fow.shoot_mixed``'s counts on the four fields :func:`shoot_infantry_and_tanks`
+    knows (hits, destroyed, bailed_out, pinned); the passenger fields are left out."""
+    known = [list(fields).index(f) for f in ("hits", "destroyed", "bailed_out", "pinned")]
+    out: dict[tuple[Any, ...], int] = {}
+    for o, c in counts.items():
+        key = tuple(o[i] for i in known)
+        out[key] = out.get(key, 0) + c
+    return out
 
 
 def agree(a: dict[Any, int], b: dict[Any, int], samples: int) -> bool:

@@ -362,7 +362,7 @@ def batched_rows(repeats: int = 5) -> list[list[str]]:
             ref = functools.partial(mc_numpy.stack_k, squads, leaders, 2, n, 2)
         elif raw is mc_numpy.MIXED:
             shot = (mc_numpy.MIXED_WEAPONS, *mc_numpy.MIXED_TEAMS)
-            if not mc_numpy.agree(dict(est.counts),
+            if not mc_numpy.agree(mc_numpy.shot_counts(proc.fields, est.counts),
                                   mc_numpy.shoot_infantry_and_tanks(*shot, n, 1), n):
                 raise SystemExit(f"the hand-written numpy Monte Carlo disagrees: {label}")
             ref = functools.partial(mc_numpy.shoot_infantry_and_tanks, *shot, n, 2)

@@ -74,4 +74,4 @@ def test_at_the_caps_the_references_and_the_estimates_agree() -> None:
     est = drivers.estimate(mixed, params)
     ref = mc_numpy.shoot_infantry_and_tanks(mc_numpy.MIXED_WEAPONS, *mc_numpy.MIXED_TEAMS,
                                             samples=est.samples, seed=1)
-    assert mc_numpy.agree(dict(est.counts), ref, est.samples)
+    assert mc_numpy.agree(mc_numpy.shot_counts(mixed.fields, est.counts), ref, est.samples)
