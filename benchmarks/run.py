@@ -218,24 +218,60 @@ def assault_rows(repeats: int = 7) -> list[list[str]]:
         ours = assault_dp.as_outcomes(warroom.odds("fow.assault", **raw))
         if ours != dp_cold(raw):
             raise SystemExit(f"the assault DP disagrees with warroom: {label}")
-        # wall and CPU (process) time: on a shared machine the wall clock also counts the
-        # time other processes held the cores
-        wall: dict[str, list[float]] = {"warroom": [], "dp": []}
-        cpu: dict[str, list[float]] = {"warroom": [], "dp": []}
-        for _ in range(repeats):
-            for name, fn in (("warroom", functools.partial(warroom.odds, "fow.assault", **raw)),
-                             ("dp", functools.partial(dp_cold, raw))):
-                clear_memos()
-                start, start_cpu = time.perf_counter(), time.process_time()
-                fn()
-                wall[name].append(time.perf_counter() - start)
-                cpu[name].append(time.process_time() - start_cpu)
-        ours_t, dp_t = (statistics.median(wall[k]) for k in ("warroom", "dp"))
-        ours_c, dp_c = (statistics.median(cpu[k]) for k in ("warroom", "dp"))
         rows.append([f"fow.assault exact, {label}",
-                     f"{fmt(ours_t)} median ({fmt(ours_c)} CPU)",
-                     f"hand-written DP over counts {fmt(dp_t)} median ({fmt(dp_c)} CPU)",
-                     f"{dp_t / ours_t:.2f}× (DP time / warroom time)", target])
+                     *_side_by_side(functools.partial(warroom.odds, "fow.assault", **raw),
+                                    functools.partial(dp_cold, raw), repeats,
+                                    "hand-written DP over counts"), target])
+    return rows
+
+
+def _side_by_side(ours: Callable[[], Any], dp: Callable[[], Any], repeats: int,
+                  what: str) -> list[str]:
+    """warroom against a hand-written DP, timed in alternating calls with every memo
+    table cleared first: the warroom, peers and ratio cells (medians)."""
+    # wall and CPU (process) time: on a shared machine the wall clock also counts the
+    # time other processes held the cores
+    wall: dict[str, list[float]] = {"warroom": [], "dp": []}
+    cpu: dict[str, list[float]] = {"warroom": [], "dp": []}
+    for _ in range(repeats):
+        for name, fn in (("warroom", ours), ("dp", dp)):
+            clear_memos()
+            start, start_cpu = time.perf_counter(), time.process_time()
+            fn()
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - start_cpu)
+    ours_t, dp_t = (statistics.median(wall[k]) for k in ("warroom", "dp"))
+    ours_c, dp_c = (statistics.median(cpu[k]) for k in ("warroom", "dp"))
+    return [f"{fmt(ours_t)} median ({fmt(ours_c)} CPU)",
+            f"{what} {fmt(dp_t)} median ({fmt(dp_c)} CPU)",
+            f"{dp_t / ours_t:.2f}× (DP time / warroom time; CPU {dp_c / ours_c:.2f}×)"]
+
+
+STACK_CASES: list[tuple[str, dict[str, Any]]] = [
+    ("six squads, K/2", {"units": ",".join(["4-6-7"] * 6), "result": "K/2"}),
+    ("six squads, NMC", {"units": ",".join(["4-6-7"] * 6), "result": "NMC"}),
+    ("ten broken squads, K/2", {"units": ",".join(["4-6-7:broken"] * 10), "result": "K/2"}),
+]
+"""asl.ift_on_stack on stacks without leaders, against a hand-written exact programme."""
+
+
+def stack_rows(repeats: int = 7) -> list[list[str]]:
+    """asl.ift_on_stack exact odds on leaderless stacks against benchmarks/stack_dp.py
+    (products of per-unit chances given Random Selection), timed in alternating calls;
+    identical fractions checked first. Medians."""
+    from benchmarks import stack_dp
+
+    rows = []
+    for label, raw in STACK_CASES:
+        units = stack_dp.squads(raw["units"])
+        ours = functools.partial(warroom.odds, "asl.ift_on_stack", **raw, exact=True)
+        if stack_dp.as_states(ours().items(), len(units)) != stack_dp.stack_odds(
+                raw["result"], raw["units"]):
+            raise SystemExit(f"the stack DP disagrees with warroom: {label}")
+        rows.append([f"asl.ift_on_stack exact, {label}",
+                     *_side_by_side(ours, functools.partial(
+                         stack_dp.stack_weights, raw["result"], units), repeats,
+                         "hand-written products per unit"), "within 2.5× of the DP"])
     return rows
 
 
@@ -504,12 +540,18 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="Q1 at N=10 only")
     parser.add_argument("--assault", action="store_true",
                         help="only the fow.assault rows against the hand-written DP")
+    parser.add_argument("--stacks", action="store_true",
+                        help="only the leaderless asl.ift_on_stack rows against the "
+                             "hand-written DP")
     parser.add_argument("--estimates", action="store_true",
                         help="only the full estimates against numpy written by hand")
     args = parser.parse_args()
     api.registry().add("bench", bench_system)
     if args.assault:
         _print(assault_rows())
+        return
+    if args.stacks:
+        _print(stack_rows())
         return
     if args.estimates:
         _print(batched_rows() + cliff_rows())
@@ -518,6 +560,7 @@ def main() -> None:
     rows.append(overhead_row())
     rows.extend(largest_rows())
     rows.extend(assault_rows())
+    rows.extend(stack_rows())
     rows.extend(monte_carlo_rows())
     rows.extend(estimate_rows())
     rows.extend(batched_rows())

@@ -15,7 +15,7 @@ branching on it when only the outcome needs it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from warroom.dice.weights import Reroll, View
@@ -49,20 +49,35 @@ def fixed(fn: F, key: Hashable = None) -> F:
     return fn
 
 
+Pieces = Sequence[tuple[range, Sequence[tuple[Any, ...]]]]
+"""Last states in pieces (:func:`rows`' ``joined``): per piece, its positions and the
+values there of every state, in the same order for every piece."""
+
+
 def rows(fields: Sequence[str], row: Callable[[Any, int], tuple[Any, ...]], *,
-         plain: bool = False) -> Callable[[Any, int], Mapping[str, Any]]:
+         plain: bool = False,
+         joined: Callable[[Pieces, int], Iterable[tuple[Any, ...]]] | None = None
+         ) -> Callable[[Any, int], Mapping[str, Any]]:
     """An ``outcome`` for :meth:`Dice.finish` given as a row: ``row(last state, rounds
     begun)`` returns the values of ``fields`` in that order. Rolling, it is the mapping
     of those fields to those values; the exact driver takes the rows as they are, with
     no mapping built and read back for each of the (thousands of) last states. With
     ``plain`` the rows hold only plain values (str, int: no lazy count), so the driver
-    does not look for lazy counts in each value. Rolling, the outcome is a :class:`Row`."""
+    does not look for lazy counts in each value. Rolling, the outcome is a :class:`Row`.
+
+    ``joined(pieces, rounds begun)``, when given, returns the rows of many last states at
+    once (the same rows as ``row``, in order) from their values cut into consecutive
+    pieces of positions (:data:`Pieces`): the exact driver holds its states packed by
+    halves, so a row built from a part per piece (each worked out once per distinct
+    value of its piece) needs no state tuple built and cut again per last state, and no
+    call in Python per row when the parts are joined in C (``map``)."""
     names = tuple(fields)
 
     def outcome(state: Any, fought: int) -> Row:
         return Row(names, row(state, fought))
 
     outcome._warroom_row = (names, row, plain)  # type: ignore[attr-defined]
+    outcome._warroom_joined = joined  # type: ignore[attr-defined]
     return outcome
 
 

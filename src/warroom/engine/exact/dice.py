@@ -300,7 +300,8 @@ class ExactDice(Dice):
         row = getattr(outcome, "_warroom_row", None)
         if row is not None and last.size > 1:  # context.rows: the outcome tuples as they are
             names, fn, plain = row
-            return Outcomes(last.rows(fn), last.den, names, plain)  # type: ignore[return-value]
+            return Outcomes(last.rows(fn, getattr(outcome, "_warroom_joined", None)),
+                            last.den, names, plain)  # type: ignore[return-value]
         options = last.options()
         if len(options) == 1:
             return outcome(*options[0][0])

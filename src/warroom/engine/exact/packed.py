@@ -80,18 +80,23 @@ class Packed:
         masks, by_bits = self.masks, self.by_bits
         return tuple([by_bits[f][n & masks[f]] for f in at])
 
-    def unpacked(self, packed: Iterable[int]) -> list[tuple[Any, ...]]:
-        """The states packed ones stand for, in order: the values of each first and
-        second half worked out once (a few dozen of them), each state the two joined,
-        all of it in C (map) rather than a loop in Python."""
+    def pieces(self, packed: Iterable[int]) -> list[tuple[range, list[tuple[Any, ...]]]]:
+        """The values of each first and second half of the states packed ones stand
+        for, in order, with the positions of each half: each half's values worked out
+        once per distinct value (a few dozen of them), all of it in C (map)."""
         ns = list(packed)
-        joined: list[Any] = []
+        out: list[tuple[range, list[tuple[Any, ...]]]] = []
         for mask, at, known in self.halves:
             bits = list(map(mask.__and__, ns))
             for b in set(bits).difference(known):
                 known[b] = self.fields(b, at)
-            joined.append(map(known.__getitem__, bits))
-        return list(map(operator.add, *joined))
+            out.append((at, list(map(known.__getitem__, bits))))
+        return out
+
+    def unpacked(self, packed: Iterable[int]) -> list[tuple[Any, ...]]:
+        """The states packed ones stand for, in order: each the two halves joined
+        (:meth:`pieces`)."""
+        return list(map(operator.add, *(values for _, values in self.pieces(packed))))
 
     def unpack(self, dist: dict[int, dict[Any, int]]) -> dict[int, dict[Any, int]]:
         with acyclic():

@@ -12,7 +12,7 @@ from math import gcd, lcm
 from typing import Any
 
 from warroom.engine import tally as _tally
-from warroom.engine.context import Stage
+from warroom.engine.context import Pieces, Stage
 from warroom.engine.exact import transitions
 from warroom.engine.exact.collector import acyclic
 from warroom.engine.exact.core import MakeDice, Outcome
@@ -252,11 +252,10 @@ class Last:
 
     def _each(self) -> Iterator[tuple[int, Iterable[Any], Iterable[int]]]:
         """Per rounds begun: the states and their weights, in the same order."""
-        packed, g = self.packed, self.g
+        packed = self.packed
         for r, states in self.dist.items():
             yield (r, packed.unpacked(states) if packed is not None else states,
-                   states.values() if g == 1 else
-                   map(operator.floordiv, states.values(), itertools.repeat(g)))
+                   self._weights(states))
 
     def options(self) -> list[tuple[Any, int]]:
         """Each last state (with the rounds begun when ``count``) and its weight."""
@@ -270,13 +269,27 @@ class Last:
             self.listed = out
         return self.listed
 
-    def rows(self, row: Callable[[Any, int], Any]) -> list[tuple[Any, int]]:
-        """``row(last state, rounds begun)`` of each last state, with its weight."""
+    def rows(self, row: Callable[[Any, int], Any],
+             joined: Callable[[Pieces, int], Iterable[Any]] | None = None
+             ) -> list[tuple[Any, int]]:
+        """``row(last state, rounds begun)`` of each last state, with its weight; with
+        packed states and ``joined`` (``context.rows``), the rows of each round's states
+        at once from the values of their halves."""
         out: list[tuple[Any, int]] = []
         with acyclic():
+            if joined is not None and self.packed is not None:
+                for r, states in self.dist.items():
+                    out += zip(joined(self.packed.pieces(states), r),
+                               self._weights(states), strict=True)
+                return out
             for r, keys, weights in self._each():
                 out += zip(map(row, keys, itertools.repeat(r)), weights, strict=True)
         return out
+
+    def _weights(self, states: dict[Any, int]) -> Iterable[int]:
+        g = self.g
+        return states.values() if g == 1 else map(operator.floordiv, states.values(),
+                                                  itertools.repeat(g))
 
 
 def divided(states: dict[Any, int], g: int) -> Iterable[tuple[Any, int]]:

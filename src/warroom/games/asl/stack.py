@@ -5,13 +5,15 @@ the attack (A10.2)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache, lru_cache
+from operator import add, itemgetter
 from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.context import Dice, Stage, fixed, part, parts, rows
+from warroom.engine.context import Dice, Pieces, Stage, fixed, part, parts, rows
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 from warroom.games.asl import tables as T
@@ -630,9 +632,10 @@ def _finish_plan(units: tuple[Unit, ...], result: str, drm: int, rd: Readings,
     Monte Carlo estimate's samples."""
     stages = _stages(units, result, drm, rd) if result != "-" else ()
     start = tuple(initial(u) for u in units)
+    plain = all(type(v) in (str, int) for v in tail)
     return stages, ((), *start), rows(
-        (*STACK_FIELDS, *names), _last_row(units, tail),
-        plain=all(type(v) in (str, int) for v in tail))
+        (*STACK_FIELDS, *names), _last_row(units, tail), plain=plain,
+        joined=_joined_rows(units, tail) if plain else None)
 
 
 _ENDS = {  # states a unit may end in: (good order, broken) per kind, by result
@@ -770,6 +773,72 @@ def _last_row(units: tuple[Unit, ...], tail: tuple[Any, ...]
         return (a[0] + b[0], *a[1], *b[1], *(ends.get(packed) or end(packed)))
 
     return row
+
+
+class _PieceViews(dict[State, tuple[str, tuple[str, ...], int]]):
+    """The outcome's part for the units at some positions of a last state (position 0,
+    what the step in progress carries, is empty by then), by their values: ``name=state``
+    joined (with the comma before the next units), the state names, the packed counts
+    (:class:`_UnitViews`)."""
+
+    def __init__(self, views: list[_UnitViews], at: range, more: bool) -> None:
+        super().__init__()
+        self.views = [views[f - 1] if f else None for f in at]
+        self.more = more
+
+    def __missing__(self, values: State) -> tuple[str, tuple[str, ...], int]:
+        got = [view[s] for view, s in zip(self.views, values, strict=True)
+               if view is not None]
+        text = ",".join(v[1] for v in got)
+        self[values] = found = (text + ("," if text and self.more else ""),
+                                tuple(v[0] for v in got), sum(v[2] for v in got))
+        if len(self) > HALF_MEMO:
+            self.clear()
+        return found
+
+
+class _Ends(dict[int, tuple[Any, ...]]):
+    """The end of a row by the packed counts: the empty slots' ``-``, the counts, the
+    extra fields."""
+
+    def __init__(self, pad: tuple[str, ...], tail: tuple[Any, ...]) -> None:
+        super().__init__()
+        self.pad, self.tail = pad, tail
+
+    def __missing__(self, packed: int) -> tuple[Any, ...]:
+        self[packed] = found = (*self.pad, packed & 255, packed >> 8 & 255, packed >> 16,
+                                *self.tail)
+        return found
+
+
+def _joined_rows(units: tuple[Unit, ...], tail: tuple[Any, ...]
+                 ) -> Callable[[Pieces, int], Iterable[tuple[Any, ...]]]:
+    """The rows of :func:`_last_row` for many last states at once, from their values cut
+    into pieces (``context.rows``' ``joined``): each piece's part worked out once per
+    distinct value (:class:`_PieceViews`), the parts joined in C (map), no call in
+    Python per last state."""
+    views = _views(units)
+    m = len(units)
+    ends = _Ends(("-",) * (len(UNIT_FIELDS) - m), tail)
+    made: dict[range, _PieceViews] = {}
+
+    def joined(pieces: Pieces, _: int) -> Iterable[tuple[Any, ...]]:
+        parts = []
+        for at, values in pieces:
+            view = made.get(at)
+            if view is None:
+                view = made[at] = _PieceViews(views, at, at[-1] < m if at else False)
+            parts.append(list(map(view.__getitem__, values)))
+        cols: list[list[Iterable[Any]]] = [[map(itemgetter(n), p) for p in parts]
+                                           for n in range(3)]
+        text, names, counts = (functools.reduce(_joined, col) for col in cols)
+        return map(add, map(add, zip(text), names), map(ends.__getitem__, counts))
+
+    return joined
+
+
+def _joined(a: Iterable[Any], b: Iterable[Any]) -> Iterable[Any]:
+    return map(add, a, b)
 
 
 STACK_FIELDS = ("units", *UNIT_FIELDS, "eliminated", "broken", "pinned")
