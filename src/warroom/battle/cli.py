@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
@@ -100,7 +101,7 @@ def _with_units(words: list[str] | None, units: list[str] | None) -> dict[str, A
     return raw
 
 
-def _markers(u: dict[str, Any]) -> str:
+def _markers(u: Mapping[str, Any]) -> str:
     tr = _tr()
     parts = []
     for k, v in u["markers"].items():

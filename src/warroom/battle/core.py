@@ -26,12 +26,21 @@ import json
 import secrets
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from warroom.battle import phases
 from warroom.battle.base import READ_ONLY, Snapshot, commitment_of
 from warroom.battle.base import fraction_text as _frac
 from warroom.battle.errors import BattleError
+from warroom.battle.models import (
+    BattleListing,
+    BattlePage,
+    BattleView,
+    Created,
+    Luck,
+    LuckField,
+    LuckSide,
+)
 from warroom.battle.resolution import roll_place, roll_rng
 from warroom.battle.state import (
     MAX_NAME,
@@ -57,7 +66,7 @@ class Battles(BattleTransfer):
 
     # ------------------------------------------------------------------ creating
     def new(self, game: str, name: str | None = None, seed: int | None = None, *,
-            solo: bool = False) -> dict[str, Any]:
+            solo: bool = False) -> Created:
         """A new battle; returns its id and its three links' tokens.
 
         Its dice seed is a fresh secret (``seed`` picks one instead, for tests and
@@ -91,12 +100,12 @@ class Battles(BattleTransfer):
         return {"id": battle_id, "tokens": tokens}
 
     # ------------------------------------------------------------------ reading
-    def list_battles(self, only: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    def list_battles(self, only: Iterable[str] | None = None) -> list[BattleListing]:
         """Every battle (the CLI), or only the ids in ``only`` (a browser's own)."""
         wanted = None if only is None else set(only)
         with self.store.read() as conn:
             rows = self.store.list_rows(conn)
-        out = []
+        out: list[BattleListing] = []
         for r in rows:
             if wanted is not None and r["id"] not in wanted:
                 continue
@@ -107,24 +116,25 @@ class Battles(BattleTransfer):
                         "created": r["created_at"], "updated": r["updated_at"]})
         return out
 
-    def show(self, battle_id: str) -> dict[str, Any]:
+    def show(self, battle_id: str) -> BattleView:
         return self._show(self._snapshot(battle_id))
 
     @staticmethod
-    def _show(snap: Snapshot) -> dict[str, Any]:
+    def _show(snap: Snapshot) -> BattleView:
         st = snap.state
         info = st.phase_info()
-        out = st.to_json()
-        out["counter"] = snap.counter
-        out["phase_title"] = info.title
-        out["checklist"] = list(info.checklist)
-        out["phases"] = [p.id for p in phases.sequence(st.game)]
-        out["can_undo"] = bool(snap.live) and not st.ended
-        out["read_only"] = snap.row.get("origin") == READ_ONLY
-        out["solo"] = bool(snap.row.get("solo"))
         asked = snap.row.get("undo_asked")
-        out["undo_asked"] = json.loads(asked) if asked else None
-        return out
+        return cast(BattleView, {
+            **st.to_json(),
+            "counter": snap.counter,
+            "phase_title": info.title,
+            "checklist": list(info.checklist),
+            "phases": [p.id for p in phases.sequence(st.game)],
+            "can_undo": bool(snap.live) and not st.ended,
+            "read_only": snap.row.get("origin") == READ_ONLY,
+            "solo": bool(snap.row.get("solo")),
+            "undo_asked": json.loads(asked) if asked else None,
+        })
 
     def log(self, battle_id: str, *, limit: int | None = None,
             before: int | None = None) -> list[dict[str, Any]]:
@@ -133,15 +143,14 @@ class Battles(BattleTransfer):
         the latest ``limit`` events numbered below ``before``: a page of the log, read
         without replaying it."""
         if limit is not None or before is not None:
-            events: list[dict[str, Any]] = self.page(battle_id, limit=limit,
-                                                     before=before)["events"]
+            events = self.page(battle_id, limit=limit, before=before)["events"]
             return events
         _row, every, replay = self._load(battle_id)
         _mark_undone(every, replay.live)
         return every
 
     def page(self, battle_id: str, *, limit: int | None = 30, before: int | None = None
-             ) -> dict[str, Any]:
+             ) -> BattlePage:
         """What a battle page shows, from one read of the snapshot and never the whole
         log: the battle now (:meth:`show`), the luck totals (:meth:`luck`) and a page of
         the log (the latest ``limit`` events below ``before``, oldest first), with
@@ -158,7 +167,7 @@ class Battles(BattleTransfer):
                 "events": events, "older": older}
 
     # ------------------------------------------------------------------ luck
-    def luck(self, battle_id: str) -> dict[str, Any]:
+    def luck(self, battle_id: str) -> Luck:
         """Per side: expected against actual for each numeric outcome field of the live
         resolutions, from the totals the snapshot keeps (no replay)."""
         return _luck_table(battle_id, self._snapshot(battle_id).state)
@@ -173,14 +182,14 @@ def _mark_undone(events: list[dict[str, Any]], live: Sequence[int]) -> None:
         e["undone"] = e["kind"] not in ("created", "undone") and e["seq"] not in alive
 
 
-def _luck_table(battle_id: str, state: State) -> dict[str, Any]:
+def _luck_table(battle_id: str, state: State) -> Luck:
     """The luck totals as :meth:`Battles.luck` answers them: per side the rolls and, per
     field, the exact expectation (``expected_exact``), it as a decimal, what the dice gave
     and the difference."""
-    sides: dict[str, Any] = {}
+    sides: dict[str, LuckSide] = {}
     for side in SIDES:
         totals = (state.luck or {}).get(side, {"rolls": 0, "fields": {}})
-        fields = {}
+        fields: dict[str, LuckField] = {}
         for name, f in totals["fields"].items():
             exp = Fraction(f["expected"])
             fields[name] = {"expected": round(float(exp), 3), "actual": f["actual"],

@@ -15,7 +15,7 @@ import hmac
 import json
 import random
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from warroom.battle import effects as fx
 from warroom.battle.base import Snapshot, commitment_of
@@ -25,6 +25,7 @@ from warroom.battle.errors import (
     AccessError,
     BattleError,
 )
+from warroom.battle.models import BattleOdds, Prepared
 from warroom.battle.state import (
     State,
     marker_kind,
@@ -224,7 +225,7 @@ class BattleResolution(BattleWrites):
         return proc, params, extra
 
     def prepare(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None = None,
-                *, by: str | None = None) -> dict[str, Any]:
+                *, by: str | None = None) -> Prepared:
         """What :meth:`do` would resolve, without rolling: the procedure's parameters
         (from the units' profiles and markers where they have them), where each came
         from (``filled``), the acting units, the target and the side. For a form
@@ -232,10 +233,11 @@ class BattleResolution(BattleWrites):
         from warroom.engine.params import normalized
 
         proc, params, extra = self.preview(battle_id, proc_id, raw, by=by)
-        return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra}
+        return cast(Prepared, {"procedure": proc.id, "params": _jsonable(normalized(params)),
+                               **extra})
 
     def odds(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None = None,
-             *, by: str | None = None) -> dict[str, Any]:
+             *, by: str | None = None) -> BattleOdds:
         """:meth:`prepare` and the exact odds of its parameters (the odds cache the pages
         share): ``{..., "odds": Distribution.to_json(exact=True, full=False)`` (each
         outcome with its ``exact`` fraction, ``"5/9"``; a long list summed up per field),
@@ -257,7 +259,7 @@ class BattleResolution(BattleWrites):
 
     def odds_of(self, proc: Procedure, params: Any, extra: Mapping[str, Any], *,
                 exact: Distribution | None = None, estimate: Estimate | None = None,
-                odds: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                odds: Mapping[str, Any] | None = None) -> BattleOdds:
         """What :meth:`odds` answers, from the exact odds or the estimate standing in
         for them (worked out elsewhere: the web app's worker processes); ``odds``, their
         JSON when the caller has it."""
@@ -274,9 +276,10 @@ class BattleResolution(BattleWrites):
                           {"value": v, "p": float(p)}
                           for v, p in sorted(ch.items(), key=_value_order)]
                    for name, ch in dist.parts()}
-        return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra,
-                "odds": _jsonable(odds), "chances": _jsonable(chances),
-                "expected": self._expected(proc, params, estimate, exact)}
+        return cast(BattleOdds, {
+            "procedure": proc.id, "params": _jsonable(normalized(params)), **extra,
+            "odds": _jsonable(odds), "chances": _jsonable(chances),
+            "expected": self._expected(proc, params, estimate, exact)})
 
     def _run(self, st: State, proc: Procedure, params: Any, dice: Sequence[object] | None,
              extra: dict[str, Any], subject: Any, secret: str | None) -> dict[str, Any]:

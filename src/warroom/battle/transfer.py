@@ -19,6 +19,7 @@ from warroom.battle.errors import (
     ImportFormatError,
     NoSuchBattleError,
 )
+from warroom.battle.models import Imported
 from warroom.battle.state import first_problem
 from warroom.battle.verify import BattleVerify
 from warroom.battle.verify import replay_states as _states
@@ -78,7 +79,7 @@ class BattleTransfer(BattleVerify):
         return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "battle": meta,
                 "events": events, "signature": signature}
 
-    def import_(self, data: Any) -> dict[str, Any]:
+    def import_(self, data: Any) -> Imported:
         """Add an exported battle. It goes through the export format's model (every event
         typed and bounded) and must replay exactly; anything else is refused with one
         message naming the field, and nothing is written. The server chooses the new

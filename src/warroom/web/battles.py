@@ -35,6 +35,7 @@ from warroom.battle.errors import (
     RateLimitedError,
     StaleStateError,
 )
+from warroom.battle.models import BattleListing, Luck
 from warroom.errors import UsageError
 from warroom.web.jsonapi import errors
 
@@ -226,7 +227,7 @@ def api_new(body: NewBattle, request: Request) -> dict[str, Any]:
 
 @api.get("", name="battle_list", response_model=list[schema.BattleSummary],
          summary="The battles whose links this browser has opened")
-def api_list(request: Request) -> list[dict[str, Any]]:
+def api_list(request: Request) -> list[BattleListing]:
     bt = battles(request)
     mine = []
     for bid, key in _remembered(request):
@@ -489,7 +490,7 @@ async def _whole_log(request: Request, bt: Battles, what: str, battle_id: str) -
 @api.get("/{battle_id}/luck", name="battle_luck", response_model=schema.Luck,
          summary="Expected against actual, per side")
 def api_luck(battle_id: str, request: Request, key: KeyQuery = None,
-             x_key: KeyHeader = None) -> dict[str, Any]:
+             x_key: KeyHeader = None) -> Luck:
     bt = battles(request)
     _role(bt, battle_id, _key(key, x_key))
     return bt.luck(battle_id)
