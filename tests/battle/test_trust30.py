@@ -86,7 +86,7 @@ def test_a_battle_damaged_by_writes_after_its_end_verifies_with_a_note(
         bt: Battles, tmp_path: Path) -> None:
     """What older versions let through (`battle end ID; battle add-unit ID ...`): the
     log verifies with a note naming the late event, and imports (read-only: ended)."""
-    from warroom.battle.state import apply
+    from warroom.battle.events import apply
 
     bid = fow(bt)
     bt.end(bid)

@@ -56,14 +56,16 @@ def _group(ctx: typer.Context, db: DbOpt = None) -> None:
 def _battles(db: str | None) -> Battles:
     from warroom.battle.core import Battles
     from warroom.battle.store import open_store
+    from warroom.serving import SharedOdds
 
-    return Battles(open_store(db or _DB["db"], create=not _DB.get("read_only")))
+    return Battles(open_store(db or _DB["db"], create=not _DB.get("read_only")),
+                   odds=SharedOdds())
 
 
 def _tr() -> Any:
-    from warroom import cli
+    from warroom import i18n
 
-    return cli._tr()
+    return i18n.running_translator()
 
 
 def _out(data: Any, model: str | None = None) -> None:

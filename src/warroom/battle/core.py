@@ -32,6 +32,7 @@ from warroom.battle import phases
 from warroom.battle.base import READ_ONLY, Snapshot, commitment_of
 from warroom.battle.base import fraction_text as _frac
 from warroom.battle.errors import BattleError
+from warroom.battle.events import apply
 from warroom.battle.models import (
     BattleListing,
     BattlePage,
@@ -42,15 +43,10 @@ from warroom.battle.models import (
     LuckSide,
 )
 from warroom.battle.resolution import roll_place, roll_rng
-from warroom.battle.state import (
-    MAX_NAME,
-    SIDES,
-    State,
-    apply,
-)
+from warroom.battle.state import MAX_BATTLE_NAME, MAX_NAME, SIDES, State
 from warroom.battle.transfer import BattleTransfer
 from warroom.battle.verify import Report
-from warroom.errors import UnknownNameError
+from warroom.errors import UnknownNameError, counted
 
 __all__ = ["MAX_NAME", "Battles", "Report", "commitment_of", "roll_place", "roll_rng"]
 
@@ -80,8 +76,10 @@ class Battles(BattleTransfer):
             raise BattleError("--seed must be a whole number from 0 to 2^62")
         secret = secrets.token_hex(32) if seed is None else str(seed)
         name = (name or "").strip() or f"{game} battle {self.clock()[:10]}"
-        if len(name) > 200:
-            raise BattleError("a battle name has at most 200 characters")
+        if len(name) > MAX_BATTLE_NAME:
+            raise BattleError(counted("a battle name has at most {n} character",
+                                      "a battle name has at most {n} characters",
+                                      n=MAX_BATTLE_NAME))
         battle_id = secrets.token_hex(4)
         tokens = {s: secrets.token_urlsafe(18) for s in ("a", "b", "view")}
         at = self.clock()

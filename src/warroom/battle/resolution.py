@@ -26,6 +26,7 @@ from warroom.battle.errors import (
     BattleError,
 )
 from warroom.battle.models import BattleOdds, Prepared
+from warroom.battle.odds import DirectOdds, OddsSource
 from warroom.battle.state import (
     State,
     marker_kind,
@@ -248,11 +249,10 @@ class BattleResolution(BattleWrites):
         (``"estimate": true``, ``"margin"``) and the chances have no ``exact``."""
         from warroom.engine import drivers
         from warroom.errors import ExactTooLargeError
-        from warroom.serving import cached_odds
 
         proc, params, extra = self.preview(battle_id, proc_id, raw, by=by)
         try:
-            dist = cached_odds(proc.id, params, procedure=proc)
+            dist = self.odds_source.exact(proc, params)
         except ExactTooLargeError:
             return self.odds_of(proc, params, extra, estimate=drivers.estimate(proc, params))
         return self.odds_of(proc, params, extra, exact=dist)
@@ -279,7 +279,7 @@ class BattleResolution(BattleWrites):
         return cast(BattleOdds, {
             "procedure": proc.id, "params": _jsonable(normalized(params)), **extra,
             "odds": _jsonable(odds), "chances": _jsonable(chances),
-            "expected": self._expected(proc, params, estimate, exact)})
+            "expected": self._expected(proc, params, estimate, exact, self.odds_source)})
 
     def _run(self, st: State, proc: Procedure, params: Any, dice: Sequence[object] | None,
              extra: dict[str, Any], subject: Any, secret: str | None) -> dict[str, Any]:
@@ -305,7 +305,7 @@ class BattleResolution(BattleWrites):
             "dice": list(res.dice), "entered": dice is not None, "roll_index": index,
             "outcome": outcome,
             "steps": [s.to_dict() for s in res.steps],
-            "expected": self._expected(proc, params),
+            "expected": self._expected(proc, params, odds=self.odds_source),
             "effects": fx.outcome_effects(st, proc.id, outcome, subject, extra["clear"],
                                           target_named=extra["target"] is not None),
         }
@@ -335,23 +335,24 @@ class BattleResolution(BattleWrites):
 
     @staticmethod
     def _expected(proc: Procedure, params: Any, est: Estimate | None = None,
-                  dist: Distribution | None = None) -> dict[str, str]:
+                  dist: Distribution | None = None, odds: OddsSource | None = None
+                  ) -> dict[str, str]:
         """Expectation of each numeric field (a bool: its chance of being true): exact
-        (``dist``, else through the odds cache the pages share); for a question past the
-        exact budget, a Monte Carlo estimate's mean (``est``, else the shared luck
-        estimate, :func:`warroom.serving.luck_estimate`; as a decimal, so it never reads
-        as exact)."""
+        (``dist``, else from ``odds``, the battles' odds source); for a question past the
+        exact budget, a Monte Carlo estimate's mean (``est``, else the luck estimate of
+        ``odds``; as a decimal, so it never reads as exact)."""
         from warroom.errors import ExactTooLargeError
-        from warroom.serving import cached_odds, luck_estimate
+
+        odds = odds or DirectOdds()
 
         kinds = {f.name: f.kind for f in proc.outcome}
         names = [n for n in proc.fields if kinds[n] in ("int", "bool")]
         if est is not None:
             return {name: f"{est.mean(name)[0]:.4f}" for name in names}
         try:
-            dist = dist or cached_odds(proc.id, params, procedure=proc)
+            dist = dist or odds.exact(proc, params)
         except ExactTooLargeError:
-            est = luck_estimate(proc, params)
+            est = odds.luck(proc, params)
             return {name: f"{est.mean(name)[0]:.4f}" for name in names}
         return {name: _frac(dist.mean(name)) for name in names}
 

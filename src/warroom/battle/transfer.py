@@ -20,7 +20,7 @@ from warroom.battle.errors import (
     NoSuchBattleError,
 )
 from warroom.battle.models import Imported
-from warroom.battle.state import first_problem
+from warroom.battle.state import MAX_BATTLE_NAME, first_problem
 from warroom.battle.verify import BattleVerify
 from warroom.battle.verify import replay_states as _states
 from warroom.errors import check_text
@@ -43,7 +43,7 @@ class ExportMeta(BaseModel):
 
     id: Annotated[StrictStr, Field(pattern=r"^[0-9A-Za-z]{1,32}$")]
     game: Annotated[StrictStr, Field(min_length=1, max_length=32)]
-    name: Annotated[StrictStr, Field(min_length=1, max_length=200)]
+    name: Annotated[StrictStr, Field(min_length=1, max_length=MAX_BATTLE_NAME)]
     created: Annotated[StrictStr, Field(min_length=1, max_length=40)]
     seed: Annotated[StrictInt, Field(ge=0, lt=2**62)] | None = None
     commitment: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
