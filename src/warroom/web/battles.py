@@ -36,6 +36,7 @@ from warroom.battle.errors import (
     StaleStateError,
 )
 from warroom.battle.models import BattleListing, Luck
+from warroom.battle.state import MAX_BATTLE_NAME, MAX_STAT
 from warroom.errors import UsageError
 from warroom.web.jsonapi import errors
 
@@ -52,22 +53,23 @@ def battles(request: Request) -> Battles:
     found = getattr(request.app.state, "battles", None)
     if found is None:
         from warroom.battle.store import open_store
+        from warroom.serving import SharedOdds
 
         db = getattr(request.app.state, "database", None)
-        found = Battles(open_store(str(db) if db is not None else None))
+        found = Battles(open_store(str(db) if db is not None else None), odds=SharedOdds())
         request.app.state.battles = found
     return found
 
 
-def _role(bt: Battles, battle_id: str, key: str | None) -> tuple[str, str | None]:
+def link_role(bt: Battles, battle_id: str, key: str | None) -> tuple[str, str | None]:
     """The link's role; no key, a wrong key and an unknown battle are the same 404."""
     if not key:
         raise NoSuchBattleError(battle_id)
     return bt.access(battle_id, key)
 
 
-def _side(bt: Battles, battle_id: str, key: str | None) -> str:
-    _role_name, side = _role(bt, battle_id, key)
+def link_side(bt: Battles, battle_id: str, key: str | None) -> str:
+    _role_name, side = link_role(bt, battle_id, key)
     if side is None:
         raise AccessError("the spectator link can only watch", code="spectator")
     return side
@@ -134,7 +136,7 @@ BeforeQuery = Annotated[int | None, Query(ge=2, le=10**7, description=(
     "show the log's events numbered below this one"))]
 
 
-def _key(query: str | None, header: str | None) -> str | None:
+def link_key(query: str | None, header: str | None) -> str | None:
     return query or header
 
 
@@ -142,21 +144,21 @@ def _key(query: str | None, header: str | None) -> str | None:
 api = APIRouter(prefix="/battles", tags=["battles"],
                 responses=errors(403, 404, 409, 413, 422, 429, 500, 503))
 """The battle API, mounted under ``/api/v1`` (and the deprecated ``/api``) by the app."""
-class _Body(BaseModel):
+class Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class NewBattle(_Body):
+class NewBattle(Body):
     """No seed: a battle's dice come from a secret only the server holds until the end."""
 
     game: StrictStr = Field(examples=["fow"], max_length=32)
-    name: StrictStr | None = Field(None, max_length=200)
+    name: StrictStr | None = Field(None, max_length=MAX_BATTLE_NAME)
     solo: StrictBool = Field(False, description="single-player: either link undoes any "
                              "event at once (every view says so); otherwise undoing a "
                              "virtual roll waits for the other side's consent")
 
 
-class Write(_Body):
+class Write(Body):
     expect: StrictInt | None = Field(None, description="the state counter you last saw")
 
 
@@ -262,7 +264,7 @@ async def api_import(request: Request) -> dict[str, Any]:
 def api_show(battle_id: str, request: Request, key: KeyQuery = None,
              x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    role, _ = _role(bt, battle_id, _key(key, x_key))
+    role, _ = link_role(bt, battle_id, link_key(key, x_key))
     return {**bt.show(battle_id), "role": role}
 
 
@@ -271,7 +273,7 @@ def api_show(battle_id: str, request: Request, key: KeyQuery = None,
 def api_add_unit(battle_id: str, body: NewUnit, request: Request, key: KeyQuery = None,
                  x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     if body.profile is not None and body.source is not None:
         raise BattleError("give the unit's profile once: profile or from")
     return bt.add_unit(battle_id, body.side, body.name, body.stats,
@@ -286,7 +288,7 @@ def api_add_force(battle_id: str, body: NewForce, request: Request, key: KeyQuer
     from warroom.battle.library import Library, add_force, chosen, entry_of_text
 
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     if (body.force is None) == (body.toml is None):
         raise BattleError("give the force once: force (a library ref) or toml")
     game = bt.state(battle_id).game
@@ -296,7 +298,7 @@ def api_add_force(battle_id: str, body: NewForce, request: Request, key: KeyQuer
                      expect=body.expect, by=side)
 
 
-class Prepare(_Body):
+class Prepare(Body):
     procedure: StrictStr = Field(examples=["fow.shoot_mixed"])
     params: dict[str, Any] = Field(default_factory=dict, description="as for do: "
                                    "parameters plus unit or units, target, side")
@@ -316,7 +318,7 @@ async def api_odds(battle_id: str, body: Prepare, request: Request, key: KeyQuer
     bt = battles(request)
 
     def prepare() -> tuple[Any, Any, dict[str, Any]]:
-        _role_name, side = _role(bt, battle_id, _key(key, x_key))
+        _role_name, side = link_role(bt, battle_id, link_key(key, x_key))
         return bt.preview(battle_id, body.procedure, body.params, by=side)
 
     proc, params, extra = await run_in_threadpool(prepare)
@@ -336,7 +338,7 @@ async def api_odds(battle_id: str, body: Prepare, request: Request, key: KeyQuer
 def api_edit_unit(battle_id: str, body: EditUnit, request: Request, key: KeyQuery = None,
                   x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     return bt.edit_unit(battle_id, body.unit, body.stats, expect=body.expect, by=side,
                         profile=body.profile)
 
@@ -346,7 +348,7 @@ def api_edit_unit(battle_id: str, body: EditUnit, request: Request, key: KeyQuer
 def api_mark(battle_id: str, body: Mark, request: Request, key: KeyQuery = None,
              x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     value = None if body.value is None else str(body.value)
     return bt.mark(battle_id, body.unit, body.marker, value, expect=body.expect, by=side)
 
@@ -376,7 +378,7 @@ async def api_do(battle_id: str, body: Do, request: Request, key: KeyQuery = Non
     from warroom.web.jsonapi import entered_dice
 
     bt = battles(request)
-    side = await run_in_threadpool(_side, bt, battle_id, _key(key, x_key))
+    side = await run_in_threadpool(link_side, bt, battle_id, link_key(key, x_key))
     params = {k: v if isinstance(v, (str, int, float, bool, list)) else str(v)
               for k, v in body.params.items()}
     entered = entered_dice(body.dice)
@@ -392,7 +394,7 @@ async def api_do(battle_id: str, body: Do, request: Request, key: KeyQuery = Non
 def api_next(battle_id: str, request: Request, body: Write | None = None,
              key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     return bt.advance(battle_id, expect=body.expect if body else None, by=side)
 
 
@@ -406,7 +408,7 @@ class UndoAnswer(Write):
 def api_undo(battle_id: str, request: Request, body: Write | None = None,
              key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     return bt.undo(battle_id, expect=body.expect if body else None, by=side)
 
 
@@ -417,7 +419,7 @@ def api_undo(battle_id: str, request: Request, body: Write | None = None,
 def api_undo_answer(battle_id: str, body: UndoAnswer, request: Request,
                     key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     return bt.answer_undo(battle_id, body.accept, expect=body.expect, by=side)
 
 
@@ -427,7 +429,7 @@ def api_undo_answer(battle_id: str, body: UndoAnswer, request: Request,
 def api_end(battle_id: str, request: Request, body: Write | None = None,
             key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     return bt.end(battle_id, expect=body.expect if body else None, by=side)
 
 
@@ -441,7 +443,7 @@ async def api_log(battle_id: str, request: Request, key: KeyQuery = None,
                 "only events numbered below this one: the first `seq` of the page you "
                 "have, for the page before it"))] = None) -> list[dict[str, Any]]:
     bt = battles(request)
-    await run_in_threadpool(_role, bt, battle_id, _key(key, x_key))
+    await run_in_threadpool(link_role, bt, battle_id, link_key(key, x_key))
     if limit is not None or before is not None:  # a page: read without the whole log
         page: list[dict[str, Any]] = await run_in_threadpool(
             lambda: bt.log(battle_id, limit=limit, before=before))
@@ -455,7 +457,7 @@ async def api_log(battle_id: str, request: Request, key: KeyQuery = None,
 async def api_export(battle_id: str, request: Request, key: KeyQuery = None,
                      x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    await run_in_threadpool(_role, bt, battle_id, _key(key, x_key))
+    await run_in_threadpool(link_role, bt, battle_id, link_key(key, x_key))
     exported: dict[str, Any] = await _whole_log(request, bt, "export", battle_id)
     return exported
 
@@ -465,7 +467,7 @@ async def api_export(battle_id: str, request: Request, key: KeyQuery = None,
 async def api_verify(battle_id: str, request: Request, key: KeyQuery = None,
                      x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    await run_in_threadpool(_role, bt, battle_id, _key(key, x_key))
+    await run_in_threadpool(link_role, bt, battle_id, link_key(key, x_key))
     report: dict[str, Any] = await _whole_log(request, bt, "verify", battle_id)
     return report
 
@@ -492,7 +494,7 @@ async def _whole_log(request: Request, bt: Battles, what: str, battle_id: str) -
 def api_luck(battle_id: str, request: Request, key: KeyQuery = None,
              x_key: KeyHeader = None) -> Luck:
     bt = battles(request)
-    _role(bt, battle_id, _key(key, x_key))
+    link_role(bt, battle_id, link_key(key, x_key))
     return bt.luck(battle_id)
 
 
@@ -507,7 +509,7 @@ def _remembered(request: Request) -> list[tuple[str, str]]:
     return out[-30:]
 
 
-def _message(request: Request, exc: UsageError) -> str:
+def error_text(request: Request, exc: UsageError) -> str:
     """The error in the page's language (the JSON API's ``detail`` stays English), the
     values it echoes cut short."""
     from warroom.errors import error_message
@@ -550,7 +552,7 @@ def page_new(request: Request, game: Annotated[str, Form()],
         made = bt.new(game, name or None, solo=bool(solo))
     except UsageError as exc:
         return _render(request, "battles/list.html", {"mine": [], "games": bt.games(),
-                                                      "error": _message(request, exc)},
+                                                      "error": error_text(request, exc)},
                        exc.http_status)
     bid = made["id"]
     share = links(bid, made["tokens"])
@@ -568,10 +570,10 @@ def _context(request: Request, battle_id: str, key: str, form: Any = None,
     snapshot and the latest :data:`LOG_PAGE` events below ``before`` (never the whole
     log, so a page costs the same at 3,000 events as at 10); the Resolve form as
     ``form`` (else the address's query) picks it (:func:`_resolve_view`)."""
-    from warroom.web import forces
+    from warroom.web import unit_forms
 
     bt = battles(request)
-    role, side = _role(bt, battle_id, key)
+    role, side = link_role(bt, battle_id, key)
     view = bt.page(battle_id, limit=LOG_PAGE, before=before)
     info, events = view["show"], view["events"]
     _describe(request, events)
@@ -587,7 +589,7 @@ def _context(request: Request, battle_id: str, key: str, form: Any = None,
         "mine": [u for u in info["units"] if side is not None and u["side"] == side],
         "r": _resolve_view(request, bt, battle_id, key, side, info["counter"],
                            request.query_params if form is None else form, keep=keep),
-        **forces.context(bt, info, side, draft),
+        **unit_forms.context(bt, info, side, draft),
     }
 
 
@@ -602,7 +604,7 @@ def _describe(request: Request, events: list[dict[str, Any]]) -> None:
         e["text"] = parse(e).describe(tr)
 
 
-def _page(request: Request, battle_id: str, key: str, error: str | None = None,
+def battle_page(request: Request, battle_id: str, key: str, error: str | None = None,
           status: int = 200, form: Any = None, keep: bool = False,
           before: int | None = None, draft: Mapping[str, Any] | None = None
           ) -> HTMLResponse:
@@ -630,7 +632,7 @@ def _marker_names(game: str) -> list[str]:
             summary="A battle, opened with its link")
 def page_battle(battle_id: str, key: str, request: Request,
                 before: BeforeQuery = None) -> HTMLResponse:
-    return _page(request, battle_id, key, before=before)
+    return battle_page(request, battle_id, key, before=before)
 
 
 @router.get("/battles/{battle_id}/{key}/counter", summary="The state counter (for polling)")
@@ -639,7 +641,7 @@ def page_counter(battle_id: str, key: str, request: Request, response: Response
     """The state counter, half a step on while a request to undo a roll waits (it moves
     no counter), so the other side's page notices the request and shows it."""
     bt = battles(request)
-    _role(bt, battle_id, key)
+    link_role(bt, battle_id, key)
     response.headers["Cache-Control"] = "no-store"
     row = bt.row(battle_id)
     return {"counter": int(row["counter"]) + (0.5 if row.get("undo_asked") else 0)}
@@ -658,15 +660,15 @@ def page_section(battle_id: str, key: str, request: Request,
 def _act(request: Request, battle_id: str, key: str, action: Any) -> Response:
     """Run a form's action; back to the page (303) or the page with the error (422)."""
     bt = battles(request)
-    side = _side(bt, battle_id, key)
+    side = link_side(bt, battle_id, key)
     try:
         action(bt, side)
     except UsageError as exc:
-        return _page(request, battle_id, key, _message(request, exc), 422)
+        return battle_page(request, battle_id, key, error_text(request, exc), 422)
     return RedirectResponse(f"/battles/{battle_id}/{key}", status_code=303)
 
 
-def _expect(text: str) -> int | None:
+def expected_counter(text: str) -> int | None:
     try:
         return int(text) if text.strip() else None
     except ValueError:
@@ -693,10 +695,10 @@ async def page_do(battle_id: str, key: str, request: Request,
         from warroom.dice.sources import parse_dice
 
         entered = parse_dice(dice) if dice.strip() else None
-        bt.do(battle_id, procedure, typed(), entered, expect=_expect(expect), by=side)
+        bt.do(battle_id, procedure, typed(), entered, expect=expected_counter(expect), by=side)
 
     bt = battles(request)
-    side = await run_in_threadpool(_side, bt, battle_id, key)
+    side = await run_in_threadpool(link_side, bt, battle_id, key)
     try:
         raw = typed()
     except UsageError:
@@ -714,14 +716,15 @@ def page_unit(battle_id: str, key: str, request: Request, name: Annotated[str, F
         from warroom.engine.params import parse_assignments
 
         bt.add_unit(battle_id, side, name, parse_assignments(stats.split()),
-                    expect=_expect(expect), by=side)
+                    expect=expected_counter(expect), by=side)
 
     return _act(request, battle_id, key, run)
 
 
 STAT = "s."
 """Prefix of the edit form's fields holding a unit's current stats (``s.teams``)."""
-LONGEST = 60
+LONGEST = MAX_STAT
+"""The longest stat value the edit form takes: the event model's own bound."""
 
 
 def stat_changes(current: Mapping[str, Any], form: Mapping[str, str], new_stat: str = "",
@@ -768,7 +771,7 @@ async def page_edit(battle_id: str, key: str, request: Request,
     fields = {k: v for k, v in form.multi_items() if isinstance(v, str)}
 
     def run(bt: Battles, side: str) -> None:
-        seen = _expect(expect)
+        seen = expected_counter(expect)
         counter = int(bt.row(battle_id)["counter"])
         if seen is not None and seen != counter:  # refuse a stale form before reading it
             raise StaleStateError(seen, counter)
@@ -784,7 +787,7 @@ def page_mark(battle_id: str, key: str, request: Request, unit: Annotated[str, F
               marker: Annotated[str, Form()], value: Annotated[str, Form()] = "",
               expect: Annotated[str, Form()] = "") -> Response:
     def run(bt: Battles, side: str) -> None:
-        bt.mark(battle_id, unit, marker, value or None, expect=_expect(expect), by=side)
+        bt.mark(battle_id, unit, marker, value or None, expect=expected_counter(expect), by=side)
 
     return _act(request, battle_id, key, run)
 
@@ -793,21 +796,21 @@ def page_mark(battle_id: str, key: str, request: Request, unit: Annotated[str, F
 def page_next(battle_id: str, key: str, request: Request,
               expect: Annotated[str, Form()] = "") -> Response:
     return _act(request, battle_id, key,
-                lambda bt, side: bt.advance(battle_id, expect=_expect(expect), by=side))
+                lambda bt, side: bt.advance(battle_id, expect=expected_counter(expect), by=side))
 
 
 @router.post("/battles/{battle_id}/{key}/end")
 def page_end(battle_id: str, key: str, request: Request,
              expect: Annotated[str, Form()] = "") -> Response:
     return _act(request, battle_id, key,
-                lambda bt, side: bt.end(battle_id, expect=_expect(expect), by=side))
+                lambda bt, side: bt.end(battle_id, expect=expected_counter(expect), by=side))
 
 
 @router.post("/battles/{battle_id}/{key}/undo")
 def page_undo(battle_id: str, key: str, request: Request,
               expect: Annotated[str, Form()] = "") -> Response:
     return _act(request, battle_id, key,
-                lambda bt, side: bt.undo(battle_id, expect=_expect(expect), by=side))
+                lambda bt, side: bt.undo(battle_id, expect=expected_counter(expect), by=side))
 
 
 @router.post("/battles/{battle_id}/{key}/undo/answer")
@@ -815,7 +818,7 @@ def page_undo_answer(battle_id: str, key: str, request: Request,
                      accept: Annotated[str, Form()] = "",
                      expect: Annotated[str, Form()] = "") -> Response:
     return _act(request, battle_id, key, lambda bt, side: bt.answer_undo(
-        battle_id, accept == "yes", expect=_expect(expect), by=side))
+        battle_id, accept == "yes", expect=expected_counter(expect), by=side))
 
 
 # ---------------------------------------------------------------------------- Resolve form
@@ -837,9 +840,9 @@ def _resolve_view(request: Request, bt: Battles, battle_id: str, key: str,
 def _resolve_for(request: Request, battle_id: str, key: str, form: Any,
                  pass_expect: bool = True, keep: bool = False) -> Any:
     bt = battles(request)
-    side = _side(bt, battle_id, key)
+    side = link_side(bt, battle_id, key)
     counter = int(bt.row(battle_id)["counter"])
-    seen = _expect(str(form.get("expect") or "")) if pass_expect else None
+    seen = expected_counter(str(form.get("expect") or "")) if pass_expect else None
     return _resolve_view(request, bt, battle_id, key, side, counter, form, expect=seen,
                          keep=keep)
 
@@ -850,7 +853,7 @@ def page_resolve(battle_id: str, key: str, request: Request) -> HTMLResponse:
     """htmx asks for the form alone when units or the procedure change (the counter the
     page was drawn from is kept); without JavaScript the whole page comes back."""
     if not request.headers.get("hx-request"):
-        return _page(request, battle_id, key)
+        return battle_page(request, battle_id, key)
     view = _resolve_for(request, battle_id, key, request.query_params)
     response = _render(request, "battles/_resolve.html",
                        {"r": view, "base": f"/battles/{battle_id}/{key}"})
@@ -899,12 +902,12 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
 
     form = await request.form()
     bt = battles(request)
-    side = await run_in_threadpool(_side, bt, battle_id, key)
+    side = await run_in_threadpool(link_side, bt, battle_id, key)
     choice = resolve.read_choice(form)
 
     def refused(exc: UsageError) -> Response:
         status = 409 if isinstance(exc, StaleStateError) else exc.http_status
-        return _page(request, battle_id, key, _message(request, exc), status, form=form,
+        return battle_page(request, battle_id, key, error_text(request, exc), status, form=form,
                      keep=True)
 
     def read() -> tuple[str, dict[str, Any], Any]:
@@ -931,7 +934,7 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
     def run() -> Response:
         try:
             resolve.record(bt, battle_id, proc_id, choice.units, choice.target, params,
-                           entered, expect=_expect(str(form.get("expect") or "")), by=side)
+                           entered, expect=expected_counter(str(form.get("expect") or "")), by=side)
         except UsageError as exc:
             return refused(exc)
         return RedirectResponse(f"/battles/{battle_id}/{key}", status_code=303)
