@@ -257,7 +257,7 @@ ENGLISH_ONLY = {
 """Literal messages left in English on purpose."""
 
 ENGLISH_F_STRINGS = {
-    ("battle/state.py", "event "),
+    ("battle/events.py", "event "),
     ("games/commander/data.py", "no blunder table "),
     ("games/commander/data.py", " must cover faces 1-6 exactly once, got "),
 }

@@ -1,20 +1,8 @@
 """The battle tracker's one core object. The CLI and the web API are thin layers over it.
 
-Every change is an event appended to the battle's log; the state is the fold of the log
-(:mod:`warroom.battle.state`), and a snapshot of it (with the stack of live events) is
-stored with each event in the same transaction, so reads and writes never replay the
-log (``verify`` does). Each event carries ``seq``, the state counter it created: a
-write may name the counter it was based on (``expect``) and is refused when someone else
-wrote first. A write computes its event first (dice, resolution, expectation) on the
-snapshot it read, then records it in one short transaction that moves the counter only
-if nobody moved it in between (else it is computed again on the new state).
-
-Dice: each battle has a secret seed; its sha256 (the commitment) is published in the
-``created`` event, and the seed itself only when the battle ends. A virtual roll draws
-from HMAC(seed, the state before the roll and the action): the same action in the same
-place gives the same dice (undo and redo cannot re-roll), anything else fresh dice, and
-nobody without the seed can foresee any of them. Dice typed in by players are recorded
-with ``entered: true``.
+Every change is an event appended to the battle's log, recorded by one write path
+(:mod:`warroom.battle.writes`: events, snapshots and the state counter); virtual dice
+come from the battle's committed secret seed (:mod:`warroom.battle.resolution`).
 
 The work is split by concern into the modules named in :class:`Battles`; this module is
 the façade that joins them, with creating and reading.

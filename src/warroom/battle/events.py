@@ -33,6 +33,8 @@ from warroom.battle.state import (
     MAX_NAME,
     MAX_STAT,
     MAX_STATS,
+    MAX_TEXT,
+    MAX_WORD,
     Replay,
     State,
     Unit,
@@ -46,8 +48,9 @@ Translate = Callable[[str], str]
 
 Side = Literal["A", "B"]
 Name = Annotated[StrictStr, Field(min_length=1, max_length=MAX_NAME)]
-Word = Annotated[StrictStr, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-Text = Annotated[StrictStr, Field(max_length=200)]
+Word = Annotated[StrictStr, Field(min_length=1, max_length=MAX_WORD,
+                                  pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+Text = Annotated[StrictStr, Field(max_length=MAX_TEXT)]
 Hex = Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")]
 Stat = StrictInt | Annotated[StrictStr, Field(max_length=MAX_STAT)]
 MarkerValue = StrictBool | Annotated[StrictInt, Field(ge=0, le=10**6)] | None
@@ -219,7 +222,7 @@ class Resolved(Event):
     roll_index: Count | None
     outcome: Annotated[dict[Word, Json], Field(max_length=100)]
     steps: Annotated[list[dict[str, Any]], Field(max_length=5000)]
-    expected: Annotated[dict[Word, Annotated[StrictStr, Field(max_length=200)]],
+    expected: Annotated[dict[Word, Text],
                         Field(max_length=100)]
     effects: Annotated[list[Effect], Field(max_length=100)]
     place: Literal["shot"] | None = Field(

@@ -28,6 +28,7 @@ from warroom.battle.errors import (
 from warroom.battle.models import BattleOdds, Prepared
 from warroom.battle.odds import DirectOdds, OddsSource
 from warroom.battle.state import (
+    MAX_TEXT,
     State,
     marker_kind,
 )
@@ -403,5 +404,5 @@ def _with_profiles(proc_id: str, actors: Sequence[Any], target: Any) -> bool:
                                  or (target is not None and target.profile is not None))
 
 
-def _short(text: str, most: int = 200) -> str:
+def _short(text: str, most: int = MAX_TEXT) -> str:
     return text if len(text) <= most else text[:most - 1] + "…"

@@ -31,6 +31,10 @@ MAX_STAT = 200
 """The longest value of a unit's stat, as text (the event model's bound and the forms')."""
 MAX_STATS = 60
 """The most stats one unit carries (or one edit changes)."""
+MAX_WORD = 40
+"""The longest word of a log: a stat's, marker's or outcome field's name."""
+MAX_TEXT = 200
+"""The longest short text of a log: where a parameter came from, an expectation."""
 Scalar = int | str
 
 MARKERS: GameView[Mapping[str, MarkerKind]] = GameView(api.registry,
