@@ -14,20 +14,11 @@ from typing import Any, Literal, overload
 from warroom.engine import drivers
 from warroom.engine.params import ParamSpec, describe, validate
 from warroom.engine.procedure import Params, Procedure
-from warroom.engine.registry import GameSystem, Registry, default_registry
+from warroom.engine.registry import GameSystem, Registry
+from warroom.engine.registry import registry as registry
 from warroom.engine.results import Distribution, Estimate, Resolution
 
-_REGISTRY: Registry | None = None
-
 MAX_SAMPLES = 10_000_000
-
-
-def registry() -> Registry:
-    """The process-wide registry of built-in systems, built on first use."""
-    global _REGISTRY
-    if _REGISTRY is None:
-        _REGISTRY = default_registry()
-    return _REGISTRY
 
 
 def prepare(procedure: str, params: Mapping[str, Any],

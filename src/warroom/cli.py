@@ -36,7 +36,6 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-_STATE: dict[str, str] = {"lang": "en"}
 ESTIMATE_SECONDS: float | None = None
 """Time cap of the estimate 'warroom odds' prints where exact odds would take too long:
 none, so that its 95% margin is half a percentage point (a bar shows how far it is)."""
@@ -108,7 +107,7 @@ def _set_lang(lang: str | None) -> None:
     if lang:
         from warroom import i18n
 
-        _STATE["lang"] = i18n.language(lang)
+        i18n.RUNNING["lang"] = i18n.language(lang)
 
 
 def _version(value: bool) -> None:
@@ -133,14 +132,14 @@ def _root(
     from warroom import i18n
 
     del version
-    _STATE["lang"] = i18n.from_env()
+    i18n.RUNNING["lang"] = i18n.from_env()
     _set_lang(lang)
 
 
 def _tr() -> Any:
     from warroom import i18n
 
-    return i18n.translator(_STATE["lang"])
+    return i18n.running_translator()
 
 
 def _console() -> Console:
@@ -381,19 +380,15 @@ def _needs_subcommands(argv: list[str] | None) -> bool:
 
 def _register_subcommands() -> None:
     """Sub-command groups that live beside their subsystem (imported cheaply), once."""
-    import importlib
-
     if _REGISTERED:
         return
     _REGISTERED.append(True)
-    for module in ("warroom.battle.cli", "warroom.web.cli", "warroom.units.cli"):
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name and module.startswith(exc.name):
-                continue
-            raise
-        mod.register(app)
+    from warroom.battle import cli as battle_cli
+    from warroom.units import cli as units_cli
+    from warroom.web import cli as web_cli
+
+    for module in (battle_cli, web_cli, units_cli):
+        module.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -420,7 +415,9 @@ def main(argv: list[str] | None = None) -> int:
 
         if isinstance(exc, typer.Exit):
             return exc.exit_code
-        _STATE["lang"] = _lang_asked(args)
+        from warroom.i18n import RUNNING
+
+        RUNNING["lang"] = _lang_asked(args)
         failure = usage_error(exc)
         if failure is None:  # 'warroom' alone, or a group without its command: the help
             return exc.exit_code

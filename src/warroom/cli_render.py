@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -14,8 +13,10 @@ from rich.text import Text
 
 from warroom import i18n
 from warroom.engine.messages import nmsg
+from warroom.engine.registry import shown
 from warroom.engine.results import Distribution, Estimate, Resolution, cell, columns
 from warroom.engine.steps import says_target, target_label
+from warroom.i18n import field_label
 from warroom.i18n.formats import (
     fmt_count,
     fmt_number,
@@ -45,15 +46,6 @@ def bar(p: float, width: int = BAR_WIDTH) -> str:
     return "█" * full + ("" if rest == 0 else " ▏▎▍▌▋▊▉"[rest])
 
 
-def field_label(tr: Tr, name: str, scope: str) -> str:
-    """A parameter or outcome field as people read it: its catalogued label in the active
-    language (procedure, game, then bare id; see :func:`warroom.i18n.label`), else the
-    name itself, so English output shows names as they are typed and given in JSON."""
-    if any(tr(key) != key for key in i18n.label_keys(name, scope)):
-        return i18n.label(tr, name, scope)
-    return name
-
-
 def _named(tr: Tr, name: str, scope: str) -> str:
     """``name`` followed by its label when a language other than English labels it."""
     shown = field_label(tr, name, scope)
@@ -66,29 +58,10 @@ def _cell(v: Any, tr: Tr) -> str:
     return fmt_value(v, tr)
 
 
-def shown(procedure: str, params: Mapping[str, Any], fields: Sequence[str]) -> list[str]:
-    """``fields`` less those certainly 0 for these parameters (an outcome field declared
-    ``shown_if`` a parameter that is 0 or false, e.g. fow.shoot's passenger fields
-    without passengers): summaries for people leave them out."""
-    from warroom import api
-    from warroom.engine.procedure import shown_fields
-    from warroom.errors import UsageError
-
-    try:
-        proc = api.registry().procedure(procedure)
-    except UsageError:  # a procedure of no registered game: show everything
-        return list(fields)
-    keep = set(shown_fields(proc.outcome, params))
-    return [f for f in fields if f in keep]
-
-
 def _active_tr() -> Tr:
     """The translator of the language the CLI runs in (--lang, else WARROOM_LANG), for
     callers that pass none."""
-    cli = sys.modules.get("warroom.cli")
-    state = getattr(cli, "_STATE", None)
-    lang = state.get("lang") if isinstance(state, dict) else None
-    return i18n.translator(lang if isinstance(lang, str) else i18n.from_env())
+    return i18n.running_translator()
 
 
 def _counted(tr: Tr, singular: str, plural: str, n: int) -> str:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
+from warroom.battle.odds import LUCK_MARGIN
 from warroom.engine.procedure import Params, Procedure
 from warroom.engine.results import Distribution, Estimate
 from warroom.errors import ExactTooLargeError, RuleError, UsageError
@@ -181,10 +182,6 @@ def cached_odds(proc_id: str, params: Mapping[str, Any] | Params, *,
     return dist
 
 
-LUCK_MARGIN = 0.02
-"""The 95% margin of the estimate behind a battle roll's luck expectation past the exact
-budget: 2,401 seeded samples, the same on every replay (a time cap made ``verify``
-depend on the machine's speed)."""
 LUCK = f"luck:{LUCK_MARGIN:g}"
 """The shared cache's table of luck estimates."""
 
@@ -208,6 +205,18 @@ def luck_estimate(proc: Procedure, params: Params) -> Estimate:
     est = drivers.estimate(proc, params, margin=LUCK_MARGIN)
     cache.put(LUCK, key, est)
     return est
+
+
+class SharedOdds:
+    """The odds source (:class:`warroom.battle.odds.OddsSource`) the web app and the
+    command line hand their battles: the shared cache, which the web app's workers fill
+    beforehand (:func:`cached_odds`, :func:`luck_estimate`)."""
+
+    def exact(self, proc: Procedure, params: Params) -> Distribution:
+        return cached_odds(proc.id, params, procedure=proc)
+
+    def luck(self, proc: Procedure, params: Params) -> Estimate:
+        return luck_estimate(proc, params)
 
 
 # --------------------------------------------------------------------------- workers
@@ -321,7 +330,7 @@ def _battle_read(what: str, url: str, battle_id: str) -> Any:
     store = _STORES.get(url)
     if store is None:
         store = _STORES[url] = Store(url)
-    battles = Battles(store)
+    battles = Battles(store, odds=SharedOdds())
     if what == "verify":
         return battles.verify(battle_id).to_json()
     if what == "export":

@@ -149,12 +149,12 @@ CASES: dict[str, tuple[Call, str, tuple[str, ...]]] = {
         lambda _bt, _b, _f: stat_changes({}, {}, "skill", ""),
         "the new stat 'skill' needs a value", ("'skill'",)),
     "edit: too long": (
-        lambda _bt, _b, _f: stat_changes({}, {"s.dice": "x" * 61}),
-        "dice: 'xxxxxxxxxxxxxxxxxxxx'... is too long (at most 60 characters)",
-        ("dice", "'xxxxxxxxxxxxxxxxxxxx'...", "60")),
+        lambda _bt, _b, _f: stat_changes({}, {"s.dice": "x" * 201}),
+        "dice: 'xxxxxxxxxxxxxxxxxxxx'... is too long (at most 200 characters)",
+        ("dice", "'xxxxxxxxxxxxxxxxxxxx'...", "200")),
     "edit: new value too long": (
-        lambda _bt, _b, _f: stat_changes({}, {}, "skill", "x" * 61),
-        "skill: the value is too long (at most 60 characters)", ("skill", "60")),
+        lambda _bt, _b, _f: stat_changes({}, {}, "skill", "x" * 201),
+        "skill: the value is too long (at most 200 characters)", ("skill", "200")),
     "edit: given twice": (
         lambda _bt, _b, _f: stat_changes({"dice": 5}, {"s.dice": "4"}, "dice", "6"),
         "'dice' is given twice, as '4' and '6'", ("'dice'", "'4'", "'6'")),
@@ -272,7 +272,7 @@ ENGLISH_ONLY = {
 """Literal messages left in English on purpose."""
 
 ENGLISH_F_STRINGS = {
-    ("battle/state.py", "event "),
+    ("battle/events.py", "event "),
     ("games/commander/data.py", "no blunder table "),
     ("games/commander/data.py", " must cover faces 1-6 exactly once, got "),
 }

@@ -30,7 +30,7 @@ from warroom.battle.library import (
 from warroom.errors import UsageError
 from warroom.units.forces import GAMES, load_force, profile_model
 from warroom.units.importers import MAX_UPLOAD, force_toml_from_upload
-from warroom.web.forces import fields_of, form_view, profile_from_form
+from warroom.web.unit_forms import fields_of, form_view, profile_from_form
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "warroom" / "units" / "examples"
 

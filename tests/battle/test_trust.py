@@ -161,7 +161,8 @@ def test_an_edited_export_is_consistent_but_not_authentic(bt: Battles, tmp_path:
     data = _played(bt)
     data["battle"]["name"] = data["events"][0]["name"] = "Edited"
     ev = data["events"][0]
-    from warroom.battle.state import State, apply
+    from warroom.battle.events import apply
+    from warroom.battle.state import State
 
     ev["after"] = apply(State("x", "", "", None), {**ev, "after": "0" * 16}).digest()
     # re-digest every later event as a forger would
@@ -299,11 +300,11 @@ def test_a_heavy_action_does_not_block_another_battles_write(tmp_path: Path,
     started, release = threading.Event(), threading.Event()
     waited_out: list[bool] = []
 
-    def heavy(proc: Any, params: Any) -> dict[str, str]:
+    def heavy(proc: Any, params: Any, *rest: Any, **kw: Any) -> dict[str, str]:
         started.set()
         # a long exact computation: it lasts until the other battle's write is done
         waited_out.append(not release.wait(20))
-        return real(proc, params)
+        return real(proc, params, *rest, **kw)
 
     monkeypatch.setattr(Battles, "_expected", staticmethod(heavy))
     worker = threading.Thread(target=bt.do, args=(slow, "demo.pool", {"dice": 2}))

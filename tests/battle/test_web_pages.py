@@ -140,7 +140,7 @@ EDIT_ERRORS = [
     ({"unit": "Shermans", "new_stat": "2 guns", "new_value": "1"},
      "stat name &#39;2 guns&#39; must be a word"),
     ({"unit": "Shermans", "new_stat": "skill"}, "the new stat &#39;skill&#39; needs a value"),
-    ({"unit": "Shermans", "s.dice": "x" * 61}, "too long"),
+    ({"unit": "Shermans", "s.dice": "x" * 201}, "too long"),
     ({"unit": "Shermans", "s.dice": "4", "new_stat": "dice", "new_value": "6"},
      "given twice"),
     ({"unit": "Grenadiers", "s.teams": "1"}, "your link acts for side A"),

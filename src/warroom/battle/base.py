@@ -14,11 +14,9 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from warroom.battle import phases
-from warroom.battle.state import (
-    Replay,
-    State,
-    fold,
-)
+from warroom.battle.events import fold
+from warroom.battle.odds import DirectOdds, OddsSource
+from warroom.battle.state import Replay, State
 
 if TYPE_CHECKING:
     from warroom.battle.store import Store
@@ -72,10 +70,12 @@ class BattlesBase:
     rules (the registry) and the clock, and reading a battle's row and snapshot."""
 
     def __init__(self, store: Store, registry: Registry | None = None,
-                 clock: Callable[[], str] = _now) -> None:
+                 clock: Callable[[], str] = _now, odds: OddsSource | None = None) -> None:
         self.store = store
         self._registry = registry
         self.clock = clock
+        self.odds_source: OddsSource = odds or DirectOdds()
+        """Where exact odds and luck estimates come from (:mod:`warroom.battle.odds`)."""
 
     @property
     def default_rules(self) -> bool:

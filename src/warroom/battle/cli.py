@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
@@ -56,14 +57,16 @@ def _group(ctx: typer.Context, db: DbOpt = None) -> None:
 def _battles(db: str | None) -> Battles:
     from warroom.battle.core import Battles
     from warroom.battle.store import open_store
+    from warroom.serving import SharedOdds
 
-    return Battles(open_store(db or _DB["db"], create=not _DB.get("read_only")))
+    return Battles(open_store(db or _DB["db"], create=not _DB.get("read_only")),
+                   odds=SharedOdds())
 
 
 def _tr() -> Any:
-    from warroom import cli
+    from warroom import i18n
 
-    return cli._tr()
+    return i18n.running_translator()
 
 
 def _out(data: Any, model: str | None = None) -> None:
@@ -101,7 +104,7 @@ def _with_units(words: list[str] | None, units: list[str] | None) -> dict[str, A
     return raw
 
 
-def _markers(u: dict[str, Any]) -> str:
+def _markers(u: Mapping[str, Any]) -> str:
     tr = _tr()
     parts = []
     for k, v in u["markers"].items():

@@ -1,11 +1,12 @@
 """The battle tracker's one core object. The CLI and the web API are thin layers over it.
 
 Every change is an event appended to the battle's log; the state is the fold of the log
-(:mod:`warroom.battle.state`), and a snapshot of it (with the stack of live events) is
+(:mod:`warroom.battle.events`), and a snapshot of it (with the stack of live events) is
 stored with each event in the same transaction, so reads and writes never replay the
-log (``verify`` does). Each event carries ``seq``, the state counter it created: a
-write may name the counter it was based on (``expect``) and is refused only when an
-event since then changed what it reads (:mod:`warroom.battle.conflicts`). A write
+log (``verify`` does). Writes are recorded by one write path
+(:mod:`warroom.battle.writes`). Each event carries ``seq``, the state counter it
+created: a write may name the counter it was based on (``expect``) and is refused only
+when an event since then changed what it reads (:mod:`warroom.battle.conflicts`). A write
 computes its event first (dice, resolution, expectation) on the snapshot it read, then
 records it in one short transaction that moves the counter only if nobody moved it in
 between (else it is computed again on the new state).
@@ -27,22 +28,27 @@ import json
 import secrets
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from warroom.battle import phases
 from warroom.battle.base import READ_ONLY, Snapshot, commitment_of
 from warroom.battle.base import fraction_text as _frac
 from warroom.battle.errors import BattleError
-from warroom.battle.resolution import roll_place, roll_rng
-from warroom.battle.state import (
-    MAX_NAME,
-    SIDES,
-    State,
-    apply,
+from warroom.battle.events import apply
+from warroom.battle.models import (
+    BattleListing,
+    BattlePage,
+    BattleView,
+    Created,
+    Luck,
+    LuckField,
+    LuckSide,
 )
+from warroom.battle.resolution import roll_place, roll_rng
+from warroom.battle.state import MAX_BATTLE_NAME, MAX_NAME, SIDES, State
 from warroom.battle.transfer import BattleTransfer
 from warroom.battle.verify import Report
-from warroom.errors import UnknownNameError
+from warroom.errors import UnknownNameError, counted
 
 __all__ = ["MAX_NAME", "Battles", "Report", "commitment_of", "roll_place", "roll_rng"]
 
@@ -58,7 +64,7 @@ class Battles(BattleTransfer):
 
     # ------------------------------------------------------------------ creating
     def new(self, game: str, name: str | None = None, seed: int | None = None, *,
-            solo: bool = False) -> dict[str, Any]:
+            solo: bool = False) -> Created:
         """A new battle; returns its id and its three links' tokens.
 
         Its dice seed is a fresh secret (``seed`` picks one instead, for tests and
@@ -72,8 +78,10 @@ class Battles(BattleTransfer):
             raise BattleError("--seed must be a whole number from 0 to 2^62")
         secret = secrets.token_hex(32) if seed is None else str(seed)
         name = (name or "").strip() or f"{game} battle {self.clock()[:10]}"
-        if len(name) > 200:
-            raise BattleError("a battle name has at most 200 characters")
+        if len(name) > MAX_BATTLE_NAME:
+            raise BattleError(counted("a battle name has at most {n} character",
+                                      "a battle name has at most {n} characters",
+                                      n=MAX_BATTLE_NAME))
         battle_id = secrets.token_hex(4)
         tokens = {s: secrets.token_urlsafe(18) for s in ("a", "b", "view")}
         at = self.clock()
@@ -92,12 +100,12 @@ class Battles(BattleTransfer):
         return {"id": battle_id, "tokens": tokens}
 
     # ------------------------------------------------------------------ reading
-    def list_battles(self, only: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    def list_battles(self, only: Iterable[str] | None = None) -> list[BattleListing]:
         """Every battle (the CLI), or only the ids in ``only`` (a browser's own)."""
         wanted = None if only is None else set(only)
         with self.store.read() as conn:
             rows = self.store.list_rows(conn)
-        out = []
+        out: list[BattleListing] = []
         for r in rows:
             if wanted is not None and r["id"] not in wanted:
                 continue
@@ -108,24 +116,25 @@ class Battles(BattleTransfer):
                         "created": r["created_at"], "updated": r["updated_at"]})
         return out
 
-    def show(self, battle_id: str) -> dict[str, Any]:
+    def show(self, battle_id: str) -> BattleView:
         return self._show(self._snapshot(battle_id))
 
     @staticmethod
-    def _show(snap: Snapshot) -> dict[str, Any]:
+    def _show(snap: Snapshot) -> BattleView:
         st = snap.state
         info = st.phase_info()
-        out = st.to_json()
-        out["counter"] = snap.counter
-        out["phase_title"] = info.title
-        out["checklist"] = list(info.checklist)
-        out["phases"] = [p.id for p in phases.sequence(st.game)]
-        out["can_undo"] = bool(snap.live) and not st.ended
-        out["read_only"] = snap.row.get("origin") == READ_ONLY
-        out["solo"] = bool(snap.row.get("solo"))
         asked = snap.row.get("undo_asked")
-        out["undo_asked"] = json.loads(asked) if asked else None
-        return out
+        return cast(BattleView, {
+            **st.to_json(),
+            "counter": snap.counter,
+            "phase_title": info.title,
+            "checklist": list(info.checklist),
+            "phases": [p.id for p in phases.sequence(st.game)],
+            "can_undo": bool(snap.live) and not st.ended,
+            "read_only": snap.row.get("origin") == READ_ONLY,
+            "solo": bool(snap.row.get("solo")),
+            "undo_asked": json.loads(asked) if asked else None,
+        })
 
     def log(self, battle_id: str, *, limit: int | None = None,
             before: int | None = None) -> list[dict[str, Any]]:
@@ -134,15 +143,14 @@ class Battles(BattleTransfer):
         the latest ``limit`` events numbered below ``before``: a page of the log, read
         without replaying it."""
         if limit is not None or before is not None:
-            events: list[dict[str, Any]] = self.page(battle_id, limit=limit,
-                                                     before=before)["events"]
+            events = self.page(battle_id, limit=limit, before=before)["events"]
             return events
         _row, every, replay = self._load(battle_id)
         _mark_undone(every, replay.live)
         return every
 
     def page(self, battle_id: str, *, limit: int | None = 30, before: int | None = None
-             ) -> dict[str, Any]:
+             ) -> BattlePage:
         """What a battle page shows, from one read of the snapshot and never the whole
         log: the battle now (:meth:`show`), the luck totals (:meth:`luck`) and a page of
         the log (the latest ``limit`` events below ``before``, oldest first), with
@@ -159,7 +167,7 @@ class Battles(BattleTransfer):
                 "events": events, "older": older}
 
     # ------------------------------------------------------------------ luck
-    def luck(self, battle_id: str) -> dict[str, Any]:
+    def luck(self, battle_id: str) -> Luck:
         """Per side: expected against actual for each numeric outcome field of the live
         resolutions, from the totals the snapshot keeps (no replay)."""
         return _luck_table(battle_id, self._snapshot(battle_id).state)
@@ -174,14 +182,14 @@ def _mark_undone(events: list[dict[str, Any]], live: Sequence[int]) -> None:
         e["undone"] = e["kind"] not in ("created", "undone") and e["seq"] not in alive
 
 
-def _luck_table(battle_id: str, state: State) -> dict[str, Any]:
+def _luck_table(battle_id: str, state: State) -> Luck:
     """The luck totals as :meth:`Battles.luck` answers them: per side the rolls and, per
     field, the exact expectation (``expected_exact``), it as a decimal, what the dice gave
     and the difference."""
-    sides: dict[str, Any] = {}
+    sides: dict[str, LuckSide] = {}
     for side in SIDES:
         totals = (state.luck or {}).get(side, {"rolls": 0, "fields": {}})
-        fields = {}
+        fields: dict[str, LuckField] = {}
         for name, f in totals["fields"].items():
             exp = Fraction(f["expected"])
             fields[name] = {"expected": round(float(exp), 3), "actual": f["actual"],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -22,21 +22,38 @@ from pydantic import (
     StrictInt,
     StrictStr,
     TypeAdapter,
+    ValidationError,
     field_validator,
     model_validator,
 )
 
 from warroom.battle import phases
-from warroom.battle.state import MAX_NAME, State, Unit, add_luck, initial, set_marker
+from warroom.battle.errors import BattleError
+from warroom.battle.state import (
+    MAX_BATTLE_NAME,
+    MAX_NAME,
+    MAX_STAT,
+    MAX_STATS,
+    MAX_TEXT,
+    MAX_WORD,
+    Replay,
+    State,
+    Unit,
+    add_luck,
+    first_problem,
+    initial,
+    set_marker,
+)
 
 Translate = Callable[[str], str]
 
 Side = Literal["A", "B"]
 Name = Annotated[StrictStr, Field(min_length=1, max_length=MAX_NAME)]
-Word = Annotated[StrictStr, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-Text = Annotated[StrictStr, Field(max_length=200)]
+Word = Annotated[StrictStr, Field(min_length=1, max_length=MAX_WORD,
+                                  pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+Text = Annotated[StrictStr, Field(max_length=MAX_TEXT)]
 Hex = Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")]
-Stat = StrictInt | Annotated[StrictStr, Field(max_length=200)]
+Stat = StrictInt | Annotated[StrictStr, Field(max_length=MAX_STAT)]
 MarkerValue = StrictBool | Annotated[StrictInt, Field(ge=0, le=10**6)] | None
 Count = Annotated[StrictInt, Field(ge=0, le=10**9)]
 MAX_PROFILE = 20_000
@@ -94,7 +111,7 @@ class Event(BaseModel):
 class Created(Event):
     kind: Literal["created"]
     game: Annotated[StrictStr, Field(min_length=1, max_length=32)]
-    name: Annotated[StrictStr, Field(min_length=1, max_length=200)]
+    name: Annotated[StrictStr, Field(min_length=1, max_length=MAX_BATTLE_NAME)]
     commitment: Hex | None = None
     seed: Annotated[StrictInt, Field(ge=0, lt=2**62)] | None = Field(
         None, description="battles made before dice were committed: the public seed")
@@ -119,7 +136,7 @@ class UnitAdded(Event):
     kind: Literal["unit_added"]
     unit: Name
     side: Side
-    stats: Annotated[dict[Word, Stat], Field(max_length=60)] = Field(default_factory=dict)
+    stats: Annotated[dict[Word, Stat], Field(max_length=MAX_STATS)] = Field(default_factory=dict)
     profile: dict[str, Any] | None = Field(
         None, description="the unit's typed profile (checked by the game's model)")
 
@@ -153,8 +170,8 @@ class UnitAdded(Event):
 class UnitEdited(Event):
     kind: Literal["unit_edited"]
     unit: Name
-    stats: Annotated[dict[Word, Stat | None], Field(max_length=60)]
-    before: Annotated[dict[Word, Stat | None], Field(max_length=60)]
+    stats: Annotated[dict[Word, Stat | None], Field(max_length=MAX_STATS)]
+    before: Annotated[dict[Word, Stat | None], Field(max_length=MAX_STATS)]
     profile: dict[str, Any] | None = Field(
         None, description="the unit's new typed profile, whole (checked by the game's model)")
 
@@ -242,7 +259,7 @@ class Resolved(Event):
     roll_index: Count | None
     outcome: Annotated[dict[Word, Json], Field(max_length=100)]
     steps: Annotated[list[dict[str, Any]], Field(max_length=5000)]
-    expected: Annotated[dict[Word, Annotated[StrictStr, Field(max_length=200)]],
+    expected: Annotated[dict[Word, Text],
                         Field(max_length=100)]
     effects: Annotated[list[Effect], Field(max_length=100)]
     place: Literal["shot"] | None = Field(
@@ -269,7 +286,8 @@ class Resolved(Event):
         """The rule by its title, who acted on whom, each outcome field by its label and
         value in ``tr``'s language (English keeps the names as typed: ``hits=2``,
         ``pinned=no``; fields certainly 0 for these parameters left out), and the dice."""
-        from warroom.cli_render import field_label, shown
+        from warroom.engine.registry import shown
+        from warroom.i18n import field_label
         from warroom.i18n.formats import fmt_value
 
         outcome = ", ".join(
@@ -400,3 +418,41 @@ def describe(data: Mapping[str, Any], tr: Translate) -> str:
     if data.get("undone"):
         text += "  " + tr("(undone)")
     return f"#{event.seq}{side} {text}"
+
+
+def apply(state: State, event: Mapping[str, Any]) -> State:
+    """The state after one (non-undo) event; the input is left unchanged. The event is
+    checked against its kind's model first (:func:`parse`)."""
+    try:
+        typed = parse(event)
+    except ValidationError as exc:
+        raise BattleError("event {seq}: {problem}", seq=event.get("seq"),
+                          problem=first_problem(exc)) from None
+    if event["kind"] == "undone":
+        raise BattleError("an undo is folded by popping its target")
+    return typed.apply(state)
+
+
+def fold(battle_id: str, events: Iterable[Mapping[str, Any]]) -> Replay:
+    """Replay a log from scratch. ``undone`` events pop the latest live event."""
+    replay: Replay | None = None
+    for ev in events:
+        if replay is None:
+            if ev["kind"] != "created":
+                raise BattleError("a battle log must start with its 'created' event")
+            first = apply(State(battle_id, "", "", None), ev)
+            replay = Replay([first], [])
+            continue
+        if ev["kind"] == "undone":
+            target = replay.last_live()
+            if int(ev["target"]) != target:
+                raise BattleError(f"event {ev['seq']} undoes {ev['target']}, "
+                                  f"but the latest live event is {target}")
+            replay.states.pop()
+            replay.live.pop()
+        else:
+            replay.states.append(apply(replay.state, ev))
+            replay.live.append(int(ev["seq"]))
+    if replay is None:
+        raise BattleError("empty battle log")
+    return replay

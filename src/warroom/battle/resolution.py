@@ -15,7 +15,7 @@ import hmac
 import json
 import random
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from warroom.battle import effects as fx
 from warroom.battle.base import Snapshot, commitment_of
@@ -26,7 +26,10 @@ from warroom.battle.errors import (
     AccessError,
     BattleError,
 )
+from warroom.battle.models import BattleOdds, Prepared
+from warroom.battle.odds import DirectOdds, OddsSource
 from warroom.battle.state import (
+    MAX_TEXT,
     State,
     marker_kind,
 )
@@ -244,7 +247,7 @@ class BattleResolution(BattleWrites):
         return proc, params, extra
 
     def prepare(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None = None,
-                *, by: str | None = None) -> dict[str, Any]:
+                *, by: str | None = None) -> Prepared:
         """What :meth:`do` would resolve, without rolling: the procedure's parameters
         (from the units' profiles and markers where they have them), where each came
         from (``filled``), the acting units, the target and the side. For a form
@@ -252,10 +255,11 @@ class BattleResolution(BattleWrites):
         from warroom.engine.params import normalized
 
         proc, params, extra = self.preview(battle_id, proc_id, raw, by=by)
-        return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra}
+        return cast(Prepared, {"procedure": proc.id, "params": _jsonable(normalized(params)),
+                               **extra})
 
     def odds(self, battle_id: str, proc_id: str, raw: Mapping[str, Any] | None = None,
-             *, by: str | None = None) -> dict[str, Any]:
+             *, by: str | None = None) -> BattleOdds:
         """:meth:`prepare` and the exact odds of its parameters (the odds cache the pages
         share): ``{..., "odds": Distribution.to_json(exact=True, full=False)`` (each
         outcome with its ``exact`` fraction, ``"5/9"``; a long list summed up per field),
@@ -266,18 +270,17 @@ class BattleResolution(BattleWrites):
         (``"estimate": true``, ``"margin"``) and the chances have no ``exact``."""
         from warroom.engine import drivers
         from warroom.errors import ExactTooLargeError
-        from warroom.serving import cached_odds
 
         proc, params, extra = self.preview(battle_id, proc_id, raw, by=by)
         try:
-            dist = cached_odds(proc.id, params, procedure=proc)
+            dist = self.odds_source.exact(proc, params)
         except ExactTooLargeError:
             return self.odds_of(proc, params, extra, estimate=drivers.estimate(proc, params))
         return self.odds_of(proc, params, extra, exact=dist)
 
     def odds_of(self, proc: Procedure, params: Any, extra: Mapping[str, Any], *,
                 exact: Distribution | None = None, estimate: Estimate | None = None,
-                odds: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                odds: Mapping[str, Any] | None = None) -> BattleOdds:
         """What :meth:`odds` answers, from the exact odds or the estimate standing in
         for them (worked out elsewhere: the web app's worker processes); ``odds``, their
         JSON when the caller has it."""
@@ -294,9 +297,10 @@ class BattleResolution(BattleWrites):
                           {"value": v, "p": float(p)}
                           for v, p in sorted(ch.items(), key=_value_order)]
                    for name, ch in dist.parts()}
-        return {"procedure": proc.id, "params": _jsonable(normalized(params)), **extra,
-                "odds": _jsonable(odds), "chances": _jsonable(chances),
-                "expected": self._expected(proc, params, estimate, exact)}
+        return cast(BattleOdds, {
+            "procedure": proc.id, "params": _jsonable(normalized(params)), **extra,
+            "odds": _jsonable(odds), "chances": _jsonable(chances),
+            "expected": self._expected(proc, params, estimate, exact, self.odds_source)})
 
     def _run(self, st: State, proc: Procedure, params: Any, dice: Sequence[object] | None,
              extra: dict[str, Any], subject: Any, secret: str | None) -> dict[str, Any]:
@@ -326,7 +330,7 @@ class BattleResolution(BattleWrites):
             "dice": list(res.dice), "entered": dice is not None, "roll_index": index,
             "outcome": outcome,
             "steps": [s.to_dict() for s in res.steps],
-            "expected": self._expected(proc, params),
+            "expected": self._expected(proc, params, odds=self.odds_source),
             "effects": fx.outcome_effects(st, proc.id, outcome, subject, extra["clear"],
                                           target_named=extra["target"] is not None),
         }
@@ -356,23 +360,24 @@ class BattleResolution(BattleWrites):
 
     @staticmethod
     def _expected(proc: Procedure, params: Any, est: Estimate | None = None,
-                  dist: Distribution | None = None) -> dict[str, str]:
+                  dist: Distribution | None = None, odds: OddsSource | None = None
+                  ) -> dict[str, str]:
         """Expectation of each numeric field (a bool: its chance of being true): exact
-        (``dist``, else through the odds cache the pages share); for a question past the
-        exact budget, a Monte Carlo estimate's mean (``est``, else the shared luck
-        estimate, :func:`warroom.serving.luck_estimate`; as a decimal, so it never reads
-        as exact)."""
+        (``dist``, else from ``odds``, the battles' odds source); for a question past the
+        exact budget, a Monte Carlo estimate's mean (``est``, else the luck estimate of
+        ``odds``; as a decimal, so it never reads as exact)."""
         from warroom.errors import ExactTooLargeError
-        from warroom.serving import cached_odds, luck_estimate
+
+        odds = odds or DirectOdds()
 
         kinds = {f.name: f.kind for f in proc.outcome}
         names = [n for n in proc.fields if kinds[n] in ("int", "bool")]
         if est is not None:
             return {name: f"{est.mean(name)[0]:.4f}" for name in names}
         try:
-            dist = dist or cached_odds(proc.id, params, procedure=proc)
+            dist = dist or odds.exact(proc, params)
         except ExactTooLargeError:
-            est = luck_estimate(proc, params)
+            est = odds.luck(proc, params)
             return {name: f"{est.mean(name)[0]:.4f}" for name in names}
         return {name: _frac(dist.mean(name)) for name in names}
 
@@ -456,5 +461,5 @@ def _with_profiles(proc_id: str, actors: Sequence[Any], target: Any) -> bool:
                                  or (target is not None and target.profile is not None))
 
 
-def _short(text: str, most: int = 200) -> str:
+def _short(text: str, most: int = MAX_TEXT) -> str:
     return text if len(text) <= most else text[:most - 1] + "…"

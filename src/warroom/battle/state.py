@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -25,6 +25,16 @@ from warroom.errors import UnknownNameError
 
 SIDES = ("A", "B")
 MAX_NAME = 60
+MAX_BATTLE_NAME = 200
+"""The longest battle name."""
+MAX_STAT = 200
+"""The longest value of a unit's stat, as text (the event model's bound and the forms')."""
+MAX_STATS = 60
+"""The most stats one unit carries (or one edit changes)."""
+MAX_WORD = 40
+"""The longest word of a log: a stat's, marker's or outcome field's name."""
+MAX_TEXT = 200
+"""The longest short text of a log: where a parameter came from, an expectation."""
 Scalar = int | str
 
 MARKERS: GameView[Mapping[str, MarkerKind]] = GameView(api.registry,
@@ -246,23 +256,6 @@ def set_marker(unit: Unit, name: str, value: Any) -> None:
         unit.markers[name] = value
 
 
-def apply(state: State, event: Mapping[str, Any]) -> State:
-    """The state after one (non-undo) event; the input is left unchanged. The event is
-    checked against its kind's model first (:mod:`warroom.battle.events`)."""
-    from pydantic import ValidationError
-
-    from warroom.battle.events import parse
-
-    try:
-        typed = parse(event)
-    except ValidationError as exc:
-        raise BattleError("event {seq}: {problem}", seq=event.get("seq"),
-                          problem=first_problem(exc)) from None
-    if event["kind"] == "undone":
-        raise BattleError("an undo is folded by popping its target")
-    return typed.apply(state)
-
-
 def first_problem(exc: Any) -> str:
     """One line from a pydantic ValidationError: the field's path and what is wrong."""
     errors = exc.errors()
@@ -312,28 +305,3 @@ class Replay:
         if not self.live:
             raise NothingToUndoError()
         return self.live[-1]
-
-
-def fold(battle_id: str, events: Iterable[Mapping[str, Any]]) -> Replay:
-    """Replay a log from scratch. ``undone`` events pop the latest live event."""
-    replay: Replay | None = None
-    for ev in events:
-        if replay is None:
-            if ev["kind"] != "created":
-                raise BattleError("a battle log must start with its 'created' event")
-            first = apply(State(battle_id, "", "", None), ev)
-            replay = Replay([first], [])
-            continue
-        if ev["kind"] == "undone":
-            target = replay.last_live()
-            if int(ev["target"]) != target:
-                raise BattleError(f"event {ev['seq']} undoes {ev['target']}, "
-                                  f"but the latest live event is {target}")
-            replay.states.pop()
-            replay.live.pop()
-        else:
-            replay.states.append(apply(replay.state, ev))
-            replay.live.append(int(ev["seq"]))
-    if replay is None:
-        raise BattleError("empty battle log")
-    return replay

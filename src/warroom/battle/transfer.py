@@ -19,7 +19,8 @@ from warroom.battle.errors import (
     ImportFormatError,
     NoSuchBattleError,
 )
-from warroom.battle.state import first_problem
+from warroom.battle.models import Imported
+from warroom.battle.state import MAX_BATTLE_NAME, first_problem
 from warroom.battle.verify import BattleVerify
 from warroom.battle.verify import replay_states as _states
 from warroom.errors import check_text
@@ -42,7 +43,7 @@ class ExportMeta(BaseModel):
 
     id: Annotated[StrictStr, Field(pattern=r"^[0-9A-Za-z]{1,32}$")]
     game: Annotated[StrictStr, Field(min_length=1, max_length=32)]
-    name: Annotated[StrictStr, Field(min_length=1, max_length=200)]
+    name: Annotated[StrictStr, Field(min_length=1, max_length=MAX_BATTLE_NAME)]
     created: Annotated[StrictStr, Field(min_length=1, max_length=40)]
     seed: Annotated[StrictInt, Field(ge=0, lt=2**62)] | None = None
     commitment: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
@@ -78,7 +79,7 @@ class BattleTransfer(BattleVerify):
         return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "battle": meta,
                 "events": events, "signature": signature}
 
-    def import_(self, data: Any) -> dict[str, Any]:
+    def import_(self, data: Any) -> Imported:
         """Add an exported battle. It goes through the export format's model (every event
         typed and bounded) and must replay exactly; anything else is refused with one
         message naming the field, and nothing is written. The server chooses the new

@@ -13,16 +13,9 @@ from warroom.battle import events as evs
 from warroom.battle.base import READ_ONLY, commitment_of
 from warroom.battle.base import jsonable as _jsonable
 from warroom.battle.errors import BattleError
+from warroom.battle.events import apply, fold
 from warroom.battle.resolution import BattleResolution
-from warroom.battle.state import (
-    Replay,
-    State,
-    apply,
-    fold,
-    marker_kind,
-    next_position,
-    phase_clears,
-)
+from warroom.battle.state import Replay, State, marker_kind, next_position, phase_clears
 from warroom.errors import UsageError
 
 

@@ -33,12 +33,11 @@ from warroom.battle.errors import (
     ProfileRequiredError,
     StaleStateError,
 )
+from warroom.battle.events import apply, fold
 from warroom.battle.state import (
     MAX_NAME,
     State,
-    apply,
     first_problem,
-    fold,
     marker_kind,
     marker_value,
     next_position,

@@ -38,7 +38,7 @@ from typing import Any
 from warroom.dice.weights import Reroll, View, binomial, success_weight, view_of
 from warroom.engine.context import Chain, Dice, Row, Stage, State, as_target
 from warroom.engine.messages import Msg, Text
-from warroom.engine.montecarlo import _RAW, SampleDice, Table, part_pieces
+from warroom.engine.montecarlo import RAW, SampleDice, Table, part_pieces
 from warroom.engine.steps import Target
 from warroom.errors import RuleError
 
@@ -171,7 +171,7 @@ class BatchDice(Dice):
         raise _Split(options(self.count))
 
     def _table_or_alone(self, table: Any, n: int) -> list[tuple[Any, int]]:
-        if table is _RAW:
+        if table is RAW:
             return [(_ALONE, 1)] * n
         return self.run.split(n, table)
 
@@ -221,7 +221,7 @@ class BatchDice(Dice):
                 if n <= 0:
                     continue
                 table = sampler._chain_table(chain, labels)
-                if table is _RAW:
+                if table is RAW:
                     return [(_ALONE, 1)] * c
                 col = [labels.index(v) for v in table.values]
                 total[:, col] += self.run.np.multinomial(n, _probs(table), size=c)
@@ -483,10 +483,10 @@ def _part_tables(run: _Run, fn: Callable[..., Any], memo: dict[Any, Any],
                 tables.append(None)
                 continue
             table = memo[sub] = run.sampler._work_part(fn, sub)
-            if table is not _RAW:
+            if table is not RAW:
                 seen[0] += 1
                 seen[1] += len(table.values)
-        if table is _RAW:
+        if table is RAW:
             return None
         tables.append(table)
     return tables
@@ -625,14 +625,14 @@ def _parts_step(run: _Run, pieces: list[_Piece], s: tuple[Any, ...], k: int, fou
             continue
         at, fn, memo = pieces[i]
         sub = tuple([st[f] for f in at])
-        table = memo.get(sub, 0) if memo is not None else _RAW
+        table = memo.get(sub, 0) if memo is not None else RAW
         if type(table) is int:  # samples seen from this value: rolled until it pays
             if table + c < PART_TABLE_FROM:
                 memo[sub] = table + c
-                table = _RAW
+                table = RAW
             else:
                 table = memo[sub] = sampler._work_part(fn, sub)
-        if table is _RAW:
+        if table is RAW:
             for _ in range(c):
                 todo.append((_spliced(st, at, sampler._run_part(fn, sub, at)), 1, i + 1))
             continue

@@ -76,7 +76,7 @@ class Table:
         return values[bisect_right(self.cumulative, r)]
 
 
-_RAW: Any = object()
+RAW: Any = object()
 """A chain or stage the sampler runs as it is (no table: too large, or no key)."""
 
 
@@ -219,12 +219,12 @@ class SampleDice(Dice):
     # -- chains ------------------------------------------------------------------
     def _chain_table(self, chain: Chain, labels: Sequence[str]) -> Any:
         """The exact chances of the categories ``chain`` ends in as a :class:`Table` of
-        labels, worked out once per simulation; :data:`_RAW` when it cannot be, or when
+        labels, worked out once per simulation; :data:`RAW` when it cannot be, or when
         ``chain`` is not marked :func:`~warroom.engine.context.fixed` (a procedure that
         makes a fresh closure per item or sample: working its key out at every request
         costs more than rolling it, twice the time of bkc.orders)."""
         if not getattr(chain, "_warroom_fixed", False):
-            return _RAW
+            return RAW
         mine = self._chains.get(chain)
         if mine is not None and (mine[0] is labels or mine[0] == labels):
             return mine[1]
@@ -232,7 +232,7 @@ class SampleDice(Dice):
 
         found = chain_key(chain)
         if found is None:
-            table = _RAW
+            table = RAW
         else:  # chains computing alike (equal keys) share one table
             known = ("chain", found, tuple(labels))
             table = self._chains.get(known)
@@ -248,7 +248,7 @@ class SampleDice(Dice):
             sub = exact_run(lambda d: {"label": chain(d)}, ("label",), all_concrete=True,
                             name="one item", max_paths=TABLE_PATHS, shared=self._shared)
         except (ExactTooLargeError, RuleError):  # too large, or a request only rolling
-            return _RAW                            # serves (5 ordered dice): as it is
+            return RAW                            # serves (5 ordered dice): as it is
         weights: dict[str, int] = dict.fromkeys(labels, 0)
         for (label,), w in sub.weights.items():
             if label not in weights:
@@ -270,8 +270,8 @@ class SampleDice(Dice):
             if mine is not None and (mine[0] is labels or mine[0] == labels):
                 table = mine[1]
             else:
-                table = self._chain_table(chain, labels) if self.tables else _RAW
-            if table is _RAW:
+                table = self._chain_table(chain, labels) if self.tables else RAW
+            if table is RAW:
                 for _ in range(n):
                     counts[chain(self)] += 1
                 continue
@@ -294,8 +294,8 @@ class SampleDice(Dice):
         return counts
 
     def one(self, chain: Chain, labels: Sequence[str], *, rule: str, what: Text) -> str:
-        table = self._chain_table(chain, labels) if self.tables else _RAW
-        if table is _RAW:
+        table = self._chain_table(chain, labels) if self.tables else RAW
+        if table is RAW:
             return chain(self)
         return table.draw(self.rng)  # type: ignore[no-any-return]
 
@@ -415,14 +415,14 @@ class SampleDice(Dice):
         from (and kept by the step), or the stage run as it is."""
         at, fn, memo = step
         sub = (key,) if single else key
-        table = memo.get(sub, 0) if memo is not None else _RAW
+        table = memo.get(sub, 0) if memo is not None else RAW
         if type(table) is int:  # this value seen ``table`` times before
             if table + 1 < PART_TABLE_AFTER:  # rolled until its table pays
                 memo[sub] = table + 1  # type: ignore[index]
-                table = _RAW
+                table = RAW
             else:
                 table = memo[sub] = self._work_part(fn, sub)  # type: ignore[index]
-        if table is _RAW:
+        if table is RAW:
             change = self._run_part(fn, sub, at)
             for j, v in change:
                 state[at[j]] = v
@@ -444,7 +444,7 @@ class SampleDice(Dice):
 
     def _work_part(self, fn: Callable[..., Any], sub: tuple[Any, ...]) -> Any:
         """The exact transition of the stage ``fn`` from its part's value ``sub``, as a
-        :class:`Table` of the changes it makes (:data:`_RAW`: too large to work out)."""
+        :class:`Table` of the changes it makes (:data:`RAW`: too large to work out)."""
         from warroom.engine.exact import exact_run, plain_transition
 
         width = len(sub)
@@ -465,7 +465,7 @@ class SampleDice(Dice):
                           all_concrete=True, name="one stage", max_paths=TABLE_PATHS,
                           shared=self._shared, pick=pick)
         except (ExactTooLargeError, RuleError):  # as for chains (_work_chain)
-            return _RAW
+            return RAW
         return Table([(_changes(sub, s2), w2) for s2, w2 in w.weights.items()])
 
     # -- plain requests ------------------------------------------------------------

@@ -216,7 +216,7 @@ def _to_parameter_error(exc: ValidationError, specs: Mapping[str, ParamSpec]) ->
     message = str(err.get("msg", "invalid value"))
     if message.startswith("Value error, "):
         message = message[len("Value error, "):]
-    reason = _reason(err, message)
+    reason = error_reason(err, message)
     if "input" in err and name and err.get("type") != "missing":
         reason = ErrorText("{value!r} is not valid: {reason}", value=err["input"], reason=reason)
     spec = specs.get(name)
@@ -239,7 +239,7 @@ _PYDANTIC_TEMPLATES: dict[str, str] = {
 }
 
 
-def _reason(err: Mapping[str, Any], message: str) -> ErrorText:
+def error_reason(err: Mapping[str, Any], message: str) -> ErrorText:
     """The translatable form of one pydantic error's message (English: ``message``)."""
     ctx = err.get("ctx") or {}
     error = ctx.get("error")

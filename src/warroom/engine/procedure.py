@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -84,7 +84,6 @@ class Procedure:
     run: RunFn
     source: str = ""
     note: str = ""
-    tags: tuple[str, ...] = field(default=())
     vectorize: bool = False
     """Monte Carlo may run this rule on whole numpy batches (straight-line arithmetic and
     comparisons only; int and bool outcome fields)."""

@@ -122,3 +122,29 @@ class Registry:
 def default_registry() -> Registry:
     """A registry of every built-in game system."""
     return Registry(BUILTIN_SYSTEMS)
+
+
+_SHARED: list[Registry] = []
+
+
+def registry() -> Registry:
+    """The process-wide registry of built-in systems, built on first use
+    (:func:`warroom.api.registry`)."""
+    if not _SHARED:
+        _SHARED.append(default_registry())
+    return _SHARED[0]
+
+
+def shown(procedure: str, params: Mapping[str, Any], fields: Sequence[str]) -> list[str]:
+    """``fields`` less those certainly 0 for these parameters (an outcome field declared
+    ``shown_if`` a parameter that is 0 or false, e.g. fow.shoot's passenger fields
+    without passengers): summaries for people leave them out."""
+    from warroom.engine.procedure import shown_fields
+    from warroom.errors import UsageError
+
+    try:
+        proc = registry().procedure(procedure)
+    except UsageError:  # a procedure of no registered game: show everything
+        return list(fields)
+    keep = set(shown_fields(proc.outcome, params))
+    return [f for f in fields if f in keep]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -193,19 +193,6 @@ def unit_pairs(value: Any) -> list[tuple[str, str]] | None:
     if any(not unit or not state for unit, _, state in pairs):
         return None
     return [(unit, state) for unit, _, state in pairs]
-
-
-def unit_names(values: Iterable[Any]) -> list[str] | None:
-    """The units that every value of a field lists, in order (``squad1=ok,hs1=broken``
-    and ``squad1=broken,hs1=ok`` list squad1 and hs1); None if the values do not all
-    list the same units."""
-    names: list[str] | None = None
-    for value in values:
-        pairs = unit_pairs(value)
-        if pairs is None or (names is not None and [u for u, _ in pairs] != names):
-            return None
-        names = [u for u, _ in pairs]
-    return names
 
 
 def split_units(marginal: Mapping[Any, Any]) -> dict[str, dict[str, Any]] | None:

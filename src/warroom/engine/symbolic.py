@@ -70,14 +70,6 @@ class Node:
             out.extend(c.leaves())
         return out
 
-    def tree_leaves(self) -> list[Node]:
-        """Every leaf of this root's tree, in creation order."""
-        return [n for n in self.top.nodes if not n.children]
-
-    def chance(self) -> tuple[int, int]:
-        """Chance that one item of the root ends in this category, as (num, den)."""
-        return self.cnum, self.cden
-
 
 class Sym:
     """An integer linear combination of category sizes plus a constant."""
@@ -280,7 +272,3 @@ def _truth(a: Any, values: dict[int, int]) -> bool:
     if isinstance(a, Sym):
         return values[id(a)] != 0
     return bool(a)
-
-
-def is_lazy(value: object) -> bool:
-    return isinstance(value, (Sym, Cond))

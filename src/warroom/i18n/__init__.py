@@ -225,3 +225,23 @@ def label(tr: Callable[[str], str], name: str, scope: str = "", title: str = "")
         return tr(title)
     bare = name.split("=", 1)[1] if "=" in name else name
     return bare.replace("_", " ")
+
+
+def field_label(tr: Callable[[str], str], name: str, scope: str) -> str:
+    """A parameter or outcome field as people read it: its catalogued label in the active
+    language (procedure, game, then bare id; see :func:`label`), else the
+    name itself, so English output shows names as they are typed and given in JSON."""
+    if any(tr(key) != key for key in label_keys(name, scope)):
+        return label(tr, name, scope)
+    return name
+
+
+RUNNING: dict[str, str] = {}
+"""The language the running command line works in (``lang``: its ``--lang``, else
+``WARROOM_LANG``), set by :mod:`warroom.cli` as a command starts; empty elsewhere."""
+
+
+def running_translator() -> Callable[[str], str]:
+    """The translator of the command line's language (:data:`RUNNING`), else of
+    ``WARROOM_LANG``: for output made without a translator handed down."""
+    return translator(RUNNING.get("lang") or from_env())

@@ -58,19 +58,19 @@ class NoUnitMeaningError(UsageError):
 def takes_units(procedure: str) -> Takes | None:
     """How ``procedure`` takes units (its game object's :attr:`GameSystem.takes`), or
     None: it has no unit meaning."""
-    from warroom import api
+    from warroom.engine.registry import registry
 
     game = procedure.partition(".")[0]
-    reg = api.registry()
+    reg = registry()
     if game not in reg.games:
         return None
     return reg.system(game).takes.get(procedure)
 
 
 def _procedures() -> list[str]:
-    from warroom import api
+    from warroom.engine.registry import registry
 
-    return [p for system in api.registry().systems() for p in system.takes]
+    return [p for system in registry().systems() for p in system.takes]
 
 
 def _by_procedure(part: Callable[[str, Takes], T | None]) -> LazyView[T]:
@@ -223,9 +223,9 @@ def build(procedure: str, from_unit: Any, at_unit: Any, situation: Mapping[str, 
     from (a battle's markers: ``{"pinned": (True, msg(...))}``). A known procedure
     parameter is used unless given explicitly; a known situation key is read unless
     given; anything else known is left out."""
-    from warroom import api
+    from warroom.engine.registry import registry
 
-    proc = api.registry().procedure(procedure)
+    proc = registry().procedure(procedure)
     how = takes_units(proc.id)
     if how is None:
         raise NoUnitMeaningError(proc.id)

@@ -21,8 +21,8 @@ FileArg = Annotated[str, typer.Argument(help="the force file (TOML), or example:
 @force_app.command("check")
 def check(file: FileArg) -> None:
     """Check a force file: errors name the line and field (exit code 2)."""
-    from warroom.cli import _tr
     from warroom.engine.messages import nmsg
+    from warroom.i18n import running_translator as _tr
     from warroom.units.forces import load_force
 
     force = load_force(file)
@@ -39,7 +39,7 @@ def show(file: FileArg, as_json: Annotated[bool, typer.Option(
     from rich.console import Console
     from rich.table import Table
 
-    from warroom.cli import _tr
+    from warroom.i18n import running_translator as _tr
     from warroom.units.forces import load_force
 
     tr = _tr()
@@ -80,9 +80,9 @@ def import_(roster: Annotated[str, typer.Argument(
     special rules it left out go to stderr and into the file as comments."""
     from pathlib import Path
 
-    from warroom.cli import _tr
     from warroom.engine.messages import nmsg
     from warroom.errors import verbatim
+    from warroom.i18n import running_translator as _tr
     from warroom.units.forces import ForceError
     from warroom.units.importers import MAX_UPLOAD, example_roster, import_upload
 

@@ -22,12 +22,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from warroom import api
-from warroom.engine.registry import GameView
+from warroom.engine.registry import GameView, registry
 from warroom.errors import ErrorText, UsageError, verbatim
 from warroom.units.base import Profile
 
-GAMES: GameView[type[Profile]] = GameView(api.registry, lambda system: system.profile)
+GAMES: GameView[type[Profile]] = GameView(registry, lambda system: system.profile)
 """The games whose units have typed profiles, and each one's profile model (read from
 the game objects)."""
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.]+)\s*\]\]?")
@@ -74,10 +73,10 @@ def profile_model(game: str, data: Any) -> Any:
     try:
         return model_for(game).model_validate(data)
     except ValidationError as exc:
-        from warroom.engine.params import _reason
+        from warroom.engine.params import error_reason
 
         err = exc.errors(include_url=False)[0]
-        problem = _reason(err, str(err["msg"]).removeprefix("Value error, "))
+        problem = error_reason(err, str(err["msg"]).removeprefix("Value error, "))
         raise ForceError("profile", None, _field(tuple(err["loc"])), problem) from None
 
 
@@ -200,11 +199,11 @@ def force_from_text(text: str, name: str) -> Force:
         try:
             unit = model.model_validate(item)
         except ValidationError as exc:
-            from warroom.engine.params import _reason
+            from warroom.engine.params import error_reason
 
             err = exc.errors(include_url=False)[0]
             loc = ("unit", i, *err["loc"])
-            problem = _reason(err, str(err["msg"]).removeprefix("Value error, "))
+            problem = error_reason(err, str(err["msg"]).removeprefix("Value error, "))
             raise ForceError(name, _line(lines, loc), _field(loc), problem) from None
         except UsageError as exc:  # e.g. an unknown special rule
             raise ForceError(name, _line(lines, ("unit", i, "rules")), _field(("unit", i)),

@@ -19,7 +19,6 @@ gzip-compressed; a request body over its route's bound
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -29,7 +28,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -42,51 +41,11 @@ from warroom.errors import (
     UsageError,
     WarroomError,
     clip,
+    error_message,
 )
-from warroom.errors import error_message as error_message  # pages and forms use it here
+from warroom.web.errors import API, LEGACY_API, error_response, json_error, wants_html
 
 log = logging.getLogger("warroom.web")
-
-def _wants_html(request: Request) -> bool:
-    return not request.url.path.startswith("/api") and "text/html" in request.headers.get(
-        "accept", "")
-
-
-API = "/api/v1"
-"""The API's prefix."""
-LEGACY_API = "/api"
-"""The API's old prefix, deprecated: the same handlers, kept for one release."""
-
-
-def legacy(path: str) -> bool:
-    """Whether ``path`` is outside ``/api/v1``: there an error also carries the old
-    top-level ``detail``, ``parameter`` and ``code`` keys."""
-    return not (path == API or path.startswith(API + "/"))
-
-
-def json_error(path: str, status: int, code: str, message: str,
-               parameter: str | None = None, **more: Any) -> JSONResponse:
-    """The one JSON error (:class:`warroom.schema.ErrorBody`) for a request to ``path``
-    (``more``: fields a kind of error adds, such as a stale write's ``changes``)."""
-    from warroom.schema import error_body
-
-    body = error_body(code, message, parameter)
-    body["error"].update(more)
-    if legacy(path):
-        body.update(detail=message, parameter=parameter, code=code)
-    return JSONResponse(body, status_code=status)
-
-
-def _error(request: Request, status: int, message: str, parameter: str | None,
-           code: str = "invalid") -> Response:
-    """An error page for a person, else the JSON error."""
-    if _wants_html(request):
-        from warroom.web.templating import render
-
-        return render(request, "error.html", {"message": message, "status": status},
-                      status_code=status)
-    return json_error(request.url.path, status, code, message, parameter)
-
 
 HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
 """Machine codes of the errors the routing itself answers."""
@@ -162,7 +121,7 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
     :class:`warroom.serving.Serving` (tests)."""
     from warroom import __version__
     from warroom import serving as srv
-    from warroom.web import jsonapi, pages
+    from warroom.web import battles, forces, jsonapi, pages, security
     from warroom.web.templating import STATIC
 
     front = serving if serving is not None else srv.Serving(
@@ -208,23 +167,23 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
         elif isinstance(exc, UnknownParameterError):
             parameter = exc.name
         message = error_message(exc)  # the JSON API's detail stays English
-        if _wants_html(request):
+        if wants_html(request):
             from warroom.web.lang import translator
             from warroom.web.templating import page_lang
 
             message = error_message(exc, translator(page_lang(request)))
-        return _error(request, exc.http_status, message, clip(parameter), exc.code)
+        return error_response(request, exc.http_status, message, clip(parameter), exc.code)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
         text, parameter = validation_message(list(exc.errors()))
         message = str(text)  # the JSON API's detail stays English
-        if _wants_html(request):
+        if wants_html(request):
             from warroom.web.lang import translator
             from warroom.web.templating import page_lang
 
             message = text.render(translator(page_lang(request)))
-        return _error(request, 422, message, parameter, "invalid_request")
+        return error_response(request, 422, message, parameter, "invalid_request")
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
@@ -232,7 +191,7 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
         # the JSON API keeps FastAPI's JSON answer
         if exc.status_code < 400:
             return await http_exception_handler(request, exc)
-        if not _wants_html(request):
+        if not wants_html(request):
             if exc.status_code == 400 and exc.detail == BODY_NOT_PARSED:
                 # FastAPI's word for a body that is not JSON where the body is optional:
                 # the same 422 as everywhere else
@@ -252,24 +211,25 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
         tr = translator(page_lang(request))
         message = (tr("There is no page at this address: the link may be mistyped.")
                    if exc.status_code == 404 and exc.detail == "Not Found" else tr(str(exc.detail)))
-        return _error(request, exc.status_code, message, None)
+        return error_response(request, exc.status_code, message, None)
 
     @app.exception_handler(WarroomError)
     async def _internal(request: Request, exc: WarroomError) -> Response:
         log.error("warroom error on %s: %s", request.url.path, exc)
-        return _error(request, 500, f"internal error in a rule: {clip(str(exc), 300)}", None,
-                      exc.code)
+        return error_response(request, 500,
+                              f"internal error in a rule: {clip(str(exc), 300)}", None,
+                              exc.code)
 
     @app.exception_handler(srv.WorkerLost)
     async def _worker_lost(request: Request, exc: srv.WorkerLost) -> Response:
         # not the rule's fault nor the caller's: a worker process died (twice); the pool
         # has replaced it, so asking again works
         log.warning("worker lost on %s: %s", request.url.path, exc)
-        if _wants_html(request):
+        if wants_html(request):
             from warroom.web.lang import translator
             from warroom.web.templating import page_lang
 
-            return _error(request, exc.http_status, translator(page_lang(request))(
+            return error_response(request, exc.http_status, translator(page_lang(request))(
                 "The worker working out this answer stopped (out of memory, or ended from "
                 "outside). It has been replaced: try again in a moment."), None)
         return json_error(request.url.path, exc.http_status, exc.code, str(exc))
@@ -278,17 +238,8 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
     async def _gone(request: Request, exc: srv.ClientGone) -> Response:
         return Response(status_code=499)  # nobody is listening any more
 
-    api_routers = [jsonapi.router]
-    page_routers = [pages.router]
-    try:
-        battles = importlib.import_module("warroom.web.battles")
-    except ModuleNotFoundError as exc:
-        if exc.name != "warroom.web.battles":
-            raise
-    else:
-        forces = importlib.import_module("warroom.web.forces")
-        api_routers += [battles.api, forces.api]
-        page_routers += [battles.router, forces.router]
+    api_routers = [jsonapi.router, battles.api, forces.api]
+    page_routers = [pages.router, battles.router, forces.router]
     for prefix, old in ((API, False), (LEGACY_API, True)):
         for router in api_routers:  # the same handlers, mounted twice
             app.include_router(router, prefix=prefix, deprecated=True if old else None,
@@ -296,5 +247,5 @@ def create_app(database: str | Path | None = None, *, deadline: float | None = N
     for router in page_routers:
         app.include_router(router, include_in_schema=False)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
-    importlib.import_module("warroom.web.security").install(app)
+    security.install(app)
     return app

@@ -35,6 +35,8 @@ from warroom.battle.errors import (
     RateLimitedError,
     StaleStateError,
 )
+from warroom.battle.models import BattleListing, Luck
+from warroom.battle.state import MAX_BATTLE_NAME, MAX_STAT
 from warroom.errors import UsageError
 from warroom.web.jsonapi import errors
 
@@ -51,22 +53,23 @@ def battles(request: Request) -> Battles:
     found = getattr(request.app.state, "battles", None)
     if found is None:
         from warroom.battle.store import open_store
+        from warroom.serving import SharedOdds
 
         db = getattr(request.app.state, "database", None)
-        found = Battles(open_store(str(db) if db is not None else None))
+        found = Battles(open_store(str(db) if db is not None else None), odds=SharedOdds())
         request.app.state.battles = found
     return found
 
 
-def _role(bt: Battles, battle_id: str, key: str | None) -> tuple[str, str | None]:
+def link_role(bt: Battles, battle_id: str, key: str | None) -> tuple[str, str | None]:
     """The link's role; no key, a wrong key and an unknown battle are the same 404."""
     if not key:
         raise NoSuchBattleError(battle_id)
     return bt.access(battle_id, key)
 
 
-def _side(bt: Battles, battle_id: str, key: str | None) -> str:
-    _role_name, side = _role(bt, battle_id, key)
+def link_side(bt: Battles, battle_id: str, key: str | None) -> str:
+    _role_name, side = link_role(bt, battle_id, key)
     if side is None:
         raise AccessError("the spectator link can only watch", code="spectator")
     return side
@@ -133,7 +136,7 @@ BeforeQuery = Annotated[int | None, Query(ge=2, le=10**7, description=(
     "show the log's events numbered below this one"))]
 
 
-def _key(query: str | None, header: str | None) -> str | None:
+def link_key(query: str | None, header: str | None) -> str | None:
     return query or header
 
 
@@ -141,21 +144,21 @@ def _key(query: str | None, header: str | None) -> str | None:
 api = APIRouter(prefix="/battles", tags=["battles"],
                 responses=errors(403, 404, 409, 413, 422, 429, 500, 503))
 """The battle API, mounted under ``/api/v1`` (and the deprecated ``/api``) by the app."""
-class _Body(BaseModel):
+class Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class NewBattle(_Body):
+class NewBattle(Body):
     """No seed: a battle's dice come from a secret only the server holds until the end."""
 
     game: StrictStr = Field(examples=["fow"], max_length=32)
-    name: StrictStr | None = Field(None, max_length=200)
+    name: StrictStr | None = Field(None, max_length=MAX_BATTLE_NAME)
     solo: StrictBool = Field(False, description="single-player: either link undoes any "
                              "event at once (every view says so); otherwise undoing a "
                              "virtual roll waits for the other side's consent")
 
 
-class Write(_Body):
+class Write(Body):
     expect: StrictInt | None = Field(None, description="the state counter you last saw")
 
 
@@ -226,7 +229,7 @@ def api_new(body: NewBattle, request: Request) -> dict[str, Any]:
 
 @api.get("", name="battle_list", response_model=list[schema.BattleSummary],
          summary="The battles whose links this browser has opened")
-def api_list(request: Request) -> list[dict[str, Any]]:
+def api_list(request: Request) -> list[BattleListing]:
     bt = battles(request)
     mine = []
     for bid, key in _remembered(request):
@@ -261,7 +264,7 @@ async def api_import(request: Request) -> dict[str, Any]:
 def api_show(battle_id: str, request: Request, key: KeyQuery = None,
              x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    role, _ = _role(bt, battle_id, _key(key, x_key))
+    role, _ = link_role(bt, battle_id, link_key(key, x_key))
     return {**bt.show(battle_id), "role": role}
 
 
@@ -270,7 +273,7 @@ def api_show(battle_id: str, request: Request, key: KeyQuery = None,
 def api_add_unit(battle_id: str, body: NewUnit, request: Request, key: KeyQuery = None,
                  x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     if body.profile is not None and body.source is not None:
         raise BattleError("give the unit's profile once: profile or from")
     return bt.add_unit(battle_id, body.side, body.name, body.stats,
@@ -285,7 +288,7 @@ def api_add_force(battle_id: str, body: NewForce, request: Request, key: KeyQuer
     from warroom.battle.library import Library, add_force, chosen, entry_of_text
 
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     if (body.force is None) == (body.toml is None):
         raise BattleError("give the force once: force (a library ref) or toml")
     game = bt.state(battle_id).game
@@ -295,7 +298,7 @@ def api_add_force(battle_id: str, body: NewForce, request: Request, key: KeyQuer
                      expect=body.expect, by=side)
 
 
-class Prepare(_Body):
+class Prepare(Body):
     procedure: StrictStr = Field(examples=["fow.shoot_mixed"])
     params: dict[str, Any] = Field(default_factory=dict, description="as for do: "
                                    "parameters plus unit or units, target, side")
@@ -315,7 +318,7 @@ async def api_odds(battle_id: str, body: Prepare, request: Request, key: KeyQuer
     bt = battles(request)
 
     def prepare() -> tuple[Any, Any, dict[str, Any]]:
-        _role_name, side = _role(bt, battle_id, _key(key, x_key))
+        _role_name, side = link_role(bt, battle_id, link_key(key, x_key))
         return bt.preview(battle_id, body.procedure, body.params, by=side)
 
     proc, params, extra = await run_in_threadpool(prepare)
@@ -335,7 +338,7 @@ async def api_odds(battle_id: str, body: Prepare, request: Request, key: KeyQuer
 def api_edit_unit(battle_id: str, body: EditUnit, request: Request, key: KeyQuery = None,
                   x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     return bt.edit_unit(battle_id, body.unit, body.stats, expect=body.expect, by=side,
                         profile=body.profile)
 
@@ -345,7 +348,7 @@ def api_edit_unit(battle_id: str, body: EditUnit, request: Request, key: KeyQuer
 def api_mark(battle_id: str, body: Mark, request: Request, key: KeyQuery = None,
              x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     value = None if body.value is None else str(body.value)
     return bt.mark(battle_id, body.unit, body.marker, value, expect=body.expect, by=side)
 
@@ -375,7 +378,7 @@ async def api_do(battle_id: str, body: Do, request: Request, key: KeyQuery = Non
     from warroom.web.jsonapi import entered_dice
 
     bt = battles(request)
-    side = await run_in_threadpool(_side, bt, battle_id, _key(key, x_key))
+    side = await run_in_threadpool(link_side, bt, battle_id, link_key(key, x_key))
     params = {k: v if isinstance(v, (str, int, float, bool, list)) else str(v)
               for k, v in body.params.items()}
     entered = entered_dice(body.dice)
@@ -391,7 +394,7 @@ async def api_do(battle_id: str, body: Do, request: Request, key: KeyQuery = Non
 def api_next(battle_id: str, request: Request, body: Write | None = None,
              key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     return bt.advance(battle_id, expect=body.expect if body else None, by=side)
 
 
@@ -405,7 +408,7 @@ class UndoAnswer(Write):
 def api_undo(battle_id: str, request: Request, body: Write | None = None,
              key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     return bt.undo(battle_id, expect=body.expect if body else None, by=side)
 
 
@@ -416,7 +419,7 @@ def api_undo(battle_id: str, request: Request, body: Write | None = None,
 def api_undo_answer(battle_id: str, body: UndoAnswer, request: Request,
                     key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     return bt.answer_undo(battle_id, body.accept, expect=body.expect, by=side)
 
 
@@ -426,7 +429,7 @@ def api_undo_answer(battle_id: str, body: UndoAnswer, request: Request,
 def api_end(battle_id: str, request: Request, body: Write | None = None,
             key: KeyQuery = None, x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     return bt.end(battle_id, expect=body.expect if body else None, by=side)
 
 
@@ -440,7 +443,7 @@ async def api_log(battle_id: str, request: Request, key: KeyQuery = None,
                 "only events numbered below this one: the first `seq` of the page you "
                 "have, for the page before it"))] = None) -> list[dict[str, Any]]:
     bt = battles(request)
-    await run_in_threadpool(_role, bt, battle_id, _key(key, x_key))
+    await run_in_threadpool(link_role, bt, battle_id, link_key(key, x_key))
     if limit is not None or before is not None:  # a page: read without the whole log
         page: list[dict[str, Any]] = await run_in_threadpool(
             lambda: bt.log(battle_id, limit=limit, before=before))
@@ -454,7 +457,7 @@ async def api_log(battle_id: str, request: Request, key: KeyQuery = None,
 async def api_export(battle_id: str, request: Request, key: KeyQuery = None,
                      x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    await run_in_threadpool(_role, bt, battle_id, _key(key, x_key))
+    await run_in_threadpool(link_role, bt, battle_id, link_key(key, x_key))
     exported: dict[str, Any] = await _whole_log(request, bt, "export", battle_id)
     return exported
 
@@ -464,7 +467,7 @@ async def api_export(battle_id: str, request: Request, key: KeyQuery = None,
 async def api_verify(battle_id: str, request: Request, key: KeyQuery = None,
                      x_key: KeyHeader = None) -> dict[str, Any]:
     bt = battles(request)
-    await run_in_threadpool(_role, bt, battle_id, _key(key, x_key))
+    await run_in_threadpool(link_role, bt, battle_id, link_key(key, x_key))
     report: dict[str, Any] = await _whole_log(request, bt, "verify", battle_id)
     return report
 
@@ -489,9 +492,9 @@ async def _whole_log(request: Request, bt: Battles, what: str, battle_id: str) -
 @api.get("/{battle_id}/luck", name="battle_luck", response_model=schema.Luck,
          summary="Expected against actual, per side")
 def api_luck(battle_id: str, request: Request, key: KeyQuery = None,
-             x_key: KeyHeader = None) -> dict[str, Any]:
+             x_key: KeyHeader = None) -> Luck:
     bt = battles(request)
-    _role(bt, battle_id, _key(key, x_key))
+    link_role(bt, battle_id, link_key(key, x_key))
     return bt.luck(battle_id)
 
 
@@ -506,7 +509,7 @@ def _remembered(request: Request) -> list[tuple[str, str]]:
     return out[-30:]
 
 
-def _message(request: Request, exc: UsageError) -> str:
+def error_text(request: Request, exc: UsageError) -> str:
     """The error in the page's language (the JSON API's ``detail`` stays English), the
     values it echoes cut short."""
     from warroom.errors import error_message
@@ -549,7 +552,7 @@ def page_new(request: Request, game: Annotated[str, Form()],
         made = bt.new(game, name or None, solo=bool(solo))
     except UsageError as exc:
         return _render(request, "battles/list.html", {"mine": [], "games": bt.games(),
-                                                      "error": _message(request, exc)},
+                                                      "error": error_text(request, exc)},
                        exc.http_status)
     bid = made["id"]
     share = links(bid, made["tokens"])
@@ -567,10 +570,10 @@ def _context(request: Request, battle_id: str, key: str, form: Any = None,
     snapshot and the latest :data:`LOG_PAGE` events below ``before`` (never the whole
     log, so a page costs the same at 3,000 events as at 10); the Resolve form as
     ``form`` (else the address's query) picks it (:func:`_resolve_view`)."""
-    from warroom.web import forces
+    from warroom.web import unit_forms
 
     bt = battles(request)
-    role, side = _role(bt, battle_id, key)
+    role, side = link_role(bt, battle_id, key)
     view = bt.page(battle_id, limit=LOG_PAGE, before=before)
     info, events = view["show"], view["events"]
     _describe(request, events)
@@ -586,7 +589,7 @@ def _context(request: Request, battle_id: str, key: str, form: Any = None,
         "mine": [u for u in info["units"] if side is not None and u["side"] == side],
         "r": _resolve_view(request, bt, battle_id, key, side, info["counter"],
                            request.query_params if form is None else form, keep=keep),
-        **forces.context(bt, info, side, draft),
+        **unit_forms.context(bt, info, side, draft),
     }
 
 
@@ -601,7 +604,7 @@ def _describe(request: Request, events: list[dict[str, Any]]) -> None:
         e["text"] = parse(e).describe(tr)
 
 
-def _page(request: Request, battle_id: str, key: str, error: str | None = None,
+def battle_page(request: Request, battle_id: str, key: str, error: str | None = None,
           status: int = 200, form: Any = None, keep: bool = False,
           before: int | None = None, draft: Mapping[str, Any] | None = None,
           changes: Sequence[str] = ()) -> HTMLResponse:
@@ -633,10 +636,10 @@ def refused(request: Request, battle_id: str, key: str, exc: UsageError, *,
     (``data-refused``), to swap in where the reader is, what was typed kept; without
     the script, the whole page with the notice on top. Nothing was recorded."""
     changes = _changes(request, exc.changes) if isinstance(exc, StaleStateError) else []
-    message = _message(request, exc)
+    message = error_text(request, exc)
     if not _htmx(request):
-        return _page(request, battle_id, key, message, exc.http_status, form=form,
-                     keep=keep, draft=draft, changes=changes)
+        return battle_page(request, battle_id, key, message, exc.http_status, form=form,
+                           keep=keep, draft=draft, changes=changes)
     ctx = _context(request, battle_id, key, form, keep, draft=draft)
     response = _render(request, "battles/_refused.html",
                        {**ctx, "error": message, "changes": changes}, exc.http_status)
@@ -679,7 +682,7 @@ def _marker_names(game: str) -> list[str]:
             summary="A battle, opened with its link")
 def page_battle(battle_id: str, key: str, request: Request,
                 before: BeforeQuery = None) -> HTMLResponse:
-    return _page(request, battle_id, key, before=before)
+    return battle_page(request, battle_id, key, before=before)
 
 
 @router.get("/battles/{battle_id}/{key}/counter", summary="The state counter (for polling)")
@@ -688,7 +691,7 @@ def page_counter(battle_id: str, key: str, request: Request, response: Response
     """The state counter, half a step on while a request to undo a roll waits (it moves
     no counter), so the other side's page notices the request and shows it."""
     bt = battles(request)
-    _role(bt, battle_id, key)
+    link_role(bt, battle_id, key)
     response.headers["Cache-Control"] = "no-store"
     row = bt.row(battle_id)
     return {"counter": int(row["counter"]) + (0.5 if row.get("undo_asked") else 0)}
@@ -708,7 +711,7 @@ def _act(request: Request, battle_id: str, key: str, action: Any) -> Response:
     """Run a form's action; back to the page (:func:`done`) or the refusal
     (:func:`refused`: 409 for a stale write, 422 for a bad one, 403 for another's)."""
     bt = battles(request)
-    side = _side(bt, battle_id, key)
+    side = link_side(bt, battle_id, key)
     try:
         action(bt, side)
     except UsageError as exc:
@@ -716,7 +719,7 @@ def _act(request: Request, battle_id: str, key: str, action: Any) -> Response:
     return done(request, f"/battles/{battle_id}/{key}")
 
 
-def _expect(text: str) -> int | None:
+def expected_counter(text: str) -> int | None:
     try:
         return int(text) if text.strip() else None
     except ValueError:
@@ -743,10 +746,10 @@ async def page_do(battle_id: str, key: str, request: Request,
         from warroom.dice.sources import parse_dice
 
         entered = parse_dice(dice) if dice.strip() else None
-        bt.do(battle_id, procedure, typed(), entered, expect=_expect(expect), by=side)
+        bt.do(battle_id, procedure, typed(), entered, expect=expected_counter(expect), by=side)
 
     bt = battles(request)
-    side = await run_in_threadpool(_side, bt, battle_id, key)
+    side = await run_in_threadpool(link_side, bt, battle_id, key)
     try:
         raw = typed()
     except UsageError:
@@ -758,7 +761,8 @@ async def page_do(battle_id: str, key: str, request: Request,
 
 STAT = "s."
 """Prefix of the edit form's fields holding a unit's current stats (``s.teams``)."""
-LONGEST = 60
+LONGEST = MAX_STAT
+"""The longest stat value the edit form takes: the event model's own bound."""
 
 
 def stat_changes(current: Mapping[str, Any], form: Mapping[str, str], new_stat: str = "",
@@ -807,7 +811,7 @@ async def page_edit(battle_id: str, key: str, request: Request,
     def run(bt: Battles, side: str) -> None:
         from warroom.battle.conflicts import Write, reads
 
-        seen = _expect(expect)
+        seen = expected_counter(expect)
         # refuse a form whose unit changed since it was drawn before reading its changes
         bt.fresh(battle_id, seen, reads(Write.EDIT_UNIT, [unit]))
         current = bt.state(battle_id).unit(unit).stats
@@ -822,7 +826,7 @@ def page_mark(battle_id: str, key: str, request: Request, unit: Annotated[str, F
               marker: Annotated[str, Form()], value: Annotated[str, Form()] = "",
               expect: Annotated[str, Form()] = "") -> Response:
     def run(bt: Battles, side: str) -> None:
-        bt.mark(battle_id, unit, marker, value or None, expect=_expect(expect), by=side)
+        bt.mark(battle_id, unit, marker, value or None, expect=expected_counter(expect), by=side)
 
     return _act(request, battle_id, key, run)
 
@@ -831,21 +835,21 @@ def page_mark(battle_id: str, key: str, request: Request, unit: Annotated[str, F
 def page_next(battle_id: str, key: str, request: Request,
               expect: Annotated[str, Form()] = "") -> Response:
     return _act(request, battle_id, key,
-                lambda bt, side: bt.advance(battle_id, expect=_expect(expect), by=side))
+                lambda bt, side: bt.advance(battle_id, expect=expected_counter(expect), by=side))
 
 
 @router.post("/battles/{battle_id}/{key}/end")
 def page_end(battle_id: str, key: str, request: Request,
              expect: Annotated[str, Form()] = "") -> Response:
     return _act(request, battle_id, key,
-                lambda bt, side: bt.end(battle_id, expect=_expect(expect), by=side))
+                lambda bt, side: bt.end(battle_id, expect=expected_counter(expect), by=side))
 
 
 @router.post("/battles/{battle_id}/{key}/undo")
 def page_undo(battle_id: str, key: str, request: Request,
               expect: Annotated[str, Form()] = "") -> Response:
     return _act(request, battle_id, key,
-                lambda bt, side: bt.undo(battle_id, expect=_expect(expect), by=side))
+                lambda bt, side: bt.undo(battle_id, expect=expected_counter(expect), by=side))
 
 
 @router.post("/battles/{battle_id}/{key}/undo/answer")
@@ -853,7 +857,7 @@ def page_undo_answer(battle_id: str, key: str, request: Request,
                      accept: Annotated[str, Form()] = "",
                      expect: Annotated[str, Form()] = "") -> Response:
     return _act(request, battle_id, key, lambda bt, side: bt.answer_undo(
-        battle_id, accept == "yes", expect=_expect(expect), by=side))
+        battle_id, accept == "yes", expect=expected_counter(expect), by=side))
 
 
 # ---------------------------------------------------------------------------- Resolve form
@@ -875,9 +879,9 @@ def _resolve_view(request: Request, bt: Battles, battle_id: str, key: str,
 def _resolve_for(request: Request, battle_id: str, key: str, form: Any,
                  pass_expect: bool = True, keep: bool = False) -> Any:
     bt = battles(request)
-    side = _side(bt, battle_id, key)
+    side = link_side(bt, battle_id, key)
     counter = int(bt.row(battle_id)["counter"])
-    seen = _expect(str(form.get("expect") or "")) if pass_expect else None
+    seen = expected_counter(str(form.get("expect") or "")) if pass_expect else None
     return _resolve_view(request, bt, battle_id, key, side, counter, form, expect=seen,
                          keep=keep)
 
@@ -888,7 +892,7 @@ def page_resolve(battle_id: str, key: str, request: Request) -> HTMLResponse:
     """htmx asks for the form alone when units or the procedure change (the counter the
     page was drawn from is kept); without JavaScript the whole page comes back."""
     if not request.headers.get("hx-request"):
-        return _page(request, battle_id, key)
+        return battle_page(request, battle_id, key)
     view = _resolve_for(request, battle_id, key, request.query_params)
     response = _render(request, "battles/_resolve.html",
                        {"r": view, "base": f"/battles/{battle_id}/{key}"})
@@ -937,7 +941,7 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
 
     form = await request.form()
     bt = battles(request)
-    side = await run_in_threadpool(_side, bt, battle_id, key)
+    side = await run_in_threadpool(link_side, bt, battle_id, key)
     choice = resolve.read_choice(form)
 
     def refuse(exc: UsageError) -> Response:
@@ -970,7 +974,7 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
     def run() -> Response:
         try:
             resolve.record(bt, battle_id, proc_id, choice.units, choice.target, params,
-                           entered, expect=_expect(str(form.get("expect") or "")), by=side)
+                           entered, expect=expected_counter(str(form.get("expect") or "")), by=side)
         except UsageError as exc:
             return refuse(exc)
         return done(request, f"/battles/{battle_id}/{key}")

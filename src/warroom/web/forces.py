@@ -1,14 +1,8 @@
 """Armies on the phone: a unit's typed profile from a short form in the game's own words,
 a whole force from the force library in one tap, a unit's profile edited in one save.
 
-The short forms are structured fields (selects, number inputs, one counter per row),
-never a text language: a FoW platoon (skill, motivation, teams with their count and
-armour, weapons with range, ROF, AT and firepower), an ASL stack (counters as printed,
-read by :mod:`warroom.games.asl.counters`, nationality, ELR), a BKC/CWC unit (type,
-count, attacks, hits, save, CV). :func:`profile_from_form` turns the posted fields into
-the profile's JSON, which the game's model checks when the unit is added
-(:meth:`warroom.battle.core.Battles.add_unit`) or edited (``edit_unit``). The force
-library is :mod:`warroom.battle.library`.
+The short forms are :mod:`warroom.web.unit_forms`; the force library is
+:mod:`warroom.battle.library`.
 
 The page routes live on :data:`router`, the JSON API's on :data:`api` (under
 ``/api/v1/battles``); a side acts only for itself (its link's key).
@@ -26,227 +20,18 @@ from pydantic import Field, StrictStr
 from starlette.concurrency import run_in_threadpool
 
 from warroom.battle.errors import BattleError
-from warroom.errors import ErrorText, UsageError
-from warroom.web.battles import KeyHeader, KeyQuery, _Body, _key, _role, _side, battles
+from warroom.errors import UsageError
+from warroom.web.battles import (
+    Body,
+    KeyHeader,
+    KeyQuery,
+    battles,
+    link_key,
+    link_role,
+    link_side,
+)
 from warroom.web.jsonapi import errors
-
-PROFILE_GAMES = ("fow", "asl", "bkc", "cwc")
-FOW_TEAMS = ("tank", "infantry", "gun", "soft")
-FOW_SKILLS = ("conscript", "trained", "veteran")
-FOW_MOTIVATIONS = ("reluctant", "confident", "fearless")
-FOW_WEAPON = ("range_cm", "rof_halted", "rof_moving", "at", "firepower")
-COMMANDER_TYPES = ("infantry", "engineers", "afv", "ifv", "artillery", "at_gun", "hq",
-                   "recce", "sniper")
-MARKS = ("", "*", "#")
-MAX_TEAMS = 8
-MAX_WEAPONS = 6
-MAX_COUNTER_ROWS = 20
-MAX_ATTACKS = 4
-LONGEST = 60
-"""The longest text one field of a short form takes."""
-
-LABELS: dict[str, str] = {
-    "count": "Count", "front": "Front armour", "side": "Side armour", "top": "Top armour",
-    "range_cm": "Range (cm)", "rof_halted": "ROF halted", "rof_moving": "ROF moving",
-    "at": "AT", "firepower": "Firepower (N+)", "elr": "ELR", "hits": "Hits",
-    "cv": "CV (HQ only)", "value": "Attack", "save": "Save",
-}
-"""The form's labels of the number fields (message ids: errors name the field so)."""
-
-
-# ---------------------------------------------------------------------------- reading
-def _text(fields: Mapping[str, str], key: str) -> str:
-    value = str(fields.get(key, "") or "").strip()
-    if len(value) > LONGEST:
-        raise BattleError("{field}: at most {most} characters", field=key, most=LONGEST)
-    return value
-
-
-def _number(fields: Mapping[str, str], key: str, default: int | None = None) -> int:
-    text = _text(fields, key)
-    label = ErrorText(LABELS.get(key.rsplit(".", 1)[-1], key))
-    if not text:
-        if default is None:
-            raise BattleError("{field}: give a number", field=label)
-        return default
-    try:
-        return int(text)
-    except ValueError:
-        raise BattleError("{field}: {value!r} is not a whole number", field=label,
-                          value=text) from None
-
-
-def _on(fields: Mapping[str, str], key: str) -> bool:
-    return _text(fields, key).lower() in ("on", "true", "1", "yes")
-
-
-def _fow(fields: Mapping[str, str]) -> dict[str, Any]:
-    teams = []
-    for i in range(MAX_TEAMS):
-        p = f"t{i}."
-        kind = _text(fields, p + "type")
-        if not kind:
-            continue
-        team: dict[str, Any] = {"type": kind, "count": _number(fields, p + "count", 1)}
-        if _text(fields, p + "name"):
-            team["name"] = _text(fields, p + "name")
-        if kind == "tank":
-            for k in ("front", "side", "top"):
-                team[k] = _number(fields, p + k, 0)
-        weapons = []
-        for j in range(MAX_WEAPONS):
-            q = f"{p}w{j}."
-            name = _text(fields, q + "name")
-            if not name:
-                if any(_text(fields, q + k) for k in FOW_WEAPON):
-                    raise BattleError("a weapon needs a name")
-                continue
-            weapon: dict[str, Any] = {"name": name}
-            weapon.update({k: _number(fields, q + k) for k in FOW_WEAPON})
-            weapon.update({k: True for k in ("no_he", "bunker_buster") if _on(fields, q + k)})
-            if _text(fields, q + "notes"):
-                weapon["notes"] = _text(fields, q + "notes")
-            weapons.append(weapon)
-        team["weapons"] = weapons
-        teams.append(team)
-    if not teams:
-        raise BattleError("a platoon needs at least one kind of team: pick its type")
-    return {"skill": _text(fields, "skill") or "trained",
-            "motivation": _text(fields, "motivation") or "confident", "teams": teams}
-
-
-def _asl(fields: Mapping[str, str]) -> dict[str, Any]:
-    counters: list[str] = []
-    for i in range(MAX_COUNTER_ROWS):
-        text = _text(fields, f"c{i}.text")
-        if text:
-            counters += [text] * max(1, min(_number(fields, f"c{i}.count", 1), 20))
-    if not counters:
-        raise BattleError("a stack needs at least one counter, such as 4-6-7 or 8-1")
-    return {"nationality": _text(fields, "nationality"), "elr": _number(fields, "elr", 3),
-            "counters": counters}
-
-
-def _commander(fields: Mapping[str, str]) -> dict[str, Any]:
-    attack = []
-    for i in range(MAX_ATTACKS):
-        value = _text(fields, f"a{i}.value")
-        if value:
-            mark = _text(fields, f"a{i}.mark")
-            attack.append(f"{_number(fields, f'a{i}.value')}{mark if mark in MARKS else ''}")
-    kind = _text(fields, "type") or "infantry"
-    out: dict[str, Any] = {"type": kind, "count": _number(fields, "count", 1),
-                           "attack": attack, "hits": _number(fields, "hits"),
-                           "save": _number(fields, "save", 0),
-                           "armoured": _on(fields, "armoured")}
-    if kind == "hq":
-        out["cv"] = _number(fields, "cv")
-    return out
-
-
-def profile_from_form(game: str, fields: Mapping[str, str],
-                      base: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The profile's JSON from a short form's fields (``base``: the unit's profile before
-    an edit, whose values the form does not show, such as FoW special rules, stay)."""
-    if game not in PROFILE_GAMES:
-        raise BattleError("units of {game} battles carry no profiles (profiles: {valid})",
-                          game=game, valid=", ".join(PROFILE_GAMES))
-    name = _text(fields, "name") or str((base or {}).get("name", ""))
-    if not name:
-        raise BattleError("give the unit a name")
-    made = _fow(fields) if game == "fow" else _asl(fields) if game == "asl" \
-        else _commander(fields)
-    return {**(base or {}), **made, "name": name}
-
-
-# ---------------------------------------------------------------------------- showing
-def fields_of(game: str, profile: Mapping[str, Any] | None) -> dict[str, str]:
-    """A profile as the short form's fields (the inverse of :func:`profile_from_form`)."""
-    if profile is None:
-        return {}
-    out: dict[str, str] = {"name": str(profile.get("name", ""))}
-    if game == "fow":
-        out.update(skill=str(profile.get("skill", "")),
-                   motivation=str(profile.get("motivation", "")))
-        for i, team in enumerate(profile.get("teams", [])):
-            p = f"t{i}."
-            for k in ("type", "count", "name", "front", "side", "top"):
-                out[p + k] = str(team.get(k, ""))
-            for j, weapon in enumerate(team.get("weapons", [])):
-                for k, v in weapon.items():
-                    out[f"{p}w{j}.{k}"] = ("on" if v else "") if isinstance(v, bool) \
-                        else str(v)
-    elif game == "asl":
-        out.update(nationality=str(profile.get("nationality", "")),
-                   elr=str(profile.get("elr", "")))
-        rows: list[list[Any]] = []
-        for c in profile.get("counters", []):
-            if rows and rows[-1][0] == c:
-                rows[-1][1] += 1
-            else:
-                rows.append([c, 1])
-        for i, (text, n) in enumerate(rows):
-            out[f"c{i}.text"], out[f"c{i}.count"] = str(text), str(n)
-    else:
-        for k in ("type", "count", "hits", "save", "cv"):
-            value = profile.get(k)
-            out[k] = "" if value is None else str(value)
-        out["armoured"] = "on" if profile.get("armoured") else ""
-        for i, a in enumerate(profile.get("attack", [])):
-            text = str(a).strip()
-            mark = text[-1] if text[-1:] in ("*", "#") else ""
-            out[f"a{i}.value"], out[f"a{i}.mark"] = text.rstrip("*#").strip(), mark
-    return out
-
-
-def _used(fields: Mapping[str, str], prefix: str, most: int, key: str) -> int:
-    """How many rows ``prefix{i}.key`` are filled in (the last filled one's index + 1)."""
-    return max((i + 1 for i in range(most) if str(fields.get(f"{prefix}{i}.{key}", ""))
-                .strip()), default=0)
-
-
-def form_view(game: str, fields: Mapping[str, str]) -> dict[str, Any]:
-    """What the short form template shows: the values, and the rows to show (the filled
-    ones and one more, to add a kind of team, a weapon, a counter, an attack)."""
-    view: dict[str, Any] = {"game": game, "f": dict(fields)}
-    if game == "fow":
-        used = max(1, _used(fields, "t", MAX_TEAMS, "type"))
-        view["teams"] = []
-        for i in range(min(MAX_TEAMS, used + 1)):
-            armed = max(1, _used(fields, f"t{i}.w", MAX_WEAPONS, "name"))
-            view["teams"].append({"i": i, "spare": i >= used, "weapons": [
-                {"j": j, "spare": j >= armed} for j in range(min(MAX_WEAPONS, armed + 1))]})
-    elif game == "asl":
-        view["counters"] = list(range(min(MAX_COUNTER_ROWS,
-                                          _used(fields, "c", MAX_COUNTER_ROWS, "text") + 3)))
-    else:
-        view["attacks"] = list(range(min(MAX_ATTACKS,
-                                         max(1, _used(fields, "a", MAX_ATTACKS, "value")) + 1)))
-    return view
-
-
-def context(bt: Any, info: Mapping[str, Any], side: str | None,
-            draft: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """What the battle page needs for adding and editing units with profiles: the short
-    forms (the new unit's keeps what was typed after an error) and the force library."""
-    from warroom.battle.library import UPLOADS, Library
-
-    game = str(info["game"])
-    if side is None or game not in PROFILE_GAMES:
-        return {"profiles": False}
-    draft = draft or {}
-    new = draft.get("new") or {}
-    edits = {}
-    for u in info["units"]:
-        if u["side"] == side and u.get("profile") is not None:
-            kept = draft.get("edit") if draft.get("unit") == u["name"] else None
-            edits[u["name"]] = form_view(game, kept or fields_of(game, u["profile"]))
-    return {"profiles": True, "new_unit": form_view(game, new), "edits": edits,
-            "library": Library(bt.store).entries(game), "uploads": ",".join(UPLOADS),
-            "draft": draft,
-            "choices": {"fow_teams": FOW_TEAMS, "skills": FOW_SKILLS,
-                        "motivations": FOW_MOTIVATIONS, "types": COMMANDER_TYPES}}
-
+from warroom.web.unit_forms import checked, profile_from_form, text_field
 
 # ---------------------------------------------------------------------------- pages
 router = APIRouter(tags=["battle pages"])
@@ -276,7 +61,7 @@ async def _form(request: Request) -> Posted:
 
 
 def _expect(fields: Mapping[str, str]) -> int | None:
-    from warroom.web.battles import _expect as expect
+    from warroom.web.battles import expected_counter as expect
 
     return expect(str(fields.get("expect", "")))
 
@@ -290,7 +75,7 @@ async def _act(request: Request, battle_id: str, key: str,
 
     posted = await _form(request)
     bt = battles(request)
-    side = await run_in_threadpool(_side, bt, battle_id, key)
+    side = await run_in_threadpool(link_side, bt, battle_id, key)
 
     def run() -> Response:
         try:
@@ -361,7 +146,7 @@ def _pasted_force(bt: Any, side: str, battle_id: str, posted: Posted) -> None:
     elif not text.strip():
         raise BattleError("paste a force (TOML) or choose a file")
     entry = entry_of_text(text, bt.state(battle_id).game, name)
-    if _on(posted.fields, "keep"):
+    if checked(posted.fields, "keep"):
         Library(bt.store).save(entry.game, entry.name, entry.units, text,
                                battle_id=battle_id, side=side)
     add_force(bt, battle_id, side, entry.units, expect=_expect(posted.fields), by=side)
@@ -370,7 +155,7 @@ def _pasted_force(bt: Any, side: str, battle_id: str, posted: Posted) -> None:
 def _saved_force(bt: Any, side: str, battle_id: str, posted: Posted) -> None:
     from warroom.battle.library import Library, side_units
 
-    Library(bt.store).save(bt.state(battle_id).game, _text(posted.fields, "name"),
+    Library(bt.store).save(bt.state(battle_id).game, text_field(posted.fields, "name"),
                            side_units(bt, battle_id, side), battle_id=battle_id, side=side)
 
 
@@ -430,7 +215,7 @@ api = APIRouter(prefix="/battles", tags=["battles"],
                 responses=errors(403, 404, 409, 413, 422, 429, 500, 503))
 
 
-class SaveForce(_Body):
+class SaveForce(Body):
     toml: StrictStr = Field(description="a force file's text (TOML)")
 
 
@@ -442,7 +227,7 @@ def api_forces(battle_id: str, request: Request, key: KeyQuery = None,
     from warroom.battle.library import Library
 
     bt = battles(request)
-    _role(bt, battle_id, _key(key, x_key))
+    link_role(bt, battle_id, link_key(key, x_key))
     return [e.to_json() for e in Library(bt.store).entries(bt.state(battle_id).game)]
 
 
@@ -454,7 +239,7 @@ def api_save_force(battle_id: str, body: SaveForce, request: Request,
     from warroom.battle.library import Library
 
     bt = battles(request)
-    side = _side(bt, battle_id, _key(key, x_key))
+    side = link_side(bt, battle_id, link_key(key, x_key))
     entry = Library(bt.store).save_text(bt.state(battle_id).game, body.toml,
                                         battle_id=battle_id, side=side)
     return entry.to_json()

@@ -21,9 +21,8 @@ from warroom import api, i18n
 from warroom.engine.params import ParamSpec, normalized
 from warroom.engine.procedure import Procedure, shown_fields
 from warroom.engine.results import Column, Distribution, Resolution, columns
-from warroom.errors import UsageError
+from warroom.errors import UsageError, error_message
 from warroom.serving import Answer, Serving, unless_gone
-from warroom.web.app import error_message
 from warroom.web.charts import JOINT_ROWS, FieldView, fmt_pct, joint_rows, views
 from warroom.web.lang import translator
 from warroom.web.templating import STATIC, page_lang, render
@@ -293,7 +292,7 @@ async def _proc_context(request: Request, proc: Procedure, form: Form,
         view, shown = await compute_odds(request, proc, raw, tr, refresh=refresh,
                                          wait=form.get("_wait") == "1", everything=everything)
     else:
-        view, shown = _cached_view(request, proc, raw, tr, refresh)
+        view, shown = cached_view(request, proc, raw, tr, refresh)
     if view.joint_total > len(view.joint) and not everything:
         view.all_url = f"/p/{proc.id}?" + _query(form, all="1")
     return {
@@ -311,7 +310,7 @@ def index(request: Request) -> HTMLResponse:
     return render(request, "index.html", {"systems": list(api.registry().systems())})
 
 
-def _cached_view(request: Request, proc: Procedure, raw: Mapping[str, Any], tr: Tr,
+def cached_view(request: Request, proc: Procedure, raw: Mapping[str, Any], tr: Tr,
                  refresh: str) -> tuple[OddsView, dict[str, Any]]:
     """The odds from the cache, never computed: else an empty panel asking for them."""
     srv = _serving(request)

@@ -146,7 +146,7 @@ def dice_next(proc: Procedure, params: Any, dice_text: str, tr: Translator) -> s
     is wrong with them. Worked out by rolling with the typed dice (the roll driver)."""
     from warroom.dice.sources import parse_dice
     from warroom.engine import drivers
-    from warroom.web.app import error_message
+    from warroom.errors import error_message
 
     try:
         dice = parse_dice(dice_text)
@@ -200,7 +200,7 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
     from urllib.parse import urlencode
 
     from warroom import api
-    from warroom.web.pages import _cached_view, form_fields, raw_params
+    from warroom.web.pages import cached_view, form_fields, raw_params
 
     tr = tr or (lambda s: s)
     mine = [u.name for u in st.units.values() if side is not None and u.side == side]
@@ -222,7 +222,7 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
     try:
         values, filled = unit_values(bt, st, proc, choice.units, choice.target, side)
     except UsageError as exc:  # units the procedure cannot take: say why, on the form
-        from warroom.web.app import error_message
+        from warroom.errors import error_message
 
         view.problem = error_message(exc, tr)
         return view
@@ -242,7 +242,7 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
     view.filled = {k: v for k, v in filled.items() if k not in typed}
     view.odds_url = f"{base}/resolve/odds?" + urlencode(
         [*choice_query(view), *typed_query(typed)])
-    odds, shown = _cached_view(request, proc, raw, tr, view.odds_url + "&_wait=1")
+    odds, shown = cached_view(request, proc, raw, tr, view.odds_url + "&_wait=1")
     view.odds = odds
     view.fields = form_fields(specs, shown, tr, PREFIX, proc.id)
     if not odds.error:

@@ -93,7 +93,7 @@ def same_origin(request: Request) -> bool:
 
 
 def _refuse(request: Request, status: int, text: ErrorText, code: str) -> Response:
-    from warroom.web.app import json_error
+    from warroom.web.errors import json_error
 
     return json_error(request.url.path, status, code, str(text))
 
@@ -217,7 +217,7 @@ class Guard:
                     from warroom.errors import InvalidTextError
 
                     error = InvalidTextError(where)
-                    from warroom.web.app import json_error
+                    from warroom.web.errors import json_error
 
                     await answer(json_error(request.url.path, 422, error.code, str(error),
                                             error.parameter))
@@ -316,14 +316,14 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(BattleError)
     async def _battle_error(request: Request, exc: BattleError) -> Response:
         from warroom.errors import clip, error_message
-        from warroom.web.app import _error, _wants_html, json_error
+        from warroom.web.errors import error_response, json_error, wants_html
 
-        if _wants_html(request):
+        if wants_html(request):
             from warroom.web.lang import translator
             from warroom.web.templating import page_lang
 
-            return _error(request, exc.http_status,
-                          error_message(exc, translator(page_lang(request))), None)
+            return error_response(request, exc.http_status,
+                                  error_message(exc, translator(page_lang(request))), None)
         return json_error(request.url.path, exc.http_status, exc.code, error_message(exc),
                           clip(exc.parameter), **exc.details())
 

@@ -45,6 +45,12 @@ def templates() -> Jinja2Templates:
     tpl.env.filters["points"] = pass_context(  # percentage points, one decimal
         lambda ctx, x: fmt_number(x * 100, ctx.get("_"), 1))
     tpl.env.globals["cell"] = cell
+    from warroom.battle.state import MAX_BATTLE_NAME, MAX_NAME, MAX_STAT, MAX_WORD
+    from warroom.web.unit_forms import LONGEST
+
+    # the forms' maxlength: the same limits the battle's models and the form readers hold
+    tpl.env.globals["LIMITS"] = {"battle_name": MAX_BATTLE_NAME, "name": MAX_NAME,
+                                 "stat": MAX_STAT, "word": MAX_WORD, "field": LONGEST}
     return tpl
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import warroom
 from warroom.errors import UsageError
-from warroom.games.fow import best
+from warroom.games.fow import mixed
 from warroom.games.fow.mixed import Saves, Team, Weapon, allocate, parse_teams, parse_weapons
 
 
@@ -58,7 +58,7 @@ def test_the_owner_gives_the_dug_in_team_the_weak_firepower() -> None:
     # the plan for one hit each, as the owner makes it: gun (1) on the open team,
     # rifle (0) on the dug-in one
     ws, ts = parse_weapons(raw["weapons"]), parse_teams(raw["teams"])
-    chosen = best.BestAllocation(best.mixed._allocation(ws, ts, "none", False), Saves())
+    chosen = mixed.BestAllocation(mixed._allocation(ws, ts, "none", False), Saves())
     assert chosen.plan((1, 1)) == ((1,), (0,))
     assert allocate((1, 1), ws, ts) == ((0,), (1,))
 
@@ -67,18 +67,18 @@ def test_ties_keep_the_fixed_order_and_the_rules_still_bind() -> None:
     # two alike infantry teams and one hit: the same loss either way, the fixed order's
     # plan is kept (the first team)
     ws, ts = parse_weapons("1:2:6"), parse_teams("infantry,infantry")
-    chosen = best.BestAllocation(best.mixed._allocation(ws, ts, "none", False), Saves())
+    chosen = mixed.BestAllocation(mixed._allocation(ws, ts, "none", False), Saves())
     assert chosen.plan((1,)) == ((0,), ())
     # rule 2: a team gone to ground takes hits only after the others, even where it
     # would lose less: the one hit goes to the tank in the open, never to the dug-in,
     # gone-to-ground infantry
     ws, ts = parse_weapons("1:10:1"), parse_teams("tank:1,infantry:gtg:dug")
-    chosen = best.BestAllocation(best.mixed._allocation(ws, ts, "none", False), Saves())
+    chosen = mixed.BestAllocation(mixed._allocation(ws, ts, "none", False), Saves())
     assert chosen.plan((1,)) == ((0,), ())
     # rule 7: between vehicles the unarmoured one takes the extra hit first, even when
     # the tank would shrug it off
     ws, ts = parse_weapons("1:2:6"), parse_teams("tank:3,soft")
-    chosen = best.BestAllocation(best.mixed._allocation(ws, ts, "none", False), Saves())
+    chosen = mixed.BestAllocation(mixed._allocation(ws, ts, "none", False), Saves())
     assert chosen.plan((1,)) == ((), (0,))
 
 
@@ -239,14 +239,14 @@ def test_the_best_plan_matches_a_brute_force_over_every_permutation() -> None:
             + (":bb" if rng.random() < 0.15 else "") + (":far" if rng.random() < 0.15
                                                          else "")
             for _ in range(rng.randint(1, 3))))
-        chosen = best.BestAllocation(best.mixed._allocation(ws, ts, "none", False),
+        chosen = mixed.BestAllocation(mixed._allocation(ws, ts, "none", False),
                                      Saves())
         for hits in itertools.product(*(range(w.dice + 1) for w in ws)):
             plan = chosen.plan(hits)
-            got = best.plan_loss(ws, ts, plan, Saves())
+            got = mixed.plan_loss(ws, ts, plan, Saves())
             assert got == oracle_best(hits, ws, ts), (ws, ts, hits, plan)
             # never worse than the fixed order
-            assert got <= best.plan_loss(ws, ts, allocate(hits, ws, ts), Saves())
+            assert got <= mixed.plan_loss(ws, ts, allocate(hits, ws, ts), Saves())
 
 
 @settings(max_examples=25, deadline=None)

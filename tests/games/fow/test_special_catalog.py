@@ -7,7 +7,8 @@ import re
 import pytest
 from pydantic import ValidationError
 
-from warroom.games.fow.special_rules import catalog, rules_table
+from warroom.games.fow.special_rules import catalog
+from warroom.games.fow.special_rules.listing import rules_table
 from warroom.games.fow.special_rules.params import RulesParams
 
 REQUIRED = [
@@ -58,7 +59,7 @@ def test_implemented_rules_are_tested() -> None:
     whose odds with the rule are checked in one of the fow test files."""
     from pathlib import Path
 
-    from warroom.games.fow.special_rules import procedures
+    from warroom.games.fow.special_rules.listing import procedures
 
     ids = {p.id for p in procedures()}
     effects = "\n".join(f.read_text("utf-8") for f in Path(__file__).parent.glob("test_*.py")

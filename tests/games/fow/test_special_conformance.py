@@ -2,7 +2,7 @@
 
 tests/test_conformance.py checks every registered procedure; these procedures are
 registered through the core ``fow`` system, so until (and besides) that, the same
-properties are checked here on ``special_rules.procedures()``.
+properties are checked here on ``special_rules.listing.procedures()``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from warroom.engine import drivers
 from warroom.engine.params import describe, validate
 from warroom.engine.procedure import Procedure
 from warroom.errors import UsageError
-from warroom.games.fow.special_rules import procedures
+from warroom.games.fow.special_rules.listing import procedures
 from warroom.games.fow.special_rules.params import RulesParams
 
 PROCS = procedures()

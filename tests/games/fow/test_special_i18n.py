@@ -10,7 +10,8 @@ import pytest
 from warroom.engine import drivers
 from warroom.engine.messages import Msg
 from warroom.engine.params import validate
-from warroom.games.fow.special_rules import catalog, procedures
+from warroom.games.fow.special_rules import catalog
+from warroom.games.fow.special_rules.listing import procedures
 from warroom.i18n import catalog as translations
 
 LANGS = ("pl", "zh")

@@ -326,11 +326,13 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
 
     def announce(d: Dice, lost: tuple[tuple[int, bool, int], ...]) -> None:
         for j, killed, _ in lost:
-            d.note("asl.llmc" if killed else "asl.lltc",
-                   "{who} is killed: after the attack, units of lower morale take a "
-                   "Leader Loss MC" if killed else
-                   "{who} broke: after the attack, units of lower morale take a "
-                   "Leader Loss Task Check", who=unit_msg(units[j].name))
+            who = unit_msg(units[j].name)
+            if killed:
+                d.note("asl.llmc", "{who} is killed: after the attack, units of lower "
+                       "morale take a Leader Loss MC", who=who)
+            else:
+                d.note("asl.lltc", "{who} broke: after the attack, units of lower morale "
+                       "take a Leader Loss Task Check", who=who)
 
     # unit, its state, the leaders lost -> its Leader Loss checks (none: it takes none)
     Lost = tuple[tuple[int, bool, int], ...]

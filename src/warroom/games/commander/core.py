@@ -358,9 +358,10 @@ def attack_dice(rules: Rules, values: Mapping[str, Any], units: tuple[int, ...],
             "{n} units fire together, the modifiers applied to each unit: {dice} = {total} "
             "attack dice", n=len(units), dice=" + ".join(str(max(0, t.final)) for t in each),
             total=n))
-    if each[0].modifiers:
-        d.note(f"{g}.fire.attacks", "modifiers for each unit: {mods}" if len(units) > 1
-               else "attack dice: {n} ({mods})", n=n, mods=_mods(each[0]))
+    if each[0].modifiers and len(units) > 1:
+        d.note(f"{g}.fire.attacks", "modifiers for each unit: {mods}", mods=_mods(each[0]))
+    elif each[0].modifiers:
+        d.note(f"{g}.fire.attacks", "attack dice: {n} ({mods})", n=n, mods=_mods(each[0]))
     return n
 
 
@@ -571,12 +572,14 @@ def assault(rules: Rules) -> Procedure:
             att = _side_hits(rules, now, "attacker", "defender", dd)
             dfn = _side_hits(rules, now, "defender", "attacker", dd)
             last = s[3] + 1 >= values["max_rounds"]
-            if att == dfn:
+            if att == dfn and last:
                 dd.note(f"{g}.assault.draw", "round {n}: equal hits, and that was the last "
-                        "round asked for" if last else "round {n}: equal hits, fight another "
-                        "round", n=s[3] + 1)
-                if not last:  # later rounds do not depend on a draw's hits: states merge
-                    return ("draw", 0, 0, s[3] + 1)
+                        "round asked for", n=s[3] + 1)
+            elif att == dfn:
+                dd.note(f"{g}.assault.draw", "round {n}: equal hits, fight another round",
+                        n=s[3] + 1)
+                # later rounds do not depend on a draw's hits: states merge
+                return ("draw", 0, 0, s[3] + 1)
             return ("draw" if att == dfn else "decided", att, dfn, s[3] + 1)
 
         _, att, dfn, n = d.iterate(("draw", 0, 0, 0), fight, rounds=values["max_rounds"],

@@ -49,7 +49,6 @@ def explaining_rules(proc: Procedure) -> Procedure:
 
 
 def system() -> GameSystem:
-    from warroom.games.fow import special_rules as special
     from warroom.games.fow.air import PROCEDURES as AIR
     from warroom.games.fow.artillery import PROCEDURES as ARTILLERY
     from warroom.games.fow.assault import PROCEDURES as ASSAULT
@@ -58,6 +57,7 @@ def system() -> GameSystem:
     from warroom.games.fow.mixed import PROCEDURES as MIXED
     from warroom.games.fow.passengers import PROCEDURES as PASSENGERS
     from warroom.games.fow.shooting import PROCEDURES as SHOOTING
+    from warroom.games.fow.special_rules import listing as special
 
     procs: list[Procedure] = [*CHECKS, *SHOOTING, *MIXED, *ARTILLERY, *AIR, *ASSAULT, *PASSENGERS]
     procs.extend(ENGAGEMENT)
@@ -69,11 +69,11 @@ def system() -> GameSystem:
     rules_table = getattr(special, "rules_table", None)
     if callable(rules_table):
         tables["special_rules"] = rules_table()
-    from warroom.games.fow import play, units
+    from warroom.games.fow import builders, play, units
 
     return GameSystem(
         "fow", "Flames of War", tuple(procs), tables=tables, phases=play.PHASES,
         markers=play.MARKERS, phase_clears=play.PHASE_CLEARS, profile=units.FowPlatoon,
-        takes=units.takes(),
+        takes={**builders.takes(), **units.takes()},
         description="Flames of War (WWII, 15 mm): the reference card's tests, shooting and "
                     "hit effects, artillery, air support and assaults, with exact odds.")

@@ -285,11 +285,9 @@ def _mixed(actors: Sequence[tuple[Any, Situation]], target: Any, s: Situation,
 
 
 def takes() -> dict[str, Takes]:
-    """How each FoW procedure takes units (the game object's ``takes``): shooting
-    here, the rest in :mod:`warroom.games.fow.builders`."""
-    from warroom.games.fow import builders
-
-    return {**builders.takes(),
+    """How the FoW shooting procedures take units; the game object's ``takes`` joins
+    them to the rest (:func:`warroom.games.fow.builders.takes`)."""
+    return {
         "fow.shoot": make_takes(one_actor(shoot_params), target=True,
                                 situation=("weapon", "pinned", "destroyed", "lost")),
         "fow.shoot_mixed": make_takes(

@@ -1,31 +1,9 @@
-"""Flames of War national and unit special rules: the catalog and their own procedures.
+"""Flames of War national and unit special rules: the catalog
+(:mod:`~warroom.games.fow.special_rules.catalog`) and their own procedures
+(:mod:`~warroom.games.fow.special_rules.listing`).
 
-Importing this package is cheap: the procedures live in submodules loaded by
-:func:`procedures`, and nothing is registered on import (the ``fow`` system appends
-``procedures()`` to its own).
+Importing this package is cheap and imports none of its modules: the procedures live in
+submodules, and nothing is registered on import (the ``fow`` system appends
+``listing.procedures()`` to its own). The modules of FoW's shooting use the catalog, and the
+special rules' procedures use them, so this package gathers nothing itself.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from warroom.engine.procedure import Procedure
-
-__all__ = ["procedures", "rules_table"]
-
-
-def procedures() -> tuple[Procedure, ...]:
-    """The special rules that are procedures of their own, in display order."""
-    from warroom.games.fow.special_rules import german, national, soviet
-
-    return (*german.PROCEDURES, *soviet.PROCEDURES, *national.PROCEDURES)
-
-
-def rules_table() -> dict[str, Any]:
-    """The catalog as data for ``warroom rules fow``: special rule name -> its title,
-    nation, one-line summary, the procedures whose odds it changes, and its status."""
-    from warroom.games.fow.special_rules.catalog import RULES
-
-    return {r.name: {"title": r.title, "nation": r.nation, "summary": r.summary,
-                     "changes": list(r.changes), "status": r.status} for r in RULES}

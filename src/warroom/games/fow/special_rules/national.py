@@ -119,8 +119,10 @@ def british_bulldog(p: BulldogParams, d: Dice) -> dict[str, Any]:
     passed = sum(1 for t in needs if face >= t.final)
     failed = len(needs) - passed
     if len(needs) == 1:
-        d.note("fow.british_bulldog.test", "The roll of {face} passes." if passed else
-               "The roll of {face} fails.", face=face)
+        if passed:
+            d.note("fow.british_bulldog.test", "The roll of {face} passes.", face=face)
+        else:
+            d.note("fow.british_bulldog.test", "The roll of {face} fails.", face=face)
     else:
         d.note("fow.british_bulldog.test", "The roll of {face} passes {n} of {total} "
                "platoons.", face=face, n=passed, total=len(needs))
