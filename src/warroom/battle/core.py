@@ -741,6 +741,11 @@ class Battles:
         actor = actors[0] if actors else None
         target = st.unit(str(keys["target"])) if keys.get("target") else None
         subject = target or actor
+        from warroom.battle.errors import OutOfActionError
+
+        gone = next((u for u in [*actors, target] if u is not None and u.out_of_action), None)
+        if gone is not None:  # out of the game: it neither acts nor is a target
+            raise OutOfActionError(gone.name)
         clear = str(keys["clear"]).strip().lower() if keys.get("clear") else None
         if clear is not None:
             if "passed" not in proc.fields:
