@@ -43,7 +43,8 @@
   });
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail && event.detail.target;
-    if (target && target.id === "odds" && target.closest("#do-form")) {
+    // (the panel that asked for itself, exact odds after an estimate, is detached by now)
+    if (target && target.id === "odds") {
       copySummary(document.querySelector("#do-form [data-odds-summary]"));
       markOdds(false);
     }
