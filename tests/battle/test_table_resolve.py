@@ -119,6 +119,12 @@ def test_units_out_of_action_are_not_offered_also_after_a_partial_refresh(
     assert options(page, "target") == ["Infantry", "AT gun"]
     mark(client, b, "B", "Infantry", "eliminated")
     mark(client, b, "A", "HQ", "eliminated")
+    # the API refuses it with its code (422), and records nothing
+    shown = client.get(f"/api/battles/{b['id']}?key={b['A']}").json()["counter"]
+    r = client.post(f"/api/v1/battles/{b['id']}/do?key={b['A']}", json={
+        "procedure": "bkc.assault", "params": {"unit": "Tanks", "target": "Infantry"}})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "out_of_action", r.text
+    assert client.get(f"/api/battles/{b['id']}?key={b['A']}").json()["counter"] == shown
     for address in (b["a"], b["a"] + "/section", b["a"] + "/resolve"):
         page = text(client.get(address, headers={"hx-request": "true"}))
         assert options(page, "target") == ["AT gun"], address
