@@ -8,30 +8,20 @@ from __future__ import annotations
 
 import html
 import re
-import warnings
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.battle.test_unit_builders import real
+from tests.web import conftest as web_fixtures
 from warroom import api
 from warroom.battle.errors import OutOfActionError
 from warroom.battle.state import Unit
 from warroom.web.pages import form_fields
 from warroom.web.resolve import fold_rare
 
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[Any]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from fastapi.testclient import TestClient
-    from warroom.web.app import create_app
-
-    with TestClient(create_app(tmp_path / "web.db", deadline=60.0)) as c:
-        yield c
+client = web_fixtures.client
+"""A fresh app in process whose pages wait for exact odds (the web tests' fixture)."""
 
 
 def new_battle(client: Any, game: str) -> dict[str, str]:
