@@ -111,11 +111,29 @@ def two_phones(browser: Any, server_url: str) -> None:
                 expect(first).to_have_attribute("data-kind", "resolved")
                 expect(first).to_contain_text(f"{proc} {units[0]}")
             if game == "fow":
+                back_in_action(phones["A"], server_url, links,
+                               {"A": "Shermans", "B": "Panthers"})
                 narrow(browser, server_url + links["A"], "Shermans", "Panthers")
     finally:
         for page in phones.values():
             page.context.close()
     assert not errors, errors
+
+
+def back_in_action(page: Any, server_url: str, links: dict[str, str],
+                   units: dict[str, str]) -> None:
+    """Each side's unit back in action, should the dice have destroyed it (a unit out of
+    action is offered by no Resolve form): its ``eliminated`` and ``destroyed`` markers
+    cleared by its own side."""
+    for side, unit in units.items():
+        bid, key = links[side].split("/")[2:4]
+        api = f"{server_url}/api/battles/{bid}"
+        shown = page.request.get(f"{api}?key={key}").json()
+        markers = next(u["markers"] for u in shown["units"] if u["name"] == unit)
+        for marker in ("eliminated", "destroyed"):
+            if marker in markers:
+                assert page.request.post(f"{api}/mark?key={key}", data={
+                    "unit": unit, "marker": marker, "value": "clear"}).ok
 
 
 def start(page: Any, server_url: str, game: str) -> dict[str, str]:
