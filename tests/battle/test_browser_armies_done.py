@@ -188,10 +188,11 @@ def bkc(a: Any, b: Any) -> None:
                [("type", "infantry"), ("save", "0")], "Grenadiers")
     follow(a, "Grenadiers")
     resolve(a, b, ["HQ"], "", "bkc.command", {"p.cv": "9"}, typed=False)
-    # combined fire: the three Tanks (attack 3 each) and the Infantry (3*: soft targets)
-    resolve(a, b, ["Tanks", "Infantry"], "Grenadiers", "bkc.fire",
-            {"p.attackers": "3,3,3,3"})
     # the Tanks assault (the first acting unit in the list: in the open, as the card
     # lets armour); the Infantry supports them, one extra hit on the card
     resolve(a, b, ["Tanks", "Infantry"], "Grenadiers", "bkc.assault",
             {"p.attacker": "armour", "p.attacker_supporting": "infantry"})
+    # combined fire: the three Tanks (attack 3 each) and the Infantry (3*: soft targets)
+    # (after it the Grenadiers may be destroyed: an eliminated unit is no target any more)
+    resolve(a, b, ["Tanks", "Infantry"], "Grenadiers", "bkc.fire",
+            {"p.attackers": "3,3,3,3"})

@@ -202,6 +202,8 @@ def act(page: Any, units: list[str], target: str, proc: str, filled: tuple[str, 
     before = odds_text(page)  # the odds, before anyone rolls
     if change is not None:
         field = page.locator(f'#do-form [name="{change[0]}"]')
+        if not field.is_visible():  # a rarely used field, at its default: under More
+            page.click("#do-more summary")
         with page.expect_response(re.compile(r"/resolve/odds\?")):
             if change[1] == "check":
                 field.check()

@@ -108,7 +108,8 @@ WRITER = textwrap.dedent("""
     bt = battles(sys.argv[1])
     bid = bt.new("fow", "kill test", 5)["id"]
     bt.add_unit(bid, "A", "Shermans", {"dice": "6"})
-    bt.add_unit(bid, "B", "Grenadiers", {"teams": "9"})
+    # teams enough for every shot of the run: an eliminated unit would be no target
+    bt.add_unit(bid, "B", "Grenadiers", {"teams": "1000000"})
     print("battle", bid, flush=True)
     i = 0
     while True:

@@ -22,7 +22,8 @@ SHOT = {"unit": "Shermans", "target": "Grenadiers"}
 def fow(bt: Battles, *, solo: bool = False) -> str:
     bid = str(bt.new("fow", "Trust", solo=solo)["id"])
     bt.add_unit(bid, "A", "Shermans", {"dice": "6"}, by="A")
-    bt.add_unit(bid, "B", "Grenadiers", {"teams": "4", "skill": "veteran"}, by="B")
+    # more teams than the Shermans have dice: no shot eliminates them (out of action)
+    bt.add_unit(bid, "B", "Grenadiers", {"teams": "8", "skill": "veteran"}, by="B")
     return bid
 
 

@@ -141,3 +141,15 @@ class ConflictError(BattleError):
 
     http_status = 409
     code = "conflict"
+
+
+class OutOfActionError(BattleError):
+    """A unit out of the game (eliminated, or every team destroyed) named to act or as
+    the target (:attr:`warroom.battle.state.Unit.out_of_action`)."""
+
+    code = "out_of_action"
+
+    def __init__(self, unit: str) -> None:
+        super().__init__("{unit} is out of action (eliminated): it can neither act nor be "
+                         "a target; clear its eliminated marker if that was a mistake",
+                         unit=unit)

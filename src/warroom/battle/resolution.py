@@ -25,6 +25,7 @@ from warroom.battle.conflicts import Reads, Write, reads
 from warroom.battle.errors import (
     AccessError,
     BattleError,
+    OutOfActionError,
 )
 from warroom.battle.models import BattleOdds, Prepared
 from warroom.battle.odds import DirectOdds, OddsSource
@@ -129,6 +130,9 @@ class BattleResolution(BattleWrites):
         support = [st.unit(name) for name in _names(keys.get("support"))]
         _check_support(proc.id, actors, target, support)
         subject = target or actor
+        gone = next((u for u in [*actors, target] if u is not None and u.out_of_action), None)
+        if gone is not None:  # out of the game: it neither acts nor is a target
+            raise OutOfActionError(gone.name)
         clear = str(keys["clear"]).strip().lower() if keys.get("clear") else None
         if clear is not None:
             if "passed" not in proc.fields:

@@ -130,6 +130,20 @@ class Unit:
                 return int(self.profile["count"])
         return None
 
+    @property
+    def out_of_action(self) -> bool:
+        """Whether the unit is out of the game: marked ``eliminated`` (an outcome does it:
+        a BKC/CWC unit destroyed, an ASL stack whose every unit is eliminated, a FoW
+        platoon whose last team is destroyed), or every one of its teams destroyed. Such
+        a unit neither acts nor is a target (:meth:`warroom.battle.core.Battles.do`
+        refuses it; the Resolve form does not offer it); clearing the marker brings
+        it back."""
+        if self.markers.get("eliminated"):
+            return True
+        teams = self.teams
+        lost = self.markers.get("destroyed", 0)
+        return bool(teams) and not isinstance(lost, bool) and int(lost) >= int(teams or 0)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "side": self.side, "stats": dict(self.stats),
                                "markers": dict(self.markers)}

@@ -580,6 +580,7 @@ def _context(request: Request, battle_id: str, key: str, form: Any = None,
     procs = bt.game_procedures(info["game"])
     # a side's holder sees only the spectator link to pass on: never the other side's
     share = {"view": links(battle_id, _tokens(bt.row(battle_id)))["view"]} if side else {}
+    may = allowed(bt, battle_id, info, events, side, before)
     return {
         "b": info, "events": list(reversed(events)), "luck": view["luck"]["sides"],
         "older": view["older"], "before": before,
@@ -587,10 +588,55 @@ def _context(request: Request, battle_id: str, key: str, form: Any = None,
         "share": share, "base": f"/battles/{battle_id}/{key}",
         "markers": _marker_names(info["game"]),
         "mine": [u for u in info["units"] if side is not None and u["side"] == side],
+        "may": may,
         "r": _resolve_view(request, bt, battle_id, key, side, info["counter"],
-                           request.query_params if form is None else form, keep=keep),
+                           request.query_params if form is None else form,
+                           keep=keep) if may["resolve"] else None,
         **unit_forms.context(bt, info, side, draft),
     }
+
+
+def allowed(bt: Battles, battle_id: str, info: Mapping[str, Any],
+            events: Sequence[Mapping[str, Any]], side: str | None,
+            before: int | None = None) -> dict[str, Any]:
+    """What this link's holder may do now, by the rules :class:`Battles` enforces (it
+    stays the judge: the page only leaves out what it would refuse). ``next``: move the
+    phase on (only the side whose turn it is); ``undo``: take back the latest live
+    event (only the side that made it); ``resolve``: the Resolve form (a side with a
+    unit in action: ``units`` says why not otherwise, "none" or "out"). Nothing for a
+    spectator, an ended battle or one kept read-only. ``events`` is a page of the log,
+    oldest first (the latest page unless ``before``)."""
+    open_ = side is not None and not info.get("ended") and not info.get("read_only")
+    own = [u for u in info["units"] if u["side"] == side]
+    in_action = [u for u in own if not _out_of_action(u)]
+    return {"next": open_ and info["side"] == side,
+            "undo": open_ and info["can_undo"] and _latest_by(
+                bt, battle_id, events if before is None else None) == side,
+            "resolve": open_ and bool(in_action),
+            "units": "ok" if in_action else "out" if own else "none"}
+
+
+def _out_of_action(unit: Mapping[str, Any]) -> bool:
+    from warroom.battle.state import Unit
+
+    return Unit(unit["name"], unit["side"], dict(unit["stats"]), dict(unit["markers"]),
+                unit.get("profile")).out_of_action
+
+
+def _latest_by(bt: Battles, battle_id: str,
+               page: Sequence[Mapping[str, Any]] | None) -> str | None:
+    """Who made the latest live event (what an undo takes back): found in the page of
+    the log at hand, else in the pages before it (never the whole log)."""
+    if page is None:
+        page = bt.log(battle_id, limit=LOG_PAGE)
+    while page:
+        live = [e for e in page if e["kind"] not in ("created", "undone") and not e["undone"]]
+        if live:
+            return str(live[-1].get("by")) if live[-1].get("by") else None
+        if page[0]["seq"] <= 1:
+            break
+        page = bt.log(battle_id, limit=LOG_PAGE, before=page[0]["seq"])
+    return None
 
 
 def _describe(request: Request, events: list[dict[str, Any]]) -> None:
@@ -918,7 +964,7 @@ async def page_resolve_odds(battle_id: str, key: str, request: Request) -> HTMLR
                                       translator(page_lang(request)),
                                       refresh=view.odds_url + "&_wait=1",
                                       wait=form.get("_wait") == "1")
-    response = _render(request, "_odds.html", {"odds": odds})
+    response = _render(request, "_odds.html", {"odds": odds, "fold_joint": True})
     response.headers["Cache-Control"] = "no-store"
     return response
 

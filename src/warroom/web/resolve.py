@@ -176,6 +176,8 @@ class ResolveView:
     fields: list[FieldForm] = field(default_factory=list)
     filled: dict[str, str] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
+    more: list[FieldForm] = field(default_factory=list)
+    """The rarely used fields, folded under "More" (:func:`fold_rare`)."""
     odds: OddsView | None = None
     dice_text: str = ""
     dice_next: str = ""
@@ -203,8 +205,11 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
     from warroom.web.pages import cached_view, form_fields, raw_params
 
     tr = tr or (lambda s: s)
-    mine = [u.name for u in st.units.values() if side is not None and u.side == side]
-    theirs = [u.name for u in st.units.values() if side is not None and u.side != side]
+    # a unit out of action neither acts nor is a target (the battle refuses it)
+    mine = [u.name for u in st.units.values()
+            if side is not None and u.side == side and not u.out_of_action]
+    theirs = [u.name for u in st.units.values()
+              if side is not None and u.side != side and not u.out_of_action]
     choice = read_choice(form)
     choice.units = [u for u in choice.units if u in mine]
     if choice.target not in theirs:
@@ -244,11 +249,33 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
         [*choice_query(view), *typed_query(typed)])
     odds, shown = cached_view(request, proc, raw, tr, view.odds_url + "&_wait=1")
     view.odds = odds
-    view.fields = form_fields(specs, shown, tr, PREFIX, proc.id)
+    view.fields, view.more = fold_rare(form_fields(specs, shown, tr, PREFIX, proc.id),
+                                       view.filled)
     if not odds.error:
         _, params = api.prepare(proc.id, raw, bt.registry)
         view.dice_next = dice_next(proc, params, view.dice_text, tr)
     return view
+
+
+def fold_rare(fields: Sequence[FieldForm], filled: Mapping[str, str]
+              ) -> tuple[list[FieldForm], list[FieldForm]]:
+    """The fields shown at once and those folded under "More". A field is rare when it
+    keeps its default, the units did not fill it, and either the units filled others
+    (they carry the step: what is left is the situation's exceptions) or it is a
+    switch or a list (a situational yes/no, special rules), which the default answers
+    for most steps. A field with a value of its own is never folded; nor is anything
+    when no field would be left in sight."""
+    def rare(f: FieldForm) -> bool:
+        name = f.spec.name
+        default = f.spec.to_dict()["default"]
+        if name in filled or _text(f.value).lower() != _text(default).lower():
+            return False
+        return bool(filled) or f.widget in ("checkbox", "checkboxes")
+
+    shown = [f for f in fields if not rare(f)]
+    if not shown:
+        return list(fields), []
+    return shown, [f for f in fields if rare(f)]
 
 
 def choice_query(view: ResolveView) -> list[tuple[str, str]]:

@@ -31,8 +31,10 @@
     return form && el.name && el.name.indexOf("p.") === 0 && el.name !== "p._sent";
   }
   function markOdds(on) {
-    var odds = document.querySelector("#do-form #odds");
-    if (odds) { odds.classList.toggle("stale", on); }
+    ["#do-form #odds", "#do-form [data-odds-summary]"].forEach(function (selector) {
+      var el = document.querySelector(selector);
+      if (el) { el.classList.toggle("stale", on); }
+    });
   }
   ["input", "change"].forEach(function (kind) {
     document.addEventListener(kind, function (event) {
@@ -41,7 +43,39 @@
   });
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail && event.detail.target;
-    if (target && target.id === "odds" && target.closest("#do-form")) { markOdds(false); }
+    // (the panel that asked for itself, exact odds after an estimate, is detached by now)
+    if (target && target.id === "odds") {
+      copySummary(document.querySelector("#do-form [data-odds-summary]"));
+      markOdds(false);
+    }
+  });
+
+  // The odds panel's headline (its <template class="odds-summary">) shown in a compact
+  // summary elsewhere: the rule page's sticky bar, the battle page's summary beside Roll.
+  function copySummary(into) {
+    var fresh = document.querySelector("#odds template.odds-summary");
+    var sum = into && into.querySelector(".sum");
+    if (fresh && sum) { sum.innerHTML = fresh.innerHTML; }
+  }
+
+  // Folds opened on the battle page (More, Every outcome) stay open when htmx draws the
+  // Resolve form or its odds anew.
+  var keptOpen = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail && event.detail.target;
+    keptOpen = {};
+    if (!target || !target.querySelectorAll) { return; }
+    target.querySelectorAll("details[data-keep][open]").forEach(function (d) {
+      keptOpen[d.getAttribute("data-keep")] = true;
+    });
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    var kept = keptOpen || {};
+    keptOpen = null;
+    Object.keys(kept).forEach(function (name) {
+      document.querySelectorAll('details[data-keep="' + name.replace(/"/g, "") + '"]')
+        .forEach(function (d) { d.open = true; });
+    });
   });
 
   // "Add a choice" on the compare page reloads the whole page with one more column.
@@ -188,8 +222,7 @@
       if (pending > 0) { return; }
       var ok = event.detail.successful && !event.detail.failed;
       if (ok) {
-        var fresh = document.querySelector("#odds template.odds-summary");
-        if (fresh) { bar.querySelector(".sum").innerHTML = fresh.innerHTML; }
+        copySummary(bar);
         keepInAddress(event.detail.xhr);
       }
       setState(ok ? "fresh" : "failed");
@@ -197,10 +230,7 @@
     // any new odds panel (also one that replaces an estimate by itself) refreshes the bar
     document.addEventListener("htmx:afterSettle", function (event) {
       var target = event.detail && event.detail.target;
-      var fresh = document.querySelector("#odds template.odds-summary");
-      if (target && target.id === "odds" && fresh) {
-        bar.querySelector(".sum").innerHTML = fresh.innerHTML;
-      }
+      if (target && target.id === "odds") { copySummary(bar); }
     });
     // the page's address follows the form, so a reload or a language switch keeps
     // what was typed
