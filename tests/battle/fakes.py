@@ -88,7 +88,7 @@ def stored_unit(bt: Battles, battle_id: str, side: str, name: str,
     ``add_unit``): battles in that shape keep loading, playing and verifying."""
     import json
 
-    from warroom.battle.state import apply
+    from warroom.battle.events import apply
 
     snap = bt._snapshot(battle_id)
     event: dict[str, Any] = {"seq": snap.counter + 1, "kind": "unit_added",
