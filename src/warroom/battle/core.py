@@ -983,6 +983,36 @@ class Battles:
         resolutions, from the totals the snapshot keeps (no replay)."""
         return _luck_table(battle_id, self._snapshot(battle_id).state)
 
+    def luck_report(self, battle_id: str) -> dict[str, Any]:
+        """:meth:`luck` with how unusual each side's totals are (their percentile in the
+        distribution of every total the dice could have given: :mod:`warroom.battle.luck`).
+        It reads the whole log: a page asks for it apart (the read lane)."""
+        from warroom.battle.luck import report
+
+        with self.store.read() as conn:
+            snap = self._snapshot_in(conn, battle_id)
+            events = self.store.load_events(conn, battle_id)
+        live = set(snap.live)
+        game = snap.state.game
+        return report(_luck_table(battle_id, snap.state),
+                      (e for e in events if e["kind"] == "resolved" and e["seq"] in live),
+                      lambda proc_id, params: self._luck_odds(game, proc_id, params))
+
+    def _luck_odds(self, game: str, proc_id: str, params: Mapping[str, Any]
+                   ) -> Distribution | Estimate:
+        """A recorded resolution's odds, as its expectation was worked out: exact, else
+        the luck estimate."""
+        from warroom.engine.params import validate
+        from warroom.errors import ExactTooLargeError
+        from warroom.serving import cached_odds, luck_estimate
+
+        proc = self._procedure(game, proc_id)
+        p = validate(proc, _given(proc, params))
+        try:
+            return cached_odds(proc.id, p, procedure=proc)
+        except ExactTooLargeError:
+            return luck_estimate(proc, p)
+
     # ------------------------------------------------------------------ verify
     def verify(self, battle_id: str) -> Report:
         """Replay every event from scratch (the server knows the secret seed, so every
@@ -1099,11 +1129,7 @@ class Battles:
         from warroom.engine.params import validate
 
         proc = self._procedure(before.game, str(ev["procedure"]))
-        # the stored parameters hold every default too: given back as they are, a check
-        # that asks which were given (bkc.fire: attacks or attackers) would see them all
-        fields = proc.params.model_fields
-        params = validate(proc, {k: v for k, v in ev["params"].items()
-                                 if k not in fields or fields[k].default != v})
+        params = validate(proc, _given(proc, ev["params"]))
         dice: Sequence[object] | None = None
         if ev.get("entered"):
             dice = list(ev["dice"])
@@ -1265,6 +1291,14 @@ class Battles:
 _PROSE = frozenset({"text", "base_reason", "result"})
 """A logged step's words (:meth:`warroom.engine.steps.Step.to_dict`), left out when
 ``verify`` compares steps: the rule, target, modifiers' values and dice must reproduce."""
+
+
+def _given(proc: Procedure, params: Mapping[str, Any]) -> dict[str, Any]:
+    """A resolution's stored parameters less those at their default: they hold every
+    default too, and given back as they are, a check that asks which were given
+    (bkc.fire: attacks or attackers) would see them all."""
+    fields = proc.params.model_fields
+    return {k: v for k, v in params.items() if k not in fields or fields[k].default != v}
 
 
 def _step_facts(steps: Any) -> Any:
