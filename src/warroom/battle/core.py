@@ -994,7 +994,7 @@ class Battles:
             events = self.store.load_events(conn, battle_id)
         live = set(snap.live)
         game = snap.state.game
-        return report(_luck_table(battle_id, snap.state),
+        return report({**_luck_table(battle_id, snap.state), "game": game},
                       (e for e in events if e["kind"] == "resolved" and e["seq"] in live),
                       lambda proc_id, params: self._luck_odds(game, proc_id, params))
 

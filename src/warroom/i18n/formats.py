@@ -49,12 +49,12 @@ def fmt_pct(p: Fraction | float, tr: Tr | None = None) -> str:
     return f"{fmt_number(x * 100, tr)}%"
 
 
-def fmt_percentile(p: float, estimate: bool = False, margin: float | None = None,
-                   tr: Tr | None = None) -> str:
+def fmt_percentile(p: Fraction | float, estimate: bool = False,
+                   margin: float | None = None, tr: Tr | None = None) -> str:
     """A percentile (``p`` from 0 to 1) from 0 to 100: whole, with one decimal near the
     ends (``99.6``) where the whole number would read 100 or 0; an estimate with ``≈``
     and its margin in points (``≈ 84 ± 3``)."""
-    x = p * 100
+    x = float(p) * 100
     digits = 1 if (x < 1 or x > 99) and 0 < x < 100 else 0
     text = fmt_number(x, tr, digits)
     if not estimate:

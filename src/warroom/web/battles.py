@@ -615,6 +615,7 @@ def _context(request: Request, battle_id: str, key: str, form: Any = None,
     share = {side: every[side], "view": every["view"]} if side else {}
     return {
         "b": info, "events": list(reversed(events)), "luck": view["luck"]["sides"],
+        "game": info["game"],
         "older": view["older"], "before": before,
         "role": role, "side": side, "key": key, "procedures": procs,
         "share": share, "shared": shared(request, share),
@@ -703,7 +704,8 @@ async def page_luck(battle_id: str, key: str, request: Request) -> HTMLResponse:
     bt = battles(request)
     await run_in_threadpool(_role, bt, battle_id, key)
     report = await _whole_log(request, bt, "luck", battle_id, rate=False)
-    ctx = {"luck": report["sides"], "report": True, "base": f"/battles/{battle_id}/{key}"}
+    ctx = {"luck": report["sides"], "report": True, "game": report["game"],
+           "base": f"/battles/{battle_id}/{key}"}
     if request.headers.get("hx-request"):
         response = _render(request, "battles/_luck.html", ctx)
     else:
