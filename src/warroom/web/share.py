@@ -74,7 +74,8 @@ def qr_svg(text: str) -> Markup:
     out = io.BytesIO()
     segno.make(text, error="m").save(out, kind="svg", xmldecl=False, svgns=True,
                                      scale=4, border=2, dark="#000", light="#fff",
-                                     svgclass="qr", lineclass=None, title=text)
+                                     svgclass="qr", lineclass=None, title=text,
+                                     omitsize=True)  # a viewBox: the page sizes it
     return Markup(out.getvalue().decode())  # segno escapes the text it puts in the SVG
 
 
