@@ -109,7 +109,8 @@ def two_phones(browser: Any, server_url: str) -> None:
                     n, timeout=12_000)
                 first = other.locator("#log li").first
                 expect(first).to_have_attribute("data-kind", "resolved")
-                expect(first).to_contain_text(f"{proc} {units[0]}")
+                expect(first).to_have_attribute("data-procedure", proc)
+                expect(first.locator(".who")).to_contain_text(" + ".join(units))
             if game == "fow":
                 narrow(browser, server_url + links["A"], "Shermans", "Panthers")
     finally:
