@@ -468,8 +468,7 @@ def verify(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None
 
 @battle_app.command("luck")
 def luck(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
-    """Per side: what its rolls were expected to give, what they gave, and how unusual
-    that is (the total's percentile among every total the dice could have given)."""
+    """Per side: what its rolls were expected to give, and what they gave."""
     from warroom.i18n import label
     from warroom.i18n.formats import fmt_number, fmt_percentile
 
