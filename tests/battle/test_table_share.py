@@ -7,8 +7,6 @@ the fields that matter) and a luck table that says how unusual each side's total
 from __future__ import annotations
 
 import re
-import warnings
-from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -178,18 +176,7 @@ def test_past_the_exact_budget_the_percentile_is_an_estimate_with_its_margin(
     assert abs(f["percentile"] - 7 / 8) <= f["margin"]  # exact: 3/4 + 1/2 * 1/4
 
 
-# -- the pages ---------------------------------------------------------------------------
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[Any]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from fastapi.testclient import TestClient
-    from warroom.web.app import create_app
-
-    with TestClient(create_app(tmp_path / "web.db")) as c:
-        yield c
-
+# -- the pages (``client``: tests/conftest.py's app on a fresh database) -----------------
 
 def test_the_game_list_offers_only_real_games(client: Any) -> None:
     page = client.get("/battles").text
