@@ -253,3 +253,24 @@ def test_the_log_and_the_luck_card_read_as_players_speak(client: Any) -> None:
     assert "<html" in whole.text and 'id="luck-back"' in whole.text
     api = client.get(f"/api/v1/battles/{bid}/luck?key={ka}&unusual=true").json()
     assert api["sides"]["A"]["fields"]["successes"]["percentile_exact"] == "7/8"
+
+
+def test_a_total_with_a_roll_of_unknown_odds_has_no_percentile() -> None:
+    from warroom import api
+    from warroom.battle.luck import report
+    from warroom.engine import drivers
+
+    proc = api.registry().procedure("demo.pool")
+    known = drivers.exact(proc, proc.params(dice=2))
+    table = {"id": "x", "sides": {"A": {"rolls": 2, "fields": {"successes": {
+        "expected": 1.5, "actual": 2, "rolls": 2, "expected_exact": "3/2",
+        "difference": 0.5}}}}}
+    rolls = [{"side": "A", "procedure": p, "params": {}, "expected": {"successes": "1"}}
+             for p in ("demo.pool", "old.rule")]
+    f = report(table, rolls, lambda p, _params: known if p == "demo.pool" else None)[
+        "sides"]["A"]["fields"]["successes"]
+    assert (f["percentile"], f["percentile_exact"], f["spread"]) == (None, None, True)
+    # both known (each two dice at 4+: 0, 1, 2 with 1/4, 1/2, 1/4): the sum is 0 to 4
+    # with 1, 4, 6, 4, 1 sixteenths, so a total of 2 sits at 5/16 + 6/32 = 1/2
+    f = report(table, rolls, lambda _p, _params: known)["sides"]["A"]["fields"]["successes"]
+    assert f["percentile_exact"] == "1/2"

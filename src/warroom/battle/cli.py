@@ -487,7 +487,8 @@ def luck(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
                             "{percentile}").format(
                 field=label(tr, name, data["game"]), expected=fmt_number(f["expected"], tr),
                 actual=f["actual"],
-                percentile=fmt_percentile(f["percentile"], f["estimate"], f["margin"], tr)))
+                percentile="-" if f["percentile"] is None else fmt_percentile(
+                    f["percentile"], f["estimate"], f["margin"], tr)))
 
 
 @battle_app.command("links")

@@ -999,15 +999,19 @@ class Battles:
                       lambda proc_id, params: self._luck_odds(game, proc_id, params))
 
     def _luck_odds(self, game: str, proc_id: str, params: Mapping[str, Any]
-                   ) -> Distribution | Estimate:
+                   ) -> Distribution | Estimate | None:
         """A recorded resolution's odds, as its expectation was worked out: exact, else
-        the luck estimate."""
+        the luck estimate; None for a rule or parameters this server does not know (a
+        log imported from elsewhere)."""
         from warroom.engine.params import validate
         from warroom.errors import ExactTooLargeError
         from warroom.serving import cached_odds, luck_estimate
 
-        proc = self._procedure(game, proc_id)
-        p = validate(proc, _given(proc, params))
+        try:
+            proc = self._procedure(game, proc_id)
+            p = validate(proc, _given(proc, params))
+        except UsageError:
+            return None
         try:
             return cached_odds(proc.id, p, procedure=proc)
         except ExactTooLargeError:

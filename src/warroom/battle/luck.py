@@ -21,8 +21,9 @@ from typing import Any
 from warroom.engine.results import Distribution, Estimate
 from warroom.engine.sums import Weights, percentile, sum_chances
 
-Odds = Callable[[str, Mapping[str, Any]], "Distribution | Estimate"]
-"""A resolution's odds from its procedure and its recorded parameters."""
+Odds = Callable[[str, Mapping[str, Any]], "Distribution | Estimate | None"]
+"""A resolution's odds from its procedure and its recorded parameters (None: none can
+be worked out here, as for a rule of a log imported from elsewhere)."""
 
 
 def weights_of(odds: Distribution | Estimate, name: str) -> Weights:
@@ -50,13 +51,18 @@ def report(table: Mapping[str, Any], resolutions: Iterable[Mapping[str, Any]],
     Monte Carlo estimate, or the sum too large to work out in fractions), ``margin``
     (how far an estimated percentile may be off, 95%) and ``spread`` (false for a total
     the dice could not change: nothing to say about luck). ``resolutions`` are the live
-    resolved events."""
+    resolved events. A total one of whose rolls has no odds here has no percentile
+    (None)."""
     parts: dict[str, dict[str, list[Weights]]] = {}
     margins: dict[str, dict[str, float]] = {}
+    unknown: set[tuple[str, str]] = set()
     for ev in resolutions:
         side = str(ev["side"])
         found = odds(str(ev["procedure"]), ev["params"])
         for name in ev.get("expected") or {}:
+            if found is None or name not in found.fields:
+                unknown.add((side, name))
+                continue
             parts.setdefault(side, {}).setdefault(name, []).append(weights_of(found, name))
             if isinstance(found, Estimate):
                 acc = margins.setdefault(side, {})
@@ -70,10 +76,11 @@ def report(table: Mapping[str, Any], resolutions: Iterable[Mapping[str, Any]],
             chances, exact = sum_chances(mine) if mine else ({0: Fraction(1)}, True)
             margin = margins.get(side, {}).get(name)
             where = percentile(chances, int(f["actual"]))
-            row["spread"] = len(chances) > 1
-            row["percentile"] = round(float(where), 4)
+            row["spread"] = len(chances) > 1 or (side, name) in unknown
+            row["percentile"] = None if (side, name) in unknown else round(float(where), 4)
             row["percentile_exact"] = (f"{where.numerator}/{where.denominator}"
                                        if exact and margin is None
+                                       and (side, name) not in unknown
                                        and isinstance(where, Fraction) else None)
             row["estimate"] = not exact or margin is not None
             row["margin"] = None if margin is None else round(min(margin, 1.0), 4)
