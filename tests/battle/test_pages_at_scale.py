@@ -21,7 +21,7 @@ import sqlalchemy as sa
 
 from tests.battle import test_web_api
 from tests.battle.fakes import battles
-from warroom.battle import core
+from warroom.battle import base, transfer, verify, writes
 from warroom.battle.core import Battles
 from warroom.battle.errors import ConflictError
 from warroom.battle.store import Store, _sqlite_setup, events
@@ -51,8 +51,10 @@ class Counted:
         for owner, name in ((Store, "load_events"), (Store, "stored_states")):
             real = getattr(owner, name)
             monkeypatch.setattr(owner, name, staticmethod(self._count(name, real)))
-        for name in ("fold", "_states"):
-            monkeypatch.setattr(core, name, self._count(name, getattr(core, name)))
+        # every module of the battle core that replays a log
+        for module, name in ((base, "fold"), (writes, "fold"), (verify, "fold"),
+                             (verify, "replay_states"), (transfer, "_states")):
+            monkeypatch.setattr(module, name, self._count(name, getattr(module, name)))
         real_page = Store.events_page
 
         def page(conn: Any, battle_id: str, **kw: Any) -> list[dict[str, Any]]:

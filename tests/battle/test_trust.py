@@ -165,9 +165,9 @@ def test_an_edited_export_is_consistent_but_not_authentic(bt: Battles, tmp_path:
 
     ev["after"] = apply(State("x", "", "", None), {**ev, "after": "0" * 16}).digest()
     # re-digest every later event as a forger would
-    from warroom.battle.core import _states
+    from warroom.battle.verify import replay_states
 
-    for e, st_after in zip(data["events"], _states("x", data["events"])[0], strict=True):
+    for e, st_after in zip(data["events"], replay_states("x", data["events"])[0], strict=True):
         e["after"] = st_after.digest()
     made = bt.import_(data)
     assert made["origin"] == "unsigned"

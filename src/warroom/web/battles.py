@@ -609,7 +609,7 @@ def _context(request: Request, battle_id: str, key: str, form: Any = None,
     view = bt.page(battle_id, limit=LOG_PAGE, before=before)
     info, events = view["show"], view["events"]
     _describe(request, events)
-    procs = bt._game_procedures(info["game"])
+    procs = bt.game_procedures(info["game"])
     # a side's holder sees its own link and the spectator's: never the other side's
     every = links(battle_id, _tokens(bt.row(battle_id)))
     share = {side: every[side], "view": every["view"]} if side else {}
@@ -973,7 +973,7 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
         from warroom.web.pages import raw_params
 
         st = bt.state(battle_id)
-        proc = bt._procedure(st.game, choice.procedure)
+        proc = bt.procedure(st.game, choice.procedure)
         filled, _where = resolve.unit_values(bt, st, proc, choice.units, choice.target,
                                              side)
         typed = raw_params(describe(proc.params), form, resolve.PREFIX)
