@@ -58,7 +58,8 @@ bench: dev
 screenshots: dev
 	WARROOM_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/pytest -m browser \
 	  tests/web/test_browser.py tests/battle/test_browser_battle.py \
-	  tests/battle/test_browser_armies.py tests/web/test_phone_resolve.py
+	  tests/battle/test_browser_armies.py tests/web/test_phone_resolve.py \
+	  tests/battle/test_browser_share.py
 
 # the message templates, one per catalog domain (src/warroom/i18n/pot/DOMAIN.pot: what
 # pybabel extract finds with babel.cfg and the keywords in pyproject.toml, plus what each

@@ -316,12 +316,12 @@ def _run_task(kind: str, proc_id: str, raw: Mapping[str, Any], *args: Any) -> An
 
 _STORES: dict[str, Any] = {}
 """The battle stores a worker process has opened (by URL), kept for its next read."""
-BATTLE_READS = ("verify", "export", "log")
+BATTLE_READS = ("verify", "export", "log", "luck")
 
 
 def _battle_read(what: str, url: str, battle_id: str) -> Any:
-    """A read of a whole battle log (``verify``, ``export``, ``log``) in a worker process,
-    as plain JSON data."""
+    """A read of a whole battle log (``verify``, ``export``, ``log``, ``luck``) in a
+    worker process, as plain JSON data."""
     from warroom.battle.core import Battles
     from warroom.battle.store import Store
 
@@ -335,6 +335,8 @@ def _battle_read(what: str, url: str, battle_id: str) -> Any:
         return battles.verify(battle_id).to_json()
     if what == "export":
         return battles.export(battle_id)
+    if what == "luck":
+        return battles.luck_report(battle_id)
     return battles.log(battle_id)
 
 
@@ -873,19 +875,20 @@ class Serving:
 
     async def battle_read(self, what: str, url: str, battle_id: str,
                           version: tuple[Any, ...]) -> Any:
-        """A whole battle log's ``verify``, ``export`` or ``log`` (:data:`BATTLE_READS`),
-        worked out in the read lane's worker process (one: such reads never crowd out
-        the odds, nor hold the event loop). ``version`` says which state of the battle
-        it is (its counter, its last change): a ``verify`` of an unchanged battle is
-        answered from the cache."""
+        """A whole battle log's ``verify``, ``export``, ``log`` or ``luck`` report
+        (:data:`BATTLE_READS`), worked out in the read lane's worker process (one: such
+        reads never crowd out the odds, nor hold the event loop). ``version`` says which
+        state of the battle it is (its counter, its last change): a ``verify`` or a luck
+        report of an unchanged battle is answered from the cache."""
         key = f"{url}|{battle_id}|{version!r}"
-        if what == "verify":
-            found = self.cache.get("verify", key)
+        kept = what in ("verify", "luck")  # an unchanged battle's: from the cache
+        if kept:
+            found = self.cache.get(what, key)
             if found is not None:
                 return found
         result = await self.pool.run("read", ("battle", what, {}, url, battle_id))
-        if what == "verify":
-            self.cache.put("verify", key, result)
+        if kept:
+            self.cache.put(what, key, result)
         return result
 
     async def estimate(self, proc: Any, raw: Mapping[str, Any], params: Mapping[str, Any],

@@ -96,7 +96,8 @@ def armies(browser: Any, server_url: str) -> None:
         a.click("#do-roll")
         newest = a.locator("#log li").first
         expect(newest).to_have_attribute("data-kind", "resolved")
-        expect(newest).to_contain_text("fow.shoot_mixed Shermans")
+        expect(newest).to_have_attribute("data-procedure", "fow.shoot_mixed")
+        expect(newest.locator(".who")).to_have_text("Shermans + Rifle platoon → Panthers")
         expect(b.locator("#log li[data-kind=resolved]")).to_have_count(1, timeout=12_000)
         nothing_typed = a.request.get(
             f"{server_url}/api/v1/battles/{made['id']}?key={made['keys']['A']}").json()

@@ -137,7 +137,8 @@ def resolve(page: Any, other: Any, units: list[str], target: str, proc: str,
     page.click("#do-roll")
     newest = page.locator("#log li").first
     expect(newest).to_have_attribute("data-kind", "resolved")
-    expect(newest).to_contain_text(f"{proc} {units[0]}")
+    expect(newest).to_have_attribute("data-procedure", proc)
+    expect(newest.locator(".who")).to_contain_text(" + ".join(units))
     if typed:
         assert newest.locator(".die").all_inner_texts() == dice.split()
     page.wait_for_function("document.activeElement && document.activeElement.matches('#log li')")

@@ -89,7 +89,8 @@ def two_phones(browser: Any, server_url: str) -> None:
                     n, timeout=12_000)
                 first = other.locator("#log li").first
                 expect(first).to_have_attribute("data-kind", "resolved")
-                expect(first).to_contain_text(f"{proc} {units[0]}")
+                expect(first).to_have_attribute("data-procedure", proc)
+                expect(first.locator(".who")).to_contain_text(" + ".join(units))
             if game == "fow":  # a fresh battle: the virtual reply may have left no
                 # Sherman to shoot (the example profiles: Panthers hit hard)
                 fresh = start(phones["A"], server_url, "fow")

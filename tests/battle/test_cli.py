@@ -74,7 +74,8 @@ def test_a_turn_through_the_cli(capsys: Cap, db: str, battle: str) -> None:
 def test_human_output(capsys: Cap, db: str, battle: str) -> None:
     code, out, _ = run(capsys, db, "do", battle, "demo.pool", "unit=Tigers", "target=T-34s",
                        "--dice", "3,4,1,6")
-    assert code == 0 and "successes=3" in out and "your dice: 3 4 1 6" in out
+    assert code == 0 and "your dice: 3 4 1 6" in out
+    assert "Dice pool Tigers → T-34s: successes: 3" in out  # the rule by its title
     assert "T-34s: hits = 3" in out
     code, out, _ = run(capsys, db, "show", battle)
     assert code == 0 and "Action phase" in out and "[ ] Roll what needs rolling" in out

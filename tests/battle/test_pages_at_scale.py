@@ -104,7 +104,9 @@ def test_a_page_at_3000_events_reads_one_page_of_the_log_and_replays_nothing(
     for side in ("A", "B"):
         f = sides[side]["fields"]["successes"]
         assert (sides[side]["rolls"], f["expected_exact"], f["actual"]) == (1, "1/1", 2)
-    assert re.search(r'data-side="A" data-field="successes">.*?<td>1</td>', page.text)
+    assert re.search(r'data-side="A" data-field="successes">.*?>1.00</td><td>2</td>',
+                     page.text)
+    assert re.search(r'Side A: 1 roll<', page.text)
 
     # older pages, down to the creation: each one page of 30, never the whole log
     older = client.get(f"{base}?before=2972")

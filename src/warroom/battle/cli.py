@@ -473,7 +473,10 @@ def verify(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None
 @battle_app.command("luck")
 def luck(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Per side: what its rolls were expected to give, and what they gave."""
-    data = _battles(db).luck(battle_id)
+    from warroom.i18n import label
+    from warroom.i18n.formats import fmt_number, fmt_percentile
+
+    data = _battles(db).luck_report(battle_id)
     if as_json:
         _out(data, "Luck")
         return
@@ -482,8 +485,14 @@ def luck(battle_id: IdArg, db: DbOpt = None, as_json: JsonOpt = False) -> None:
         _echo(nmsg("side {side}: {n} roll", "side {side}: {n} rolls", n=info["rolls"],
                    side=side).render(tr))
         for name, f in info["fields"].items():
-            _echo("  " + tr("{field}: expected {expected}, got {actual}").format(
-                field=name, expected=f"{f['expected']:.2f}", actual=f["actual"]))
+            if not f["spread"]:  # a total the dice could not change
+                continue
+            _echo("  " + tr("{field}: expected {expected}, got {actual}, percentile "
+                            "{percentile}").format(
+                field=label(tr, name, data["game"]), expected=fmt_number(f["expected"], tr),
+                actual=f["actual"],
+                percentile="-" if f["percentile"] is None else fmt_percentile(
+                    f["percentile"], f["estimate"], f["margin"], tr)))
 
 
 @battle_app.command("links")

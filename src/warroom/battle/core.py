@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from warroom.battle import phases
 from warroom.battle.base import READ_ONLY, Snapshot, commitment_of
@@ -44,11 +44,14 @@ from warroom.battle.models import (
     LuckField,
     LuckSide,
 )
-from warroom.battle.resolution import roll_place, roll_rng
+from warroom.battle.resolution import given_params, roll_place, roll_rng
 from warroom.battle.state import MAX_BATTLE_NAME, MAX_NAME, SIDES, State
 from warroom.battle.transfer import BattleTransfer
 from warroom.battle.verify import Report
-from warroom.errors import UnknownNameError, counted
+from warroom.errors import UnknownNameError, UsageError, counted
+
+if TYPE_CHECKING:
+    from warroom.engine.results import Distribution, Estimate
 
 __all__ = ["MAX_NAME", "Battles", "Report", "commitment_of", "roll_place", "roll_rng"]
 
@@ -171,6 +174,39 @@ class Battles(BattleTransfer):
         """Per side: expected against actual for each numeric outcome field of the live
         resolutions, from the totals the snapshot keeps (no replay)."""
         return _luck_table(battle_id, self._snapshot(battle_id).state)
+
+    def luck_report(self, battle_id: str) -> dict[str, Any]:
+        """:meth:`luck` with how unusual each side's totals are (their percentile in the
+        distribution of every total the dice could have given: :mod:`warroom.battle.luck`).
+        It reads the whole log: a page asks for it apart (the read lane)."""
+        from warroom.battle.luck import report
+
+        with self.store.read() as conn:
+            snap = self._snapshot_in(conn, battle_id)
+            events = self.store.load_events(conn, battle_id)
+        live = set(snap.live)
+        game = snap.state.game
+        return report({**_luck_table(battle_id, snap.state), "game": game},
+                      (e for e in events if e["kind"] == "resolved" and e["seq"] in live),
+                      lambda proc_id, params: self._luck_odds(game, proc_id, params))
+
+    def _luck_odds(self, game: str, proc_id: str, params: Mapping[str, Any]
+                   ) -> Distribution | Estimate | None:
+        """A recorded resolution's odds, as its expectation was worked out: exact, else
+        the luck estimate; None for a rule or parameters this server does not know (a
+        log imported from elsewhere)."""
+        from warroom.engine.params import validate
+        from warroom.errors import ExactTooLargeError
+
+        try:
+            proc = self.procedure(game, proc_id)
+            p = validate(proc, given_params(proc, params))
+        except UsageError:
+            return None
+        try:
+            return self.odds_source.exact(proc, p)
+        except ExactTooLargeError:
+            return self.odds_source.luck(proc, p)
 
 
 def _mark_undone(events: list[dict[str, Any]], live: Sequence[int]) -> None:

@@ -283,33 +283,19 @@ class Resolved(Event):
         return Touched(frozenset(change.unit for change in self.effects))
 
     def describe(self, tr: Translate) -> str:
-        """The rule by its title, who acted on whom, each outcome field by its label and
-        value in ``tr``'s language (English keeps the names as typed: ``hits=2``,
-        ``pinned=no``; fields certainly 0 for these parameters left out), and the dice."""
-        from warroom.engine.registry import shown
-        from warroom.i18n import field_label
-        from warroom.i18n.formats import fmt_value
-
-        outcome = ", ".join(
-            f"{field_label(tr, k, self.procedure)}={fmt_value(self.outcome[k], tr)}"
-            for k in shown(self.procedure, self.params, list(self.outcome)))
-        actors = " + ".join(self.units) if self.units else (self.unit or "")
-        who = f" {actors}{' → ' + self.target if self.target else ''}"
+        """The rule by its title, every acting unit and the target, the result's parts
+        that matter in ``tr``'s language (:func:`warroom.battle.loglines.log_line`), and
+        the dice."""
         how = tr("your dice") if self.entered else tr("virtual dice")
         dice = " ".join(str(d) for d in self.dice) or "-"
-        return f"{_rule_title(self.procedure, tr)}{who.rstrip()}: {outcome}  ({how}: {dice})"
+        return f"{self.line(tr).text()}  ({how}: {dice})"
 
+    def line(self, tr: Translate) -> Any:
+        """The log line's parts (:class:`warroom.battle.loglines.LogLine`)."""
+        from warroom.battle.loglines import log_line
 
-def _rule_title(procedure: str, tr: Translate) -> str:
-    """A procedure as a log line names it: its title in ``tr``'s language (its id when no
-    registered game has it, as in a log imported from elsewhere)."""
-    from warroom import api
-    from warroom.errors import UsageError
-
-    try:
-        return tr(api.registry().procedure(procedure).title)
-    except UsageError:
-        return procedure
+        actors = list(self.units) if self.units else [self.unit] if self.unit else []
+        return log_line(tr, self.procedure, self.params, self.outcome, actors, self.target)
 
 
 class Phase(Event):

@@ -386,6 +386,14 @@ class BattleResolution(BattleWrites):
         return {name: _frac(dist.mean(name)) for name in names}
 
 
+def given_params(proc: Procedure, params: Mapping[str, Any]) -> dict[str, Any]:
+    """A resolution's stored parameters less those at their default (to validate them
+    again): they hold every default too, and given back as they are, a check that asks
+    which were given (bkc.fire: attacks or attackers) would see them all."""
+    fields = proc.params.model_fields
+    return {k: v for k, v in params.items() if k not in fields or fields[k].default != v}
+
+
 def _value_order(item: tuple[Any, Any]) -> tuple[int, Any]:
     """Numbers and flags in their order, words after them in theirs."""
     value = item[0]

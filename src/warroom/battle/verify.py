@@ -14,7 +14,7 @@ from warroom.battle.base import READ_ONLY, commitment_of
 from warroom.battle.base import jsonable as _jsonable
 from warroom.battle.errors import BattleError
 from warroom.battle.events import apply, fold
-from warroom.battle.resolution import BattleResolution
+from warroom.battle.resolution import BattleResolution, given_params
 from warroom.battle.state import Replay, State, marker_kind, next_position, phase_clears
 from warroom.errors import UsageError
 
@@ -164,11 +164,7 @@ class BattleVerify(BattleResolution):
         from warroom.engine.params import validate
 
         proc = self.procedure(before.game, str(ev["procedure"]))
-        # the stored parameters hold every default too: given back as they are, a check
-        # that asks which were given (bkc.fire: attacks or attackers) would see them all
-        fields = proc.params.model_fields
-        params = validate(proc, {k: v for k, v in ev["params"].items()
-                                 if k not in fields or fields[k].default != v})
+        params = validate(proc, given_params(proc, ev["params"]))
         dice: Sequence[object] | None = None
         if ev.get("entered"):
             dice = list(ev["dice"])

@@ -49,6 +49,21 @@ def fmt_pct(p: Fraction | float, tr: Tr | None = None) -> str:
     return f"{fmt_number(x * 100, tr)}%"
 
 
+def fmt_percentile(p: Fraction | float, estimate: bool = False,
+                   margin: float | None = None, tr: Tr | None = None) -> str:
+    """A percentile (``p`` from 0 to 1) from 0 to 100: whole, with one decimal near the
+    ends (``99.6``) where the whole number would read 100 or 0; an estimate with ``≈``
+    and its margin in points (``≈ 84 ± 3``)."""
+    x = float(p) * 100
+    digits = 1 if (x < 1 or x > 99) and 0 < x < 100 else 0
+    text = fmt_number(x, tr, digits)
+    if not estimate:
+        return text
+    if margin:
+        return f"≈ {text} ± {fmt_number(margin * 100, tr, 0 if margin >= 0.01 else 1)}"
+    return f"≈ {text}"
+
+
 def fmt_value(v: Any, tr: Tr | None = None) -> str:
     """An outcome or parameter value: yes/no and named values translated by ``tr``
     (as they are without one), a whole float as an integer (8.0 reads 8)."""

@@ -74,7 +74,11 @@ class VerifyReport(_Model):
 class Luck(_Open):
     id: str
     sides: dict[str, Any] = Field(description="per side: rolls, and per numeric field "
-                                  "the expected and actual totals")
+                                  "the expected and actual totals; with ?unusual=true "
+                                  "also each total's percentile (0 to 1) among every "
+                                  "total the dice could have given: percentile, "
+                                  "percentile_exact (a fraction, when exact), estimate, "
+                                  "margin, spread (false: the dice could not change it)")
 
 
 class BattleExport(_Open):

@@ -35,7 +35,7 @@ from warroom.battle.errors import (
     RateLimitedError,
     StaleStateError,
 )
-from warroom.battle.models import BattleListing, Luck
+from warroom.battle.models import BattleListing
 from warroom.battle.state import MAX_BATTLE_NAME, MAX_STAT
 from warroom.errors import UsageError
 from warroom.web.jsonapi import errors
@@ -472,18 +472,21 @@ async def api_verify(battle_id: str, request: Request, key: KeyQuery = None,
     return report
 
 
-async def _whole_log(request: Request, bt: Battles, what: str, battle_id: str) -> Any:
+async def _whole_log(request: Request, bt: Battles, what: str, battle_id: str,
+                     rate: bool = True) -> Any:
     """``verify``, ``export`` or the whole ``log`` of a battle: counted against the
     address's whole-log reads (:data:`READ_RATE`), then worked out in the server's read
     worker process, never on the event loop (:meth:`warroom.serving.Serving.battle_read`;
     a ``verify`` of an unchanged battle comes from the cache). An app whose battles use
     other rules than the registered games' (tests) reads in a thread instead."""
-    await run_in_threadpool(_rate, request, "read")
+    if rate:
+        await run_in_threadpool(_rate, request, "read")
     serving = getattr(request.app.state, "serving", None)
     if serving is None or not bt.default_rules:
         if what == "verify":
             return (await run_in_threadpool(bt.verify, battle_id)).to_json()
-        return await run_in_threadpool(getattr(bt, what), battle_id)
+        read = bt.luck_report if what == "luck" else getattr(bt, what)
+        return await run_in_threadpool(read, battle_id)
     row = await run_in_threadpool(bt.row, battle_id)
     version = (row["counter"], row["updated_at"], hash(row["state"]), row.get("origin"))
     return await serving.battle_read(what, bt.store.url, battle_id, version)
@@ -491,11 +494,19 @@ async def _whole_log(request: Request, bt: Battles, what: str, battle_id: str) -
 
 @api.get("/{battle_id}/luck", name="battle_luck", response_model=schema.Luck,
          summary="Expected against actual, per side")
-def api_luck(battle_id: str, request: Request, key: KeyQuery = None,
-             x_key: KeyHeader = None) -> Luck:
+async def api_luck(battle_id: str, request: Request, key: KeyQuery = None,
+                   x_key: KeyHeader = None,
+                   unusual: Annotated[bool, Query(description=(
+                       "also how unusual each total is (its percentile in the "
+                       "distribution of every total the dice could have given): reads the "
+                       "whole log, counted as verify and export are"))] = False
+                   ) -> dict[str, Any]:
     bt = battles(request)
-    link_role(bt, battle_id, link_key(key, x_key))
-    return bt.luck(battle_id)
+    await run_in_threadpool(link_role, bt, battle_id, link_key(key, x_key))
+    if unusual:
+        report: dict[str, Any] = await _whole_log(request, bt, "luck", battle_id)
+        return report
+    return dict(await run_in_threadpool(bt.luck, battle_id))
 
 
 # ---------------------------------------------------------------------------- pages
@@ -539,7 +550,26 @@ def page_list(request: Request) -> HTMLResponse:
         mine.append({"id": bid, "name": info["name"], "game": info["game"],
                      "turn": info["turn"], "side": info["side"], "role": role,
                      "link": f"/battles/{bid}/{key}"})
-    return _render(request, "battles/list.html", {"mine": mine, "games": bt.games()})
+    return _render(request, "battles/list.html", {"mine": mine, "games": _games(bt)})
+
+
+PRACTICE = frozenset({"demo"})
+"""Games a new battle's list leaves out: the built-in dice pool that exercises the core
+(the command line, the API and the tests still start battles of it)."""
+
+
+def _games(bt: Battles) -> list[tuple[str, str]]:
+    """The games a new battle may play, as (id, title), for the page's list."""
+    out = []
+    for game in bt.games():
+        if game in PRACTICE:
+            continue
+        try:
+            title = bt.registry.system(game).title
+        except UsageError:  # a sequence of play without a game system (tests)
+            title = game
+        out.append((game, title))
+    return out
 
 
 @router.post("/battles", summary="Start a battle from the form")
@@ -551,13 +581,16 @@ def page_new(request: Request, game: Annotated[str, Form()],
         _rate(request)
         made = bt.new(game, name or None, solo=bool(solo))
     except UsageError as exc:
-        return _render(request, "battles/list.html", {"mine": [], "games": bt.games(),
+        return _render(request, "battles/list.html", {"mine": [], "games": _games(bt),
                                                       "error": error_text(request, exc)},
                        exc.http_status)
     bid = made["id"]
+    from warroom.web.share import share as shared
+
     share = links(bid, made["tokens"])
     response = _render(request, "battles/created.html", {
-        "id": bid, "name": bt.show(bid)["name"], "share": share}, 201)
+        "id": bid, "name": bt.show(bid)["name"], "share": share,
+        "shared": shared(request, share)}, 201)
     _remember(request, response, bid, made["tokens"]["a"])
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -571,6 +604,7 @@ def _context(request: Request, battle_id: str, key: str, form: Any = None,
     log, so a page costs the same at 3,000 events as at 10); the Resolve form as
     ``form`` (else the address's query) picks it (:func:`_resolve_view`)."""
     from warroom.web import unit_forms
+    from warroom.web.share import share as shared
 
     bt = battles(request)
     role, side = link_role(bt, battle_id, key)
@@ -578,14 +612,17 @@ def _context(request: Request, battle_id: str, key: str, form: Any = None,
     info, events = view["show"], view["events"]
     _describe(request, events)
     procs = bt.game_procedures(info["game"])
-    # a side's holder sees only the spectator link to pass on: never the other side's
-    share = {"view": links(battle_id, _tokens(bt.row(battle_id)))["view"]} if side else {}
+    # a side's holder sees its own link and the spectator's: never the other side's
+    every = links(battle_id, _tokens(bt.row(battle_id)))
+    share = {side: every[side], "view": every["view"]} if side else {}
     may = allowed(bt, battle_id, info, events, side, before)
     return {
         "b": info, "events": list(reversed(events)), "luck": view["luck"]["sides"],
+        "game": info["game"],
         "older": view["older"], "before": before,
         "role": role, "side": side, "key": key, "procedures": procs,
-        "share": share, "base": f"/battles/{battle_id}/{key}",
+        "share": share, "shared": shared(request, share),
+        "base": f"/battles/{battle_id}/{key}",
         "markers": _marker_names(info["game"]),
         "mine": [u for u in info["units"] if side is not None and u["side"] == side],
         "may": may,
@@ -641,13 +678,16 @@ def _latest_by(bt: Battles, battle_id: str,
 
 def _describe(request: Request, events: list[dict[str, Any]]) -> None:
     """Each event's line in the page's language (``text``), as its kind describes it."""
-    from warroom.battle.events import parse
+    from warroom.battle.events import Resolved, parse
     from warroom.web.lang import translator
     from warroom.web.templating import page_lang
 
     tr = translator(page_lang(request))
     for e in events:
-        e["text"] = parse(e).describe(tr)
+        event = parse(e)
+        e["text"] = event.describe(tr)
+        if isinstance(event, Resolved):
+            e["line"] = event.line(tr)  # the page lays out its parts
 
 
 def battle_page(request: Request, battle_id: str, key: str, error: str | None = None,
@@ -749,6 +789,26 @@ def page_section(battle_id: str, key: str, request: Request,
                  before: BeforeQuery = None) -> HTMLResponse:
     response = _render(request, "battles/_battle.html",
                        _context(request, battle_id, key, before=before))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.get("/battles/{battle_id}/{key}/luck", response_class=HTMLResponse,
+            summary="The luck card with how unusual each side's totals are")
+async def page_luck(battle_id: str, key: str, request: Request) -> HTMLResponse:
+    """The battle section asks for it once drawn (it reads the whole log, in the read
+    lane, once per state of the battle: never counted against the whole-log reads);
+    without JavaScript its link opens it as a page."""
+    bt = battles(request)
+    await run_in_threadpool(link_role, bt, battle_id, key)
+    report = await _whole_log(request, bt, "luck", battle_id, rate=False)
+    ctx = {"luck": report["sides"], "report": True, "game": report["game"],
+           "base": f"/battles/{battle_id}/{key}"}
+    if request.headers.get("hx-request"):
+        response = _render(request, "battles/_luck.html", ctx)
+    else:
+        info = await run_in_threadpool(bt.show, battle_id)
+        response = _render(request, "battles/luck.html", {**ctx, "b": info})
     response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
         if processes > 1:
             os.environ[listen.CLUB_ENV] = json.dumps({
                 "db": db, "deadline": deadline, "workers": workers,
-                "allowed_hosts": sorted(hosts)})
+                "allowed_hosts": sorted(hosts), "listen": [host, port]})
             listen.run("warroom.web.listen:club_app", host, port, processes=processes,
                        header_seconds=header_seconds, max_connections=max_connections)
             return
@@ -75,5 +75,6 @@ def register(app: typer.Typer) -> None:
         front = Serving(workers=workers, deadline=deadline, prestart=True)
         app = create_app(db, serving=front)
         app.state.allowed_hosts = hosts
+        app.state.listen = (host, port)  # the links a page hands out (web/share.py)
         listen.run(app, host, port, header_seconds=header_seconds,
                    max_connections=max_connections)

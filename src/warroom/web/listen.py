@@ -137,7 +137,7 @@ def run(app: Any, host: str, port: int, *, processes: int = 1,
 CLUB_ENV = "WARROOM_CLUB"
 """JSON of ``create_app``'s settings for each process of a club server (``warroom serve
 --processes N`` sets it: the database URL, the deadline, the odds workers, the allowed
-hosts)."""
+hosts, the address and port it listens on)."""
 
 
 def club_app() -> Any:
@@ -154,4 +154,6 @@ def club_app() -> Any:
     app = create_app(settings.get("db"), serving=front)
     hosts = settings.get("allowed_hosts")
     app.state.allowed_hosts = None if hosts is None else frozenset(hosts)
+    if settings.get("listen"):
+        app.state.listen = tuple(settings["listen"])
     return app

@@ -30,7 +30,13 @@ def templates() -> Jinja2Templates:
     tpl.env.globals["LANGUAGES"] = langs.LANGUAGE_NAMES
     from warroom.engine.results import cell
     from warroom.engine.steps import says_target, target_label
-    from warroom.i18n.formats import fmt_count, fmt_number, fmt_sources, fmt_unit
+    from warroom.i18n.formats import (
+        fmt_count,
+        fmt_number,
+        fmt_percentile,
+        fmt_sources,
+        fmt_unit,
+    )
     from warroom.web.charts import bar_chart, fmt_pct, fmt_value
 
     tpl.env.globals["bar_chart"] = bar_chart
@@ -44,6 +50,9 @@ def templates() -> Jinja2Templates:
     tpl.env.filters["count"] = pass_context(lambda ctx, n: fmt_count(n, ctx.get("_")))
     tpl.env.filters["points"] = pass_context(  # percentage points, one decimal
         lambda ctx, x: fmt_number(x * 100, ctx.get("_"), 1))
+    tpl.env.filters["percentile"] = pass_context(
+        lambda ctx, p, estimate=False, margin=None: fmt_percentile(p, estimate, margin,
+                                                                   ctx.get("_")))
     tpl.env.globals["cell"] = cell
     from warroom.battle.state import MAX_BATTLE_NAME, MAX_NAME, MAX_STAT, MAX_WORD
     from warroom.web.unit_forms import LONGEST

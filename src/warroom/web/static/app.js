@@ -12,6 +12,47 @@
     cell.textContent = showing ? cell.dataset.exact : cell.dataset.pct;
   });
 
+  // Copy a battle link (the share list): the clipboard API where the browser allows it
+  // (https or localhost), else the old way, from a selected field; failing both, the
+  // link itself is selected and the button says to copy it by hand.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("button[data-copy]") : null;
+    if (!button) { return; }
+    var text = button.dataset.copy;
+    var status = button.parentNode.querySelector(".copy-status");
+    function said(ok) {
+      if (status) { status.textContent = ok ? button.dataset.copied : button.dataset.failed; }
+      if (!ok) {
+        var link = button.parentNode.querySelector(".share-link");
+        if (link && window.getSelection) {
+          var range = document.createRange();
+          range.selectNodeContents(link);
+          window.getSelection().removeAllRanges();
+          window.getSelection().addRange(range);
+        }
+      }
+    }
+    function fallback() {
+      var field = document.createElement("textarea");
+      field.value = text;
+      field.setAttribute("readonly", "");
+      field.style.position = "fixed";
+      field.style.opacity = "0";
+      document.body.appendChild(field);
+      field.select();
+      var ok = false;
+      try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+      document.body.removeChild(field);
+      button.focus();
+      said(ok);
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(function () { said(true); }, fallback);
+    } else {
+      fallback();
+    }
+  });
+
   // A field other than a typed-in one (those ask as you type) asks for new odds when it
   // changes (an event, not an hx-trigger filter: the CSP allows htmx no eval).
   document.addEventListener("change", function (event) {
