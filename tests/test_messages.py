@@ -64,6 +64,9 @@ COUNTED = re.compile(
     r"minutes|seconds|characters|platoons|battles|markers|aircraft|shots|steps|times)\b")
 
 ONE_FORM: frozenset[str] = frozenset({
+    # expected values, shown as fractions (2/9): no count for a plural form to agree with
+    "the owner allocates the hits where the rules leave a choice so as to lose the fewest "
+    "teams: {destroyed} teams expected destroyed, {bailed} tanks expected bailed out",
     # counts of a constant (a unit name's and a stat's longest length, the request time
     # cap): each translation is worded for the constant's value ("najwyżej 60 znaków")
     "a unit name is 1 to {most} characters without '='",
