@@ -15,14 +15,10 @@ from tests.web.conftest import SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-UNITS = {
-    "A": {"Shermans": {"dice": 6, "at": 10, "firepower": 3, "teams": 3, "armour": 6,
-                       "skill": "trained", "type": "tank"}},
-    "B": {"Panthers": {"dice": 4, "at": 14, "firepower": 3, "teams": 2, "armour": 10,
-                       "skill": "veteran", "type": "tank"},
-          "Grenadiers": {"teams": 6, "skill": "veteran", "type": "infantry"}},
+UNITS = {  # each side's units: name -> the example force's profile it is added from
+    "A": {"Shermans": "Shermans"},
+    "B": {"Panthers": "Panthers", "Grenadiers": "Rifle platoon"},
 }
-
 
 def test_only_a_real_conflict_refuses_a_roll_and_the_refusal_keeps_the_place(
         server_url: str) -> None:
@@ -55,9 +51,9 @@ def stale(browser: Any, server_url: str) -> None:
         api = f"{server_url}/api/v1/battles/{made['id']}"
         keys = made["keys"]
         for side, units in UNITS.items():
-            for name, stats in units.items():
+            for name, profile in units.items():
                 assert a.request.post(f"{api}/units?key={keys[side]}", data={
-                    "side": side, "name": name, "stats": stats}).ok
+                    "side": side, "name": name, "from": f"example:fow:{profile}"}).ok
         a.goto(server_url + made["links"]["A"])
         drawn = int(a.locator("#position").get_attribute("data-counter") or 0)
 

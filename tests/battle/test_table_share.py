@@ -157,20 +157,21 @@ def test_a_roll_the_dice_cannot_change_has_no_spread(bt: Battles) -> None:
 
 def test_past_the_exact_budget_the_percentile_is_an_estimate_with_its_margin(
         bt: Battles, monkeypatch: pytest.MonkeyPatch) -> None:
-    import warroom.serving
     from warroom.errors import ExactTooLargeError
 
     bid = bt.new("demo", "Big")["id"]
     bt.add_unit(bid, "A", "Tigers", {"dice": 2})
     bt.do(bid, "demo.pool", {"unit": "Tigers", "dice": 2}, dice=[4, 5], by="A")
 
-    def too_large(proc_id: str, *_a: Any, **_k: Any) -> Any:
-        raise ExactTooLargeError(proc_id, 10**9)
+    def too_large(proc: Any, *_a: Any, **_k: Any) -> Any:
+        raise ExactTooLargeError(proc.id, 10**9)
 
-    monkeypatch.setattr(warroom.serving, "cached_odds", too_large)
+    # the battle's odds source (the odds cache on the web) says the exact odds are past
+    # the budget: the luck estimate stands in for them
+    monkeypatch.setattr(bt.odds_source, "exact", too_large)
     f = bt.luck_report(bid)["sides"]["A"]["fields"]["successes"]
-    est = warroom.serving.luck_estimate(bt.registry.procedure("demo.pool"),
-                                        bt.registry.procedure("demo.pool").params(dice=2))
+    proc = bt.registry.procedure("demo.pool")
+    est = bt.odds_source.luck(proc, proc.params(dice=2))
     assert f["estimate"] and f["percentile_exact"] is None
     assert f["margin"] == round(est.margin, 4)
     assert abs(f["percentile"] - 7 / 8) <= f["margin"]  # exact: 3/4 + 1/2 * 1/4

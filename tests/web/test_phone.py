@@ -183,6 +183,7 @@ def test_every_rule_on_a_phone(visit: Any, server_url: str, battle_link: str) ->
             v.check(where + " after Roll", axe=False)
     for v in visits:  # one battle: each roll lands in the log the others see
         v.open(server_url + battle_link)
+        settled(v)
         v.check("battle page")
         v.page.select_option("#do-unit", "Elefants")
         v.page.select_option("#do-target", "Guards")
@@ -273,8 +274,9 @@ def test_a_page_never_visited_falls_back_to_the_home_page_offline(
 def settled(v: Visit) -> None:
     """No odds on their way (dimmed odds are meant to be read as outdated: axe would
     count their contrast)."""
-    v.page.wait_for_function("() => !document.body.classList.contains('busy') && "
-                             "!document.querySelector('.odds.stale, .htmx-request')")
+    v.page.wait_for_function(
+        "() => !document.body.classList.contains('busy') && !document.querySelector("
+        "'.odds.stale, .odds-summary.stale, .htmx-request')")
 
 
 def luminance(css_colour: str) -> float:

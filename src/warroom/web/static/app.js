@@ -462,8 +462,9 @@
     // A form of the battle section is sent from here. Recorded: the battle page loads
     // as before. Refused (someone changed what it reads, or a bad value): the section
     // as it is now is swapped in where the reader is, the form sent kept at the same
-    // place on the screen with the refusal and what changed just below it, and what was
-    // typed into any form kept. Without this script the form posts as usual.
+    // place on the screen with the refusal and what changed beside Roll (the Resolve
+    // form) or just below it, and what was typed into any form kept. Without this
+    // script the form posts as usual.
     function formKey(form) {
       var unit = form.querySelector('input[type="hidden"][name="unit"]');
       return (form.getAttribute("action") || "") + "|" + (form.id || "") + "|" +
@@ -563,7 +564,12 @@
           typeAgain(kept);
           var again = sameForm(key);
           if (notice) {
-            if (again) {
+            // beside Roll when the form keeps it in sight (the Resolve form's sticky
+            // side: summary, dice and Roll), else just below the form
+            var side = again && again.querySelector(".resolve-side");
+            if (side) {
+              side.insertBefore(notice, side.firstChild);
+            } else if (again) {
               again.parentNode.insertBefore(notice, again.nextSibling);
             } else {
               root.insertBefore(notice, root.firstChild);
