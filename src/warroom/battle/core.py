@@ -11,12 +11,7 @@ computes its event first (dice, resolution, expectation) on the snapshot it read
 records it in one short transaction that moves the counter only if nobody moved it in
 between (else it is computed again on the new state).
 
-Dice: each battle has a secret seed; its sha256 (the commitment) is published in the
-``created`` event, and the seed itself only when the battle ends. A virtual roll draws
-from HMAC(seed, the state before the roll and the action): the same action in the same
-place gives the same dice (undo and redo cannot re-roll), anything else fresh dice, and
-nobody without the seed can foresee any of them. Dice typed in by players are recorded
-with ``entered: true``.
+Dice come from the battle's committed secret seed (:mod:`warroom.battle.resolution`).
 
 The work is split by concern into the modules named in :class:`Battles`; this module is
 the façade that joins them, with creating and reading.

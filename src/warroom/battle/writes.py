@@ -187,10 +187,7 @@ class BattleWrites(BattleAccess):
                               code="not_your_side", by=by, side=side)
         parsed: dict[str, Any] = {}
         for key, value in stats.items():
-            k = str(key).strip()
-            if not k.isidentifier():
-                raise BattleError("stat name {key!r} must be a word like teams or skill",
-                                  key=key)
+            k = _stat_name(key)
             parsed[k] = parse_stat(str(value)) if not isinstance(value, int) else value
 
         def build(snap: Snapshot) -> dict[str, Any]:
@@ -255,10 +252,7 @@ class BattleWrites(BattleAccess):
             raise BattleError("give the stats to change as key=value (key= removes one)")
         changes: dict[str, Any] = {}
         for key, value in stats.items():
-            k = str(key).strip()
-            if not k.isidentifier():
-                raise BattleError("stat name {key!r} must be a word like teams or skill",
-                                  key=key)
+            k = _stat_name(key)
             text = str(value)
             changes[k] = None if text.strip() == "" else (
                 value if isinstance(value, int) else parse_stat(text))
@@ -441,3 +435,11 @@ def _profile_json(game: str, profile: Any) -> dict[str, Any]:
         _check_game(unit_game, game)
     data: dict[str, Any] = model.model_dump(mode="json")
     return data
+
+
+def _stat_name(key: Any) -> str:
+    """A stat's name as typed, checked: a word such as ``teams`` or ``skill``."""
+    k = str(key).strip()
+    if not k.isidentifier():
+        raise BattleError("stat name {key!r} must be a word like teams or skill", key=key)
+    return k
