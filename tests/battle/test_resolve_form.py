@@ -252,3 +252,35 @@ def test_units_no_procedure_fits(client: Any) -> None:
     assert 'id="do-procedure"' not in page and 'id="do-roll"' not in page
     one = text(client.get(f"/battles/{bid}/{ka}/resolve?unit=Elefants&lang=zh", headers=HX))
     assert options(one, "procedure") == ["demo.pool"] and "骰" in one
+
+
+def test_the_defenders_supporting_units_are_picked_on_the_form(client: Any) -> None:
+    """A BKC assault: the form offers the target's own side's other units as supporters
+    (an eliminated one not), the odds and Roll take the ones picked, and the recorded
+    event names them; a procedure without supporters offers none."""
+    made = client.post("/api/battles", json={"game": "bkc", "name": "Ridge"}).json()
+    bid, ka, kb = made["id"], made["keys"]["A"], made["keys"]["B"]
+    for side, key, name, ref in (("A", ka, "Infantry", "Infantry"),
+                                 ("B", kb, "Grenadiers", "Infantry"),
+                                 ("B", kb, "Pak", "AT gun"),
+                                 ("B", kb, "Gone", "Infantry")):
+        assert client.post(f"/api/battles/{bid}/units?key={key}", json={
+            "side": side, "name": name, "from": f"example:bkc:{ref}"}).status_code == 200
+    assert client.post(f"/api/battles/{bid}/mark?key={kb}", json={
+        "unit": "Gone", "marker": "eliminated"}).status_code == 200
+    base = f"/battles/{bid}/{ka}"
+    choice = {"unit": "Infantry", "target": "Grenadiers", "procedure": "bkc.assault"}
+    page = text(client.get(f"{base}/resolve", params=choice, headers=HX))
+    assert options(page, "support") == ["Pak"]  # the eliminated platoon supports nobody
+    picked = text(client.get(f"{base}/resolve", params={**choice, "support": "Pak"},
+                             headers=HX))
+    assert re.search(r'<option value="Pak" selected>', picked)
+    assert "support=Pak" in picked  # the odds panel asks with the supporter
+    r = client.post(f"{base}/resolve", data={**choice, "support": "Pak", "expect": "5"},
+                    follow_redirects=False)
+    assert r.status_code == 303, text(r)[:3000]
+    event = client.get(f"/api/battles/{bid}/log?key={ka}").json()[-1]
+    assert event["procedure"] == "bkc.assault" and event["support"] == ["Pak"]
+    fire = text(client.get(f"{base}/resolve", params={**choice, "procedure": "bkc.fire"},
+                           headers=HX))
+    assert 'name="support"' not in fire

@@ -1063,8 +1063,7 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
 
         st = bt.state(battle_id)
         proc = bt.procedure(st.game, choice.procedure)
-        filled, _where = resolve.unit_values(bt, st, proc, choice.units, choice.target,
-                                             side)
+        filled, _where = resolve.unit_values(bt, st, proc, choice, side)
         typed = raw_params(describe(proc.params), form, resolve.PREFIX)
         dice_text = str(form.get("dice") or "")
         entered = parse_dice(dice_text) if dice_text.strip() else None
@@ -1075,12 +1074,12 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
     except UsageError as exc:
         return await run_in_threadpool(refuse, exc)
     await warm(request, bt, battle_id, proc_id,
-               {**params, **resolve.units_and_target(choice.units, choice.target)}, side)
+               {**params, **choice.keys()}, side)
 
     def run() -> Response:
         try:
-            resolve.record(bt, battle_id, proc_id, choice.units, choice.target, params,
-                           entered, expect=expected_counter(str(form.get("expect") or "")), by=side)
+            resolve.record(bt, battle_id, proc_id, choice, params, entered,
+                           expect=expected_counter(str(form.get("expect") or "")), by=side)
         except UsageError as exc:
             return refuse(exc)
         return done(request, f"/battles/{battle_id}/{key}")

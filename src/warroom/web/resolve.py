@@ -37,21 +37,40 @@ PREFIX = "p."
 
 @dataclass
 class Choice:
-    """What the player picked: acting units, target, procedure."""
+    """What the player picked: acting units, target, procedure, and the units supporting
+    the target (for a procedure that takes them: :data:`warroom.units.SUPPORTED`)."""
 
     units: list[str]
     target: str
     procedure: str
+    support: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> str:
-        return "|".join([self.procedure, ",".join(self.units), self.target])
+        return "|".join([self.procedure, ",".join(self.units), self.target,
+                         *([",".join(self.support)] if self.support else [])])
+
+    def keys(self) -> dict[str, Any]:
+        """The battle's keys for the acting units, the target and its supporters."""
+        keys: dict[str, Any] = {}
+        if len(self.units) == 1:
+            keys["unit"] = self.units[0]
+        elif self.units:
+            keys["units"] = list(self.units)
+        if self.target:
+            keys["target"] = self.target
+        if self.support:
+            keys["support"] = list(self.support)
+        return keys
 
 
 def read_choice(form: Form) -> Choice:
-    units = [str(u).strip() for u in form.getlist("unit") if str(u).strip()]
-    return Choice(list(dict.fromkeys(units)), str(form.get("target") or "").strip(),
-                  str(form.get("procedure") or "").strip())
+    def picked(name: str) -> list[str]:
+        return list(dict.fromkeys(str(u).strip() for u in form.getlist(name)
+                                  if str(u).strip()))
+
+    return Choice(picked("unit"), str(form.get("target") or "").strip(),
+                  str(form.get("procedure") or "").strip(), picked("support"))
 
 
 def applies(proc: Procedure, actors: int, has_target: bool) -> bool:
@@ -87,35 +106,24 @@ def procedures_for(bt: Battles, game: str, actors: int, has_target: bool
     return [p for p in fit if p.id in NEEDS] + [p for p in fit if p.id not in NEEDS]
 
 
-def unit_values(bt: Battles, st: State, proc: Procedure, units: Sequence[str],
-                target: str, side: str | None) -> tuple[dict[str, Any], dict[str, str]]:
+def unit_values(bt: Battles, st: State, proc: Procedure, choice: Choice,
+                side: str | None) -> tuple[dict[str, Any], dict[str, str]]:
     """The parameters the units give, and where each came from (``Unit.stat``, or the
     profile field): the battle's own fill (:meth:`Battles.prepare`), so the odds shown
     are those of what Roll records, with one acting unit or several."""
-    prepared = bt.prepare(st.id, proc.id, units_and_target(units, target), by=side)
+    prepared = bt.prepare(st.id, proc.id, choice.keys(), by=side)
     filled: dict[str, str] = prepared["filled"]
     params = prepared["params"]
     return {k: params[k] for k in filled if k in params}, filled
 
 
-def units_and_target(units: Sequence[str], target: str) -> dict[str, Any]:
-    """The battle's keys for the acting units and the target."""
-    keys: dict[str, Any] = {}
-    if len(units) == 1:
-        keys["unit"] = units[0]
-    elif units:
-        keys["units"] = list(units)
-    if target:
-        keys["target"] = target
-    return keys
-
-
-def record(bt: Battles, battle_id: str, proc_id: str, units: Sequence[str], target: str,
+def record(bt: Battles, battle_id: str, proc_id: str, choice: Choice,
            params: Mapping[str, Any], dice: Sequence[object] | None, *,
            expect: int | None, by: str) -> dict[str, Any]:
     """The one call the Resolve form makes to record a resolution: one acting unit
-    (``unit=NAME``) or several in one step (``units=[...]``)."""
-    raw = {**params, **units_and_target(units, target)}
+    (``unit=NAME``) or several in one step (``units=[...]``), the target and its
+    supporters."""
+    raw = {**params, **choice.keys()}
     return bt.do(battle_id, proc_id, raw, dice, expect=expect, by=by)
 
 
@@ -184,6 +192,8 @@ class ResolveView:
     expect: int = 0
     problem: str = ""
     odds_url: str = ""
+    supporters: list[str] = field(default_factory=list)
+    """The units that may support the target (the procedure takes supporters)."""
 
     @property
     def sources(self) -> list[tuple[str, str]]:
@@ -202,6 +212,7 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
     from urllib.parse import urlencode
 
     from warroom import api
+    from warroom.units import SUPPORTED
     from warroom.web.pages import cached_view, form_fields, raw_params
 
     tr = tr or (lambda s: s)
@@ -214,6 +225,7 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
     choice.units = [u for u in choice.units if u in mine]
     if choice.target not in theirs:
         choice.target = ""
+    choice.support = [u for u in choice.support if u in theirs and u != choice.target]
     procs = procedures_for(bt, st.game, len(choice.units), bool(choice.target))
     view = ResolveView(mine, theirs, choice, [(p.id, tr(p.title)) for p in procs],
                        dice_text=str(form.get("dice") or "").strip(),
@@ -224,8 +236,15 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
     proc = next((p for p in procs if p.id == choice.procedure), procs[0])
     choice.procedure = proc.id
     view.proc = proc
+    if proc.id not in SUPPORTED or not choice.target:
+        choice.support = []
+    else:  # the target's own side's other units may support it
+        owner = st.unit(choice.target).side
+        view.supporters = [u.name for u in st.units.values() if u.side == owner
+                           and u.name != choice.target and not u.out_of_action]
+        choice.support = [u for u in choice.support if u in view.supporters]
     try:
-        values, filled = unit_values(bt, st, proc, choice.units, choice.target, side)
+        values, filled = unit_values(bt, st, proc, choice, side)
     except UsageError as exc:  # units the procedure cannot take: say why, on the form
         from warroom.errors import error_message
 
@@ -282,6 +301,7 @@ def choice_query(view: ResolveView) -> list[tuple[str, str]]:
     """The choice as query items (for the odds panel's address)."""
     items = [("unit", u) for u in view.choice.units]
     items += [("target", view.choice.target), ("procedure", view.choice.procedure),
+              *(("support", u) for u in view.choice.support),
               ("_for", view.choice.key), ("_filled", ",".join(view.filled))]
     return items
 
