@@ -175,6 +175,21 @@ def test_help(capsys: pytest.CaptureFixture[str]) -> None:
         assert word in out
 
 
+@pytest.mark.parametrize(("lang", "usage", "text"), [("pl", "Użycie: warroom odds [OPCJE]",
+                                                     "<tekst>"),
+                                                    ("zh", "用法： warroom odds [选项]", "<文本>")])
+def test_help_frames_in_the_language(lang: str, usage: str, text: str,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """--help's usage line and value types in the language asked for (Typer's own
+    copy of Click writes them in English)."""
+    code, out, _ = run(capsys, "--lang", lang, "odds", "--help")
+    assert code == 0
+    flat = " ".join(out.split())
+    assert usage in flat and text in flat and "Usage:" not in flat and "<str>" not in flat
+    code, out, _ = run(capsys, "--help")  # English again where no language is asked
+    assert "Usage: warroom [OPTIONS] COMMAND [ARGS]..." in " ".join(out.split())
+
+
 @pytest.mark.parametrize("command", ["odds", "roll", "simulate"])
 def test_command_help_explains_the_arguments(command: str,
                                              capsys: pytest.CaptureFixture[str]) -> None:

@@ -88,7 +88,13 @@ def command(app: typer.Typer, lang: str) -> Any:
     return root
 
 
+TYPE_WORDS = {"<str>": "text", "<int>": "whole number", "<float>": "number",
+              "<bool>": "yes/no", "<path>": "file", "<list[str]>": "texts"}
+"""The value types ``--help`` names beside an option (Typer's ``<str>``), by their words."""
+
+
 def _translate(cmd: Any, tr: i18n.Translator) -> None:
+    _usage(cmd, tr)
     for attr in ("help", "short_help", "epilog"):
         text = getattr(cmd, attr, None)
         if isinstance(text, str) and text:
@@ -97,6 +103,7 @@ def _translate(cmd: Any, tr: i18n.Translator) -> None:
         text = getattr(param, "help", None)
         if isinstance(text, str) and text:
             param.help = tr(text)
+        _type_word(param, tr)
         if not getattr(param, "rich_help_panel", None):  # unset (Typer: a falsy placeholder)
             param.rich_help_panel = (tr("Arguments") if param.param_type_name == "argument"
                                      else tr("Options"))
@@ -112,6 +119,34 @@ def _translate(cmd: Any, tr: i18n.Translator) -> None:
         if not getattr(sub, "rich_help_panel", None):
             sub.rich_help_panel = tr("Commands")
         _translate(sub, tr)
+
+
+def _usage(cmd: Any, tr: i18n.Translator) -> None:
+    """The usage line in ``tr``'s language: its prefix and the placeholders for options
+    and subcommands (the command and argument names stay as they are typed)."""
+    if getattr(cmd, "options_metavar", None) == "[OPTIONS]":
+        cmd.options_metavar = tr("[OPTIONS]")
+    if getattr(cmd, "subcommand_metavar", None) == "COMMAND [ARGS]...":
+        cmd.subcommand_metavar = tr("COMMAND [ARGS]...")
+
+    def format_usage(ctx: Any, formatter: Any) -> None:
+        formatter.write_usage(ctx.command_path, " ".join(cmd.collect_usage_pieces(ctx)),
+                              prefix=tr("Usage:") + " ")
+
+    cmd.format_usage = format_usage
+
+
+def _type_word(param: Any, tr: i18n.Translator) -> None:
+    """An option's value type by its word in ``tr``'s language (``<tekst>``)."""
+    shown = getattr(param, "display_type", None)
+    if not callable(shown):
+        return
+
+    def display_type(ctx: Any, shown: Any = shown) -> Any:
+        label = shown(ctx)
+        return f"<{tr(TYPE_WORDS[label])}>" if label in TYPE_WORDS else label
+
+    param.display_type = display_type
 
 
 def _paragraphs(text: str, tr: i18n.Translator) -> str:
