@@ -186,8 +186,11 @@ def test_help_frames_in_the_language(lang: str, usage: str, text: str,
     assert code == 0
     flat = " ".join(out.split())
     assert usage in flat and text in flat and "Usage:" not in flat and "<str>" not in flat
-    code, out, _ = run(capsys, "--help")  # English again where no language is asked
-    assert "Usage: warroom [OPTIONS] COMMAND [ARGS]..." in " ".join(out.split())
+    assert "[required]" not in flat and "[default:" not in flat
+    code, out, _ = run(capsys, "--lang", lang, "serve", "--help")
+    assert ("[domyślnie: 8000]" if lang == "pl" else "[默认：8000]") in out
+    code, out, _ = run(capsys, "odds", "--help")  # English again where none is asked
+    assert "Usage: warroom odds [OPTIONS]" in " ".join(out.split()) and "[required]" in out
 
 
 @pytest.mark.parametrize("command", ["odds", "roll", "simulate"])

@@ -12,6 +12,7 @@ exit code 2, or JSON under ``--json``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import typer
@@ -80,12 +81,30 @@ def _hint(exc: Any) -> str:
     return str(hint or "")
 
 
+FRAMING = {"DEFAULT_STRING": "[default: {}]", "REQUIRED_LONG_STRING": "[required]",
+           "ENVVAR_STRING": "[env var: {}]"}
+"""The words Typer's help panels put beside an option (``typer.rich_utils``' settings of
+these names), in English."""
+
+
 def command(app: typer.Typer, lang: str) -> Any:
     """The Click command of ``app``, every help text in ``lang``."""
     root = get_command(app)
-    if i18n.normalize(lang) != "en":
+    english = i18n.normalize(lang) == "en"
+    _framing((lambda s: s) if english else i18n.translator(lang))
+    if not english:
         _translate(root, i18n.translator(lang))
     return root
+
+
+def _framing(tr: Callable[[str], str]) -> None:
+    """Typer's help panels say [required] and [default: ...] in ``tr``'s language. They
+    read these words from its module settings when they draw: set for every command
+    line, English included, so one language never stays for the next."""
+    from typer import rich_utils
+
+    for name, english in FRAMING.items():
+        setattr(rich_utils, name, tr(english))
 
 
 TYPE_WORDS = {"<str>": "text", "<int>": "whole number", "<float>": "number",
