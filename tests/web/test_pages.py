@@ -218,3 +218,21 @@ def test_odds_too_large_to_work_out_are_estimated_and_say_so(client: Any) -> Non
     r = client.get("/p/fow.shoot_mixed/odds", params={**params, "_sent": "1", "lang": "pl"},
                    headers={"hx-request": "true"})
     assert "Szacowane szanse" in r.text
+
+
+def test_the_summary_shows_the_chances_a_player_decides_on(client: Any) -> None:
+    """The compact summary (the sticky bar, and beside Roll on a battle page): the
+    headline field, then yes/no results (pinned), then counts (destroyed at least 1),
+    three fields at most; a test shows only whether it is passed."""
+    import html
+
+    def summary(proc: str, **params: str) -> list[str]:
+        page = client.get(f"/p/{proc}", params=params).text
+        found = re.search(r'<span class="sum">(.*?)</span>\s*<', page, re.S)
+        assert found is not None
+        return re.findall(r'<span class="sum-name">([^<]*)</span>',
+                          html.unescape(page[found.start():found.start() + 3000]))
+
+    assert summary("fow.shoot", dice="6", target="infantry", teams="4") == [
+        "hits", "pinned", "destroyed"]
+    assert summary("fow.test") == ["passed"]

@@ -148,7 +148,23 @@ class OddsView:
     """The whole-outcome table's columns (:func:`joint_columns`), worked out once with
     the view: the template reads them for every row."""
 
+    @property
+    def deciding(self) -> list[FieldView]:
+        """The fields the compact summary beside Roll shows: the first (the headline),
+        then up to :data:`SUMMARY_FIELDS` - 1 more a player decides on, yes/no results
+        first (pinned, passed), then counts (destroyed at least 1), in their declared
+        order, each only when it can happen."""
+        def can_happen(fv: FieldView) -> bool:
+            return any(p for _kind, _value, p in fv.summary)
 
+        rest = [fv for fv in self.fields[1:] if fv.summary and can_happen(fv)
+                and (fv.numeric or {r.value for r in fv.rows} <= {True, False})]
+        rest.sort(key=lambda fv: fv.numeric)  # stable: yes/no first, then counts
+        return self.fields[:1] + rest[:SUMMARY_FIELDS - 1]
+
+
+SUMMARY_FIELDS = 3
+"""Outcome fields the compact summary beside Roll shows at most (:attr:`OddsView.deciding`)."""
 PAGE_JOINT_ROWS = 1000
 """Whole outcomes a page lists with ``?all=1`` (most likely first; fewer where their
 exact fractions are long, :data:`warroom.web.charts.JOINT_BYTES`); the JSON API with
