@@ -258,8 +258,15 @@ def scaled_spread(hits: int, teams: int, fights_on: Fraction) -> tuple[int, ...]
     return tuple(map(scaled, spread_losses(hits, teams, fights_on)))
 
 
+def outcome_key(o: Any) -> Outcome:
+    """One of warroom's outcomes (a mapping of its fields) as the oracle's outcome: the
+    fields the oracle knows (warroom's later fields, such as passengers lost, are not
+    the oracle's question)."""
+    return (o["winner"], o["attacker_losses"], o["defender_losses"], o["repelled"],
+            o["rounds"])
+
+
 def as_outcomes(dist: Any) -> dict[Outcome, Fraction]:
     """warroom's exact odds (a Distribution: outcome dicts with Fractions) in the
     oracle's form."""
-    return {(o["winner"], o["attacker_losses"], o["defender_losses"], o["repelled"],
-             o["rounds"]): f for o, f in dist.items()}
+    return {outcome_key(o): f for o, f in dist.items()}
