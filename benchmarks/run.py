@@ -404,11 +404,11 @@ def batched_rows(repeats: int = 5) -> list[list[str]]:
             ref = functools.partial(mc_numpy.shoot_infantry_and_tanks, *shot, n, 2)
         elif proc_id == "fow.assault":
             exact = assault_dp.as_outcomes(warroom.odds(proc_id, **raw, exact=True))
-            ours: dict[Any, int] = {}
+            counted: dict[Any, int] = {}
             for o, c in est.counts.items():
                 key = assault_dp.outcome_key(dict(zip(proc.fields, o, strict=True)))
-                ours[key] = ours.get(key, 0) + c
-            if not mc_numpy.within_margin(ours, exact, n):
+                counted[key] = counted.get(key, 0) + c
+            if not mc_numpy.within_margin(counted, exact, n):
                 raise SystemExit(f"the estimate is off the exact odds: {label}")
             args = (raw["attackers"], raw["defenders"], raw["defensive_dice"],
                     raw["max_rounds"], n)
