@@ -71,8 +71,13 @@ def test_a_bkc_command_combined_fire_and_assault(db: str) -> None:
     bt.add_unit(bid, "B", "Their tanks", profile="example:bkc:Tanks")
     order = bt.do(bid, "bkc.command", {"unit": "HQ"})
     assert order["params"]["cv"] == 9 and order["filled"]["cv"] == "HQ, command value"
-    fire = bt.do(bid, "bkc.fire", {"units": "Tanks,AT gun", "target": "Their tanks"})
+    # entered dice, all misses (13 attack dice: the tanks' and the AT gun's), so the
+    # target stays in action for the assault asked next; the battle's own dice come from
+    # its secret seed, which could eliminate it
+    fire = bt.do(bid, "bkc.fire", {"units": "Tanks,AT gun", "target": "Their tanks"},
+                 dice=[1] * 13)
     assert fire["params"]["save"] == 5
+    assert fire["outcome"]["damage"] == "none"
     bt.mark(bid, "Their tanks", "suppressed")
     assault = bt.prepare(bid, "bkc.assault", {"unit": "Infantry", "target": "Their tanks"})
     p = assault["params"]
