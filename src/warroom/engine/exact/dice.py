@@ -67,6 +67,10 @@ class ExactDice(Dice):
         # for the whole query, sub-enumerations included (keys name what is computed)
         self.memo = memo if memo is not None else {}
         self.shared = shared if shared is not None else {}
+        # leaf first (transitions.plain_transition): past the path, the first possible
+        # answer instead of a Branch, each noted here (options, denominator, the index
+        # answered) for the caller to follow the others; None: Branch as usual
+        self.taken: list[tuple[Sequence[tuple[Any, int]], int, int]] | None = None
 
     # -- plumbing --------------------------------------------------------------
     def _next(self) -> int:
@@ -81,6 +85,12 @@ class ExactDice(Dice):
             value = self.path[self.pos]
             self.pos += 1
             return value
+        taken = self.taken
+        if taken is not None:
+            for j, (value, w) in enumerate(options):
+                if w:
+                    taken.append((options, den, j))
+                    return value
         raise Branch(options, den)
 
     def _lazy(self, i: int) -> bool:

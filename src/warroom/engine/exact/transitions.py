@@ -69,25 +69,26 @@ def plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
     budget = MAX_PATHS if budget is None else budget
     concrete: set[int] = set()
     memo: dict[Any, Any] = {}
-    if first is None:
-        found = _first_run(stage, s, width, make((), concrete, False, memo, shared))
-        if not isinstance(found, Branch):
-            return found
-        first = found
-    stack: list[tuple[tuple[Any, ...], int, int]] = [
-        ((value,), w, first.den) for value, w in first.options if w]
+    stack: list[tuple[tuple[Any, ...], int, int]] = (
+        [((), 1, 1)] if first is None else
+        [((value,), w, first.den) for value, w in first.options if w])
     d = make((), concrete, False, memo, shared)
+    # leaf first: past its path a run takes the first possible answer of each request
+    # and notes the others, so every run ends in a state (no run only to find where it
+    # branches: a stage of one test costs two runs, not three)
+    d.taken = taken = []
     by_den: dict[int, dict[Outcome, int]] = {}
-    runs = 1
+    runs = 0 if first is None else 1
     while stack:
         runs += 1
         if runs > budget:
             return None
         path, num, den = stack.pop()
         d.path, d.pos, d.ordinal = path, 0, 0  # one object for every run: no run keeps it
+        taken.clear()
         try:
             after = stage(s, d)
-        except Branch as br:
+        except Branch as br:  # (a request answered past ``taken``'s reach)
             for value, w in br.options:
                 if w:
                     stack.append(((*path, value), num * w, den * br.den))
@@ -99,29 +100,19 @@ def plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
         for v in after:
             if isinstance(v, LAZY):
                 return None
+        for options, bden, j in taken:  # the answers not taken, each a run to come
+            den *= bden
+            for k, (value, w) in enumerate(options):
+                if w and k != j:
+                    stack.append(((*path, value), num * w, den))
+            value, w = options[j]
+            path, num = (*path, value), num * w
         bucket = by_den.get(den)
         if bucket is None:
             bucket = by_den[den] = {}
         bucket[after] = bucket.get(after, 0) + num
     merged, common = over_lcm(by_den)
     return list(merged.items()), common
-
-
-def _first_run(stage: Stage[Any], s: tuple[Any, ...], width: int, d: Any
-               ) -> Branch | Transition | None:
-    """The first run of a stage from ``s`` with dice ``d`` (nothing answered yet): where
-    it branched, or the plain state it ended in as a certain transition; None when it
-    must make a count concrete or ends in something else (:func:`plain_transition`)."""
-    try:
-        after = stage(s, d)
-    except Branch as br:
-        return br
-    except NeedConcrete:
-        return None
-    if type(after) is not tuple or len(after) != width or any(
-            isinstance(v, LAZY) for v in after):
-        return None
-    return [(after, 1)], 1
 
 
 def unbranched_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
