@@ -76,7 +76,8 @@ def plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
     # leaf first: past its path a run takes the first possible answer of each request
     # and notes the others, so every run ends in a state (no run only to find where it
     # branches: a stage of one test costs two runs, not three)
-    d.taken = taken = []
+    taken: list[tuple[Any, int, int]] = []
+    d.taken = taken
     by_den: dict[int, dict[Outcome, int]] = {}
     runs = 0 if first is None else 1
     while stack:
