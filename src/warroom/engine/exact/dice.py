@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -421,6 +422,15 @@ def exact_run(run: Callable[[Dice], Any], fields: Sequence[str], all_concrete: b
     the caller made one."""
     return replay(run, fields, all_concrete, name, max_paths, shared, pick, first,
                   make=ExactDice)
+
+
+def exact_paths(run: Callable[[Dice], Any], fields: Sequence[str]
+                ) -> tuple[Weights, Counter[tuple[str, str]]]:
+    """:func:`exact_run`, and how each stage's transitions were worked out: a count of
+    them by (stage name, way), the ways of :mod:`~warroom.engine.exact.transitions`
+    (``closed form``, ``lazy counts``, ``certain``, ``enumerated``, ``replayed``)."""
+    paths: Counter[tuple[str, str]] = Counter()
+    return exact_run(run, fields, shared={transitions.PATHS: paths}), paths
 
 
 def plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,

@@ -1,7 +1,19 @@
 """One stage's transition from one state: every state it can lead to with integer
-weights, by the cheapest way that gives the same weights (a run that never branches, a
-plain enumeration of single dice, or the full replay of
-:mod:`~warroom.engine.exact.enumeration`)."""
+weights, by the cheapest way that gives the same weights, tried in this order:
+
+* ``closed form``: one run that never branches and leaves counts of pools split once
+  (``d.pool``/``d.split``/``d.each`` on a plain number): their table from the kernels,
+  once per shape (:mod:`~warroom.engine.exact.pools`);
+* ``lazy counts``: one run that never branches and leaves any other lazy counts:
+  evaluated (:mod:`~warroom.engine.exact.lazy`);
+* ``certain``: one run that never branches and leaves a plain state;
+* ``enumerated``: a plain enumeration of the stage's single dice and tests, one run per
+  path (:func:`plain_transition`);
+* ``replayed``: the full replay of :mod:`~warroom.engine.exact.enumeration` (a stage
+  that makes a count concrete, or leaves lazy counts after branching).
+
+With :data:`PATHS` in the query's ``shared`` memo (``exact.dice.exact_paths``), each
+transition worked out is counted there by (stage name, way)."""
 
 from __future__ import annotations
 
@@ -21,6 +33,7 @@ from warroom.engine.exact.core import (
 )
 from warroom.engine.exact.enumeration import replay
 from warroom.engine.exact.lazy import lazy_outcomes
+from warroom.engine.exact.pools import pool_outcomes
 from warroom.engine.symbolic import NeedConcrete
 from warroom.errors import RuleError
 
@@ -40,8 +53,10 @@ def transition(stage: Stage[Any], s: tuple[Any, ...], width: int, fields: tuple[
     if not isinstance(found, NeedConcrete) and ("lazy stage", stage) not in shared:
         plain = plain_transition(stage, s, width, shared, found, make=make)
         if plain is not None:
+            _trace(shared, stage, "enumerated")
             return plain
         shared["lazy stage", stage] = True  # the enumeration below, from now on
+    _trace(shared, stage, "replayed")
 
     def pick(after: Any) -> Outcome:
         if not isinstance(after, tuple) or len(after) != width:
@@ -131,11 +146,29 @@ def unbranched_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
         return stop
     if type(after) is not tuple or len(after) != width:
         return None
-    for v in after:
-        if isinstance(v, LAZY):
-            sub, den = lazy_outcomes(after)
-            if type(sub) is _tally.Shared:  # outcomes other states reach too (Dice.tally)
-                return _tally.pairs(sub), den
-            return list(sub.items()), den
-    return [(after, 1)], 1
+    lazy = [j for j, v in enumerate(after) if isinstance(v, LAZY)]
+    if not lazy:
+        _trace(shared, stage, "certain")
+        return [(after, 1)], 1
+    pooled = None if type(after[lazy[0]]) is _tally.Count else pool_outcomes(after, lazy)
+    if pooled is not None:
+        _trace(shared, stage, "closed form")
+        return list(pooled[0].items()), pooled[1]
+    _trace(shared, stage, "lazy counts")
+    sub, den = lazy_outcomes(after, lazy)
+    if type(sub) is _tally.Shared:  # outcomes other states reach too (Dice.tally)
+        return _tally.pairs(sub), den
+    return list(sub.items()), den
+
+
+PATHS = ("transitions by stage and way",)
+"""The key in a query's ``shared`` memo of a counter of the transitions worked out, by
+(stage name, way): present only when asked for (``exact.dice.exact_paths``)."""
+
+
+def _trace(shared: dict[Any, Any], stage: Stage[Any], way: str) -> None:
+    paths = shared.get(PATHS)
+    if paths is not None:
+        name = getattr(stage, "__qualname__", None) or type(stage).__name__
+        paths[name, way] += 1
 
