@@ -24,6 +24,7 @@ from warroom.engine.exact.core import (
     Branch,
     Outcome,
     Outcomes,
+    Taken,
     Transition,
     Weights,
 )
@@ -71,7 +72,7 @@ class ExactDice(Dice):
         # leaf first (transitions.plain_transition): past the path, the first possible
         # answer instead of a Branch, each noted here (options, denominator, the index
         # answered) for the caller to follow the others; None: Branch as usual
-        self.taken: list[tuple[Sequence[tuple[Any, int]], int, int]] | None = None
+        self.taken: Taken | None = None
 
     # -- plumbing --------------------------------------------------------------
     def _next(self) -> int:

@@ -20,8 +20,11 @@ from warroom.engine.exact.core import (
     MakeDice,
     Outcome,
     Outcomes,
+    Path,
+    Taken,
     TooLarge,
     Weights,
+    follow_taken,
     over_lcm,
 )
 from warroom.engine.exact.lazy import lazy_outcomes
@@ -74,12 +77,12 @@ def enumerate_paths(run: Callable[[Dice], Any], fields: tuple[str, ...], concret
         pick = outcome_getter(fields)
     # the first replay on its own: a procedure that never branches (every request lazy,
     # the usual case) is done after it, without the bookkeeping of the loop below
-    stack: list[tuple[tuple[Any, ...], int, int]] = []
+    stack: list[Path] = []
     out: Any = None
     # leaf first (as transitions.plain_transition): past its path a run takes the first
     # possible answer of each request and notes the others (``taken``), so every run
     # ends in an outcome; the first run's notes are its own
-    taken: list[tuple[Any, int, int]] = []
+    taken: Taken = []
     if first is None:
         d = make((), concrete, all_concrete, memo, shared)
         d.taken = taken
@@ -116,13 +119,8 @@ def enumerate_paths(run: Callable[[Dice], Any], fields: tuple[str, ...], concret
                     if w:
                         stack.append(((*path, value), num * w, den * br.den))
                 continue
-        for options, bden, j in taken:  # the answers not taken, each a run to come
-            den *= bden
-            for k, (value, w) in enumerate(options):
-                if w and k != j:
-                    stack.append(((*path, value), num * w, den))
-            value, w = options[j]
-            path, num = (*path, value), num * w
+        if taken:  # the answers not taken, each a run to come
+            path, num, den = follow_taken(taken, path, num, den, stack)
         if type(out) is Outcomes:
             finished(out, pick, fields, num, den, plain, lazy)
             last_den = 0

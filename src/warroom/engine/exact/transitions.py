@@ -28,7 +28,10 @@ from warroom.engine.exact.core import (
     Branch,
     MakeDice,
     Outcome,
+    Path,
+    Taken,
     Transition,
+    follow_taken,
     over_lcm,
 )
 from warroom.engine.exact.enumeration import replay
@@ -84,14 +87,14 @@ def plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
     budget = MAX_PATHS if budget is None else budget
     concrete: set[int] = set()
     memo: dict[Any, Any] = {}
-    stack: list[tuple[tuple[Any, ...], int, int]] = (
+    stack: list[Path] = (
         [((), 1, 1)] if first is None else
         [((value,), w, first.den) for value, w in first.options if w])
     d = make((), concrete, False, memo, shared)
     # leaf first: past its path a run takes the first possible answer of each request
     # and notes the others, so every run ends in a state (no run only to find where it
     # branches: a stage of one test costs two runs, not three)
-    taken: list[tuple[Any, int, int]] = []
+    taken: Taken = []
     d.taken = taken
     by_den: dict[int, dict[Outcome, int]] = {}
     runs = 0 if first is None else 1
@@ -116,13 +119,8 @@ def plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
         for v in after:
             if isinstance(v, LAZY):
                 return None
-        for options, bden, j in taken:  # the answers not taken, each a run to come
-            den *= bden
-            for k, (value, w) in enumerate(options):
-                if w and k != j:
-                    stack.append(((*path, value), num * w, den))
-            value, w = options[j]
-            path, num = (*path, value), num * w
+        if taken:  # the answers not taken, each a run to come
+            path, num, den = follow_taken(taken, path, num, den, stack)
         bucket = by_den.get(den)
         if bucket is None:
             bucket = by_den[den] = {}
