@@ -122,7 +122,7 @@ def _reroll_hits(s: State, d: Dice) -> State:
 def _compared(s: State, d: Dice) -> State:
     """A comparison of a count left lazy in the state: not a count."""
     hits = d.pool(s[0], 4, rule="t.pools.c", what="c")
-    return (s[0], hits >= 2, s[2])  # type: ignore[return-value]
+    return (s[0], hits >= 2, s[2])
 
 
 def _branching(s: State, d: Dice) -> State:
@@ -150,7 +150,8 @@ def test_exact_paths_names_each_stage_and_way() -> None:
         return s if d.test(4, rule="t.pools.nerve", what="nerve") else (0, s[1], s[2])
 
     def run(d: Dice) -> dict[str, Any]:
-        last, _ = d.stages((2, 0, 0), [volley, fixed(nerve, ("t.pools.nerve",))], rounds=1)
+        start: State = (2, 0, 0)
+        last, _ = d.stages(start, [volley, fixed(nerve, ("t.pools.nerve",))], rounds=1)
         return {"left": last[0]}
 
     w, paths = exact_paths(run, ("left",))
@@ -200,7 +201,8 @@ def test_states_are_held_over_the_smallest_common_denominator_of_each_layer(
         return s if d.test(at, rule="t.pools.nerve", what="nerve") else (0, s[1], s[2])
 
     def run(d: Dice) -> dict[str, Any]:
-        last, _ = d.stages((teams, 0, 0), [fire, fixed(nerve, ("t.pools.n", at))],
+        start: State = (teams, 0, 0)
+        last, _ = d.stages(start, [fire, fixed(nerve, ("t.pools.n", at))],
                            rounds=rounds)
         return {"left": last[0], "hits": last[2]}
 
@@ -209,3 +211,42 @@ def test_states_are_held_over_the_smallest_common_denominator_of_each_layer(
         w = exact_run(run, ("left", "hits"))
     assert seen and all(seen)
     assert gcd(w.denominator, *w.weights.values()) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(at=st.integers(2, 6), high=st.integers(2, 6), s0=st.integers(0, 3))
+def test_leaf_first_runs_once_per_path_with_every_die_counted(at: int, high: int,
+                                                              s0: int) -> None:
+    """A stage whose dice depend on earlier answers (a test, then a die only if it
+    passed, then a test only on a high face): one run per path, and the weights of
+    every face written out."""
+    runs = [0]
+
+    def stage(s: State, d: Dice) -> State:
+        runs[0] += 1
+        if not d.test(at, rule="t.pools.first", what="first"):
+            return (s[0], 0)
+        face = d.die(rule="t.pools.face", what="face")
+        if face < high:
+            return (s[0] + face, 1)
+        return (s[0] + face, 2 + int(d.test(high, rule="t.pools.again", what="again")))
+
+    after = transitions.plain_transition(stage, (s0,), 2, {}, None, make=ExactDice)
+    assert after is not None
+    brute: dict[Any, F] = {}
+    for first in range(1, 7):
+        if first < at:
+            key: Any = (s0, 0)
+            brute[key] = brute.get(key, F(0)) + F(1, 6)
+            continue
+        for face in range(1, 7):
+            if face < high:
+                brute[s0 + face, 1] = brute.get((s0 + face, 1), F(0)) + F(1, 36)
+                continue
+            for again in range(1, 7):
+                key = (s0 + face, 2 + int(again >= high))
+                brute[key] = brute.get(key, F(0)) + F(1, 216)
+    assert _as_fractions(*after) == brute
+    # paths (tests at 2+ to 6+ can both pass and fail): the first test failed, each face
+    # below ``high``, each face from ``high`` on twice (the last test passed or failed)
+    assert runs[0] == 1 + (high - 1) + 2 * (7 - high)
