@@ -69,9 +69,10 @@ class ExactDice(Dice):
         # for the whole query, sub-enumerations included (keys name what is computed)
         self.memo = memo if memo is not None else {}
         self.shared = shared if shared is not None else {}
-        # leaf first (transitions.plain_transition): past the path, the first possible
-        # answer instead of a Branch, each noted here (options, denominator, the index
-        # answered) for the caller to follow the others; None: Branch as usual
+        # leaf first (transitions.plain_transition): past the path, the last possible
+        # answer instead of a Branch (the one a Branch's runs would follow first), each
+        # noted here (options, denominator, the index answered) for the caller to
+        # follow the others; None: Branch as usual
         self.taken: Taken | None = None
 
     # -- plumbing --------------------------------------------------------------
@@ -88,8 +89,9 @@ class ExactDice(Dice):
             self.pos += 1
             return value
         taken = self.taken
-        if taken is not None:
-            for j, (value, w) in enumerate(options):
+        if taken is not None:  # the last possible answer: paths in the order of Branch's
+            for j in range(len(options) - 1, -1, -1):
+                value, w = options[j]
                 if w:
                     taken.append((options, den, j))
                     return value

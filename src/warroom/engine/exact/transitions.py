@@ -91,9 +91,10 @@ def plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,
         [((), 1, 1)] if first is None else
         [((value,), w, first.den) for value, w in first.options if w])
     d = make((), concrete, False, memo, shared)
-    # leaf first: past its path a run takes the first possible answer of each request
-    # and notes the others, so every run ends in a state (no run only to find where it
-    # branches: a stage of one test costs two runs, not three)
+    # leaf first: past its path a run takes the last possible answer of each request
+    # (the paths come in the order they always did) and notes the others, so every run
+    # ends in a state (no run only to find where it branches: a stage of one test costs
+    # two runs, not three)
     taken: Taken = []
     d.taken = taken
     by_den: dict[int, dict[Outcome, int]] = {}
