@@ -79,9 +79,10 @@ def enumerate_paths(run: Callable[[Dice], Any], fields: tuple[str, ...], concret
     # the usual case) is done after it, without the bookkeeping of the loop below
     stack: list[Path] = []
     out: Any = None
-    # leaf first (as transitions.plain_transition): past its path a run takes the first
+    # leaf first (as transitions.plain_transition): past its path a run takes the last
     # possible answer of each request and notes the others (``taken``), so every run
-    # ends in an outcome; the first run's notes are its own
+    # ends in an outcome, the paths in the order they always came; the first run's
+    # notes are its own
     taken: Taken = []
     if first is None:
         d = make((), concrete, all_concrete, memo, shared)
