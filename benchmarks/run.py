@@ -84,6 +84,7 @@ def clear_memos() -> None:
 
     exact.multinomial_keys.cache_clear()
     exact.EVAL_MEMO.clear()
+    exact.POOL_TABLES.clear()
     weights.binomial.cache_clear()
     weights._multinomial.cache_clear()
     weights.dice_view.cache_clear()

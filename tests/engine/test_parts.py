@@ -69,9 +69,11 @@ def test_a_part_stage_is_worked_out_once_per_value_of_its_part() -> None:
     CALLS.clear()
     exact_run(_fight, ("x", "y", "z", "rounds"))
     # THIRD reads only y, which is 0 before its first round and 0, 1 or 2 after: three
-    # distinct parts, each enumerated once (a first replay, then one per face), however
-    # many whole states (x, y, z) hold them (here up to 6 * 3 * 3)
-    assert CALLS["third"] == 3 * 7
+    # distinct parts, each enumerated once (one run per face: past its path a run takes
+    # the first face and leaves the others to runs of their own; the first part's runs
+    # begin with one that finds the stage branches), however many whole states (x, y, z)
+    # hold them (here up to 6 * 3 * 3)
+    assert CALLS["third"] == 1 + 3 * 6
 
 
 def _whole_first(s: Trio, d: Dice) -> Trio:
@@ -314,9 +316,9 @@ def test_parts_work_each_piece_out_once_per_value_of_its_own_part() -> None:
     _run([parts(*_pieces())])
     # unit 1's piece starts from (strength, hits) (1, 0) in the first round and from
     # (1, 0), (1, 1), (0, 0), (0, 1) in the second: 4 distinct parts; unit 2's the same
-    # 4; the rally from strength 1 and 0: 2. Each enumerated once, a first replay and
-    # one per face (7 runs), however many whole states hold it
-    assert PIECES == {"hit": 7 * 8, "rally": 7 * 2}
+    # 4; the rally from strength 1 and 0: 2. Each enumerated once, one run per face (and
+    # one first run that finds the piece branches), however many whole states hold it
+    assert PIECES == {"hit": 1 + 6 * 8, "rally": 1 + 6 * 2}
     # one piece after another in one replayed stage would follow every path instead:
     # unit 2's die and the rally die replayed for each of unit 1's faces
     PIECES.clear()

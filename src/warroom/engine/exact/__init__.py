@@ -16,7 +16,8 @@ through one request from the procedure to the fractions.
 
 The modules, lowest first (none imports one above it): :mod:`.core` (what they hand
 one another), :mod:`.collector` (the garbage collector during a query), :mod:`.keys`
-(memo keys), :mod:`.kernels` (multinomials), :mod:`.lazy` (lazy counts evaluated),
+(memo keys), :mod:`.kernels` (multinomials), :mod:`.lazy` (lazy counts evaluated), :mod:`.pools`
+(closed-form transitions of pool stages),
 :mod:`.enumeration` (replays), :mod:`.transitions` (one stage from one state),
 :mod:`.parts` and :mod:`.packed` (stages on part of the state), :mod:`.stages` (the
 stage dynamic programme) and :mod:`.dice` (the exact dice, which hand themselves down).
@@ -24,15 +25,23 @@ stage dynamic programme) and :mod:`.dice` (the exact dice, which hand themselves
 
 from warroom.engine.exact.collector import acyclic, gc_frozen
 from warroom.engine.exact.core import MAX_PATHS, Outcome, Transition, Weights
-from warroom.engine.exact.dice import ExactDice, check_classes, exact_run, plain_transition
+from warroom.engine.exact.dice import (
+    ExactDice,
+    check_classes,
+    exact_paths,
+    exact_run,
+    plain_transition,
+)
 from warroom.engine.exact.kernels import KRONECKER_BITS, multinomial_dense, multinomial_keys
 from warroom.engine.exact.keys import chain_key, stage_key
 from warroom.engine.exact.lazy import EVAL_MEMO, lazy_outcomes
+from warroom.engine.exact.pools import POOL_TABLES
 
 __all__ = [
     "EVAL_MEMO",
     "KRONECKER_BITS",
     "MAX_PATHS",
+    "POOL_TABLES",
     "ExactDice",
     "Outcome",
     "Transition",
@@ -40,6 +49,7 @@ __all__ = [
     "acyclic",
     "chain_key",
     "check_classes",
+    "exact_paths",
     "exact_run",
     "gc_frozen",
     "lazy_outcomes",

@@ -77,6 +77,28 @@ by it, so no module imports the one above it)."""
 
 K = TypeVar("K", bound=Hashable)
 
+Path = tuple[tuple[Any, ...], int, int]
+"""A run to come: the answers it is given, their weights' product and denominator."""
+
+Taken = list[tuple[Sequence[tuple[Any, int]], int, int]]
+"""The requests a run answered past its path, leaf first (``ExactDice.taken``): their
+options, denominator and the index of the answer taken."""
+
+
+def follow_taken(taken: Taken, path: tuple[Any, ...], num: int, den: int,
+                 stack: list[Path]) -> Path:
+    """After a leaf-first run given ``path`` (weight ``num/den``): every answer it did
+    not take pushed on ``stack`` as a run to come; the path, weight and denominator of
+    the answers it took (those of its outcome)."""
+    for options, bden, j in taken:
+        den *= bden
+        for k, (value, w) in enumerate(options):
+            if w and k != j:
+                stack.append(((*path, value), num * w, den))
+        value, w = options[j]
+        path, num = (*path, value), num * w
+    return path, num, den
+
 
 def over_lcm(by_den: dict[int, dict[K, int]]) -> tuple[dict[K, int], int]:
     """Weights kept per denominator put over their least common multiple and added up

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ from warroom.engine.exact.core import (
     Branch,
     Outcome,
     Outcomes,
+    Taken,
     Transition,
     Weights,
 )
@@ -67,6 +69,11 @@ class ExactDice(Dice):
         # for the whole query, sub-enumerations included (keys name what is computed)
         self.memo = memo if memo is not None else {}
         self.shared = shared if shared is not None else {}
+        # leaf first (transitions.plain_transition): past the path, the last possible
+        # answer instead of a Branch (the one a Branch's runs would follow first), each
+        # noted here (options, denominator, the index answered) for the caller to
+        # follow the others; None: Branch as usual
+        self.taken: Taken | None = None
 
     # -- plumbing --------------------------------------------------------------
     def _next(self) -> int:
@@ -81,6 +88,13 @@ class ExactDice(Dice):
             value = self.path[self.pos]
             self.pos += 1
             return value
+        taken = self.taken
+        if taken is not None:  # the last possible answer: paths in the order of Branch's
+            for j in range(len(options) - 1, -1, -1):
+                value, w = options[j]
+                if w:
+                    taken.append((options, den, j))
+                    return value
         raise Branch(options, den)
 
     def _lazy(self, i: int) -> bool:
@@ -411,6 +425,15 @@ def exact_run(run: Callable[[Dice], Any], fields: Sequence[str], all_concrete: b
     the caller made one."""
     return replay(run, fields, all_concrete, name, max_paths, shared, pick, first,
                   make=ExactDice)
+
+
+def exact_paths(run: Callable[[Dice], Any], fields: Sequence[str]
+                ) -> tuple[Weights, Counter[tuple[str, str]]]:
+    """:func:`exact_run`, and how each stage's transitions were worked out: a count of
+    them by (stage name, way), the ways of :mod:`~warroom.engine.exact.transitions`
+    (``closed form``, ``lazy counts``, ``certain``, ``enumerated``, ``replayed``)."""
+    paths: Counter[tuple[str, str]] = Counter()
+    return exact_run(run, fields, shared={transitions.PATHS: paths}), paths
 
 
 def plain_transition(stage: Stage[Any], s: tuple[Any, ...], width: int,

@@ -20,8 +20,11 @@ from warroom.engine.exact.core import (
     MakeDice,
     Outcome,
     Outcomes,
+    Path,
+    Taken,
     TooLarge,
     Weights,
+    follow_taken,
     over_lcm,
 )
 from warroom.engine.exact.lazy import lazy_outcomes
@@ -74,37 +77,51 @@ def enumerate_paths(run: Callable[[Dice], Any], fields: tuple[str, ...], concret
         pick = outcome_getter(fields)
     # the first replay on its own: a procedure that never branches (every request lazy,
     # the usual case) is done after it, without the bookkeeping of the loop below
-    stack: list[tuple[tuple[Any, ...], int, int]] = []
+    stack: list[Path] = []
     out: Any = None
-    try:
-        if first is None:
-            out = run(make((), concrete, all_concrete, memo, shared))
-    except Branch as br:
-        first = br
-    else:
-        if first is None and type(out) is not Outcomes:
-            return _only_run(outcome_key(pick, out, fields), fields)
+    # leaf first (as transitions.plain_transition): past its path a run takes the last
+    # possible answer of each request and notes the others (``taken``), so every run
+    # ends in an outcome, the paths in the order they always came; the first run's
+    # notes are its own
+    taken: Taken = []
+    if first is None:
+        d = make((), concrete, all_concrete, memo, shared)
+        d.taken = taken
+        try:
+            out = run(d)
+        except Branch as br:  # (a request answered past ``taken``'s reach)
+            first = br
+        else:
+            if not taken and type(out) is not Outcomes:
+                return _only_run(outcome_key(pick, out, fields), fields)
+            stack = [((), 1, 1)]  # the first run's outcome, counted in the loop below
     if first is not None:  # the first run branched (here or in the caller's run)
         stack = [((value,), w, first.den) for value, w in first.options if w]
     plain: dict[int, dict[Outcome, int]] = {}
     lazy: list[tuple[int, int, dict[Outcome, int]]] = []
-    if not stack:  # the procedure finished with stages (Dice.finish): no replays
-        finished(out, pick, fields, 1, 1, plain, lazy)
     runs = 1
     lazy_types = (Sym, Cond)
     last_den, bucket = 0, {}
+    ran = first is None  # the one path on the stack is the first run's, already run
     while stack:
-        runs += 1
-        if runs > max_paths:
-            raise TooLarge
         path, num, den = stack.pop()
-        try:
-            out = run(make(path, concrete, all_concrete, memo, shared))
-        except Branch as br:
-            for value, w in br.options:
-                if w:
-                    stack.append(((*path, value), num * w, den * br.den))
-            continue
+        if ran:
+            ran = False
+        else:
+            runs += 1
+            if runs > max_paths:
+                raise TooLarge
+            d = make(path, concrete, all_concrete, memo, shared)
+            taken = d.taken = []
+            try:
+                out = run(d)
+            except Branch as br:  # (a request answered past ``taken``'s reach)
+                for value, w in br.options:
+                    if w:
+                        stack.append(((*path, value), num * w, den * br.den))
+                continue
+        if taken:  # the answers not taken, each a run to come
+            path, num, den = follow_taken(taken, path, num, den, stack)
         if type(out) is Outcomes:
             finished(out, pick, fields, num, den, plain, lazy)
             last_den = 0

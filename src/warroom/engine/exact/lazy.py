@@ -20,12 +20,15 @@ EVAL_MEMO: dict[Any, tuple[dict[Outcome, int], int]] = {}
 _EVAL_MEMO_SIZE = 4096
 
 
-def lazy_outcomes(key: Outcome) -> tuple[dict[Outcome, int], int]:
-    """Distribution of an outcome holding lazy counts. When its lazy fields are distinct
+def lazy_outcomes(key: Outcome, lazy: list[int] | None = None
+                  ) -> tuple[dict[Outcome, int], int]:
+    """Distribution of an outcome holding lazy counts (at the positions ``lazy``, if the
+    caller found them). When its lazy fields are distinct
     counts with no conditions (a state whose stage left ``teams - losses`` in it, say),
     only those counts are evaluated, without their constants, so the (memoised) work
     is shared by every state that differs only in its plain values and constants."""
-    lazy = [j for j, v in enumerate(key) if isinstance(v, (Sym, Cond))]
+    if lazy is None:
+        lazy = [j for j, v in enumerate(key) if isinstance(v, (Sym, Cond))]
     if type(key[lazy[0]]) is _tally.Count:  # Dice.tally's counts (engine/tally.py)
         found = _tally.outcomes(key, lazy)
         if found is not None:

@@ -3,6 +3,7 @@ break off, until one side holds the ground."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Literal
@@ -193,16 +194,20 @@ _WHAT = {(side, k): text.format(side=side) for side in ("attacker", "defender")
          "survivors fight the rounds as attacker_type (close combat with a mixed platoon, "
          "tanks beside infantry, counts every survivor as that type: not yet by kind), and "
          "two tanks out drive the assault back only when every charging team is a tank.")
-def assault(p: AssaultParams, d: Dice) -> dict[str, Any]:
+def assault(p: AssaultParams, d: Dice) -> Mapping[str, Any]:
     fight = _fight(*_Setup.key(p))
     start: Fight = (0, p.attackers, p.defenders, 0, "", False, 0)
-    end, rounds = d.stages(start, fight.rounds, rounds=p.max_rounds, done=_decided,
-                           opening=fight.opening)
-    _, att_left, def_left, _, winner, repelled, carried_lost = end
-    return {"winner": winner or "undecided", "attacker_losses": p.attackers - att_left,
-            "defender_losses": p.defenders - def_left, "repelled": repelled,
-            "passengers_destroyed": carried_lost,
-            "rounds": rounds}
+    attackers, defenders = p.attackers, p.defenders
+
+    def outcome(end: Fight, rounds: int) -> dict[str, Any]:
+        _, att_left, def_left, _, winner, repelled, carried_lost = end
+        return {"winner": winner or "undecided", "attacker_losses": attackers - att_left,
+                "defender_losses": defenders - def_left, "repelled": repelled,
+                "passengers_destroyed": carried_lost, "rounds": rounds}
+
+    # the outcome of every last state (the exact driver maps each distinct one once)
+    return d.finish(start, fight.rounds, rounds=p.max_rounds, done=_decided,
+                    opening=fight.opening, outcome=outcome)
 
 
 Fight = tuple[int, int, int, int, str, bool, int]
