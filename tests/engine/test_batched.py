@@ -161,23 +161,60 @@ def test_odds_past_the_budget_is_an_estimate_unless_exact_is_asked() -> None:
 
 def test_a_stack_on_columns_follows_the_exact_odds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Six units with two leaders at K/1 (stages all on parts, no done): the samples run
-    on columns (batched._columnar), most rows single samples by the last stages, and
+    on columns (batched._columns), most rows single samples by the last stages, and
     every field's chances stay within the margin of the exact odds."""
     from warroom.engine import batched
 
     used = []
-    real = batched._columnar
+    real = batched._columns
 
     def spy(*args: Any) -> Any:
         out = real(*args)
         used.append(out is not None)
         return out
 
-    monkeypatch.setattr(batched, "_columnar", spy)
+    monkeypatch.setattr(batched, "_columns", spy)
     _agrees_with_exact("asl.ift_on_stack", {
         "units": "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5",
         "result": "K/1"}, samples=20_000)
     assert used == [True]
+
+
+@pytest.mark.parametrize("raw", [
+    {"units": "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5",
+     "result": "K/1"},
+    {"units": "4-6-7:broken,4-6-7,2-4-8,9-1,8-0", "result": "1KIA"},
+    {"units": "4-6-7,4-6-7,4-6-7,8-1", "result": "NMC", "leader_loss": "each"},
+])
+def test_rows_joined_from_halves_count_as_rows_of_whole_states(
+        monkeypatch: pytest.MonkeyPatch, raw: dict[str, Any]) -> None:
+    """The last states on columns handed to the outcome's ``joined`` rows by halves
+    (batched._joined_counts) count the same rows, sample for sample, as the states
+    built whole and their rows made one by one (the same draws: the same seed)."""
+    from warroom import api
+    from warroom.engine import batched
+
+    proc, params = api.prepare("asl.ift_on_stack", raw)
+
+    def counts() -> dict[Any, int]:
+        got = batched.simulate_batched(lambda d: proc.run(params, d), proc.fields,
+                                       5000, seed=11)
+        assert got is not None
+        return got[0]
+
+    used = []
+    real = batched._joined_counts
+
+    def spy(*args: Any) -> Any:
+        out = real(*args)
+        used.append(out is not None)
+        return out
+
+    monkeypatch.setattr(batched, "_joined_counts", spy)
+    joined = counts()
+    assert used == [True]
+    monkeypatch.setattr(batched, "_joined_counts", lambda *args: None)
+    assert counts() == joined
 
 
 def _staged_procedures() -> list[str]:
