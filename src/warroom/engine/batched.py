@@ -509,17 +509,31 @@ def _joined_counts(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any],
     return list(zip(joined(pieces, rounds if each else 0), counts, strict=True))
 
 
+LOOKUP_KEYS = 4
+"""A part's rows are grouped through a table of every key where there are at most this
+many keys a row (:func:`_grouped`)."""
+
+
 def _grouped(rows: Any, at: tuple[int, ...], sizes: list[int]) -> tuple[Any, Any] | None:
     """The distinct values of the part ``at`` among ``rows`` (their codes, sorted) and
-    each row's group; None where the part's codes cannot make one int64 key."""
+    each row's group; None where the part's codes cannot make one int64 key. Where the
+    keys are few beside the rows (:data:`LOOKUP_KEYS`) they are found by marking them
+    in a table of every key, not by sorting the rows (the same groups)."""
     import numpy as np
 
-    if math.prod(sizes) >= 1 << 62:
+    span = math.prod(sizes)
+    if span >= 1 << 62:
         return None
     key = np.zeros(len(rows), dtype=np.int64)
     for f, size in zip(at, sizes, strict=True):
         key = key * size + rows[:, f]
-    keys, inverse = np.unique(key, return_inverse=True)
+    if span <= LOOKUP_KEYS * len(rows):
+        seen = np.zeros(span, dtype=bool)
+        seen[key] = True
+        keys = np.flatnonzero(seen)
+        inverse = (np.cumsum(seen) - 1)[key]
+    else:
+        keys, inverse = np.unique(key, return_inverse=True)
     groups = np.zeros((len(keys), len(at)), dtype=np.int64)
     for j in range(len(at) - 1, -1, -1):
         keys, groups[:, j] = np.divmod(keys, sizes[j])
