@@ -728,11 +728,12 @@ def _cost(p: StackParams) -> int:
 
 def _sample_cost(p: StackParams) -> float:
     """What a sample of the estimate costs, in the replays of :func:`_cost`: about two
-    thirds of one per unit and one and a half besides (the full estimates, 38,415
-    samples, of the six- and seven-unit stacks at K/1 take about 0.25-0.3 s of CPU on
-    this project's machine, ten units with three leaders at K/2 0.65 s; a little more is
-    counted, so that exact odds are kept where they would cost about what the estimate
-    does: seven units at K/1 answer exactly)."""
+    thirds of one per unit and one and a half besides. That is more than the batched
+    estimates cost now (38,415 samples of the six-, seven- and eight-unit stacks at K/1:
+    about 45, 80 and 120 ms of CPU on this project's machine, ten units with three
+    leaders at K/2 about 0.3 s), so that exact odds are kept up to where the estimate past
+    them is no slower: seven units at K/1 answer exactly (about 0.27 s), eight are
+    estimated; six exact (about 50 ms) beside seven estimated would be a cliff."""
     return 1.5 + 0.65 * len(parse_units(p.units, p.elr))
 
 
