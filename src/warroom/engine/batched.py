@@ -498,15 +498,19 @@ def _joined_counts(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any],
                                                        for _, _, memo in item)
                             for item in items):
         return None
-    found = _columns(run, state, first, each, rounds, n)
+    from warroom.engine.exact import acyclic
+
+    with acyclic():  # tables and rows by the thousand, no cycle among them
+        found = _columns(run, state, first, each, rounds, n)
     if found is None:
         return None
     columns, counts = found
     h = (len(columns) + 1) // 2
     # every column has a value per row: zip(strict=True) would say so if not
-    pieces = [(range(h), list(zip(*columns[:h], strict=True))),
-              (range(h, len(columns)), list(zip(*columns[h:], strict=True)))]
-    return list(zip(joined(pieces, rounds if each else 0), counts, strict=True))
+    with acyclic():
+        pieces = [(range(h), list(zip(*columns[:h], strict=True))),
+                  (range(h, len(columns)), list(zip(*columns[h:], strict=True)))]
+        return list(zip(joined(pieces, rounds if each else 0), counts, strict=True))
 
 
 LOOKUP_KEYS = 4
@@ -747,15 +751,16 @@ def simulate_batched(run_proc: Callable[[Dice], Any], fields: Sequence[str], sam
     run = _Run(seed, stream, fields, tables)
     counts: Counts = {}
     names = tuple(fields)
-    from warroom.engine.exact import gc_frozen
+    from warroom.engine.exact import acyclic, gc_frozen
 
     with gc_frozen():
         try:
             for out, n in _replayed(run, run_proc, samples, staged=False):
                 if type(out) is _Counted:
                     get = counts.get
-                    for key, k in out.rows:
-                        counts[key] = get(key, 0) + k
+                    with acyclic():
+                        for key, k in out.rows:
+                            counts[key] = get(key, 0) + k
                     continue
                 if type(out) is Row and out.names == names:
                     key = out.cells
