@@ -305,3 +305,29 @@ def test_seeded_stack_counts_on_columns_are_the_same_on_every_run_and_core_count
         assert est.samples == sum(est.counts.values())
         runs.append(dict(est.counts))
     assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("sizes", [[3], [4, 5], [2, 3, 7]])
+def test_rows_grouped_through_a_table_of_keys_as_by_sorting(
+        monkeypatch: pytest.MonkeyPatch, sizes: list[int]) -> None:
+    """A part's rows grouped through a table of every key (few keys beside the rows)
+    give the same groups, in the same order, as sorting the rows' keys."""
+    import numpy as np
+
+    from warroom.engine import batched
+
+    rng = np.random.default_rng(3)
+    width = len(sizes) + 2
+    rows = np.zeros((500, width), dtype=np.int64)
+    at = tuple(range(1, len(sizes) + 1))
+    for f, size in zip(at, sizes, strict=True):
+        rows[:, f] = rng.integers(0, size, 500)
+    rows[:, 0] = rng.integers(0, 1000, 500)  # columns outside the part: no matter
+    by_table = batched._grouped(rows, at, sizes)
+    monkeypatch.setattr(batched, "LOOKUP_KEYS", 0)
+    by_sort = batched._grouped(rows, at, sizes)
+    assert by_table is not None and by_sort is not None
+    assert np.array_equal(by_table[0], by_sort[0])
+    assert np.array_equal(by_table[1], by_sort[1])
+    # each row's group holds its part's codes
+    assert np.array_equal(by_table[0][by_table[1]], rows[:, list(at)])
