@@ -159,21 +159,28 @@ def test_odds_past_the_budget_is_an_estimate_unless_exact_is_asked() -> None:
     assert isinstance(warroom.odds("demo.pool", dice=2, at=4, exact=False), Estimate)
 
 
-def test_a_stack_on_columns_follows_the_exact_odds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Six units with two leaders at K/1 (stages all on parts, no done): the samples run
-    on columns (batched._columns), most rows single samples by the last stages, and
-    every field's chances stay within the margin of the exact odds."""
+def _spied(monkeypatch: pytest.MonkeyPatch, name: str) -> list[bool]:
+    """Whether each call of the batched driver's function ``name`` answered (not None),
+    in order, as the calls come."""
     from warroom.engine import batched
 
-    used = []
-    real = batched._columns
+    used: list[bool] = []
+    real = getattr(batched, name)
 
     def spy(*args: Any) -> Any:
         out = real(*args)
         used.append(out is not None)
         return out
 
-    monkeypatch.setattr(batched, "_columns", spy)
+    monkeypatch.setattr(batched, name, spy)
+    return used
+
+
+def test_a_stack_on_columns_follows_the_exact_odds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Six units with two leaders at K/1 (stages all on parts, no done): the samples run
+    on columns (batched._columns), most rows single samples by the last stages, and
+    every field's chances stay within the margin of the exact odds."""
+    used = _spied(monkeypatch, "_columns")
     _agrees_with_exact("asl.ift_on_stack", {
         "units": "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5",
         "result": "K/1"}, samples=20_000)
@@ -202,15 +209,7 @@ def test_rows_joined_from_halves_count_as_rows_of_whole_states(
         assert got is not None
         return got[0]
 
-    used = []
-    real = batched._joined_counts
-
-    def spy(*args: Any) -> Any:
-        out = real(*args)
-        used.append(out is not None)
-        return out
-
-    monkeypatch.setattr(batched, "_joined_counts", spy)
+    used = _spied(monkeypatch, "_joined_counts")
     joined = counts()
     assert used == [True]
     monkeypatch.setattr(batched, "_joined_counts", lambda *args: None)
