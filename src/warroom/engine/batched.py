@@ -461,8 +461,9 @@ def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any
         if found is None:
             return None  # too many values for one key
         groups, inverse = found
-        subs = [tuple(values[f][c] for f, c in zip(at, g, strict=True))
-                for g in groups.tolist()]
+        # each group's values, a position at a time (in C): one tuple per group
+        subs = list(zip(*(map(values[f].__getitem__, groups[:, j].tolist())
+                          for j, f in enumerate(at)), strict=True))
         tables = _part_tables(run, fn, memo, subs, np.bincount(
             inverse, weights=counts, minlength=len(subs)).astype(np.int64))
         if tables is None:
