@@ -159,25 +159,61 @@ def test_odds_past_the_budget_is_an_estimate_unless_exact_is_asked() -> None:
     assert isinstance(warroom.odds("demo.pool", dice=2, at=4, exact=False), Estimate)
 
 
-def test_a_stack_on_columns_follows_the_exact_odds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Six units with two leaders at K/1 (stages all on parts, no done): the samples run
-    on columns (batched._columnar), most rows single samples by the last stages, and
-    every field's chances stay within the margin of the exact odds."""
+def _spied(monkeypatch: pytest.MonkeyPatch, name: str) -> list[bool]:
+    """Whether each call of the batched driver's function ``name`` answered (not None),
+    in order, as the calls come."""
     from warroom.engine import batched
 
-    used = []
-    real = batched._columnar
+    used: list[bool] = []
+    real = getattr(batched, name)
 
     def spy(*args: Any) -> Any:
         out = real(*args)
         used.append(out is not None)
         return out
 
-    monkeypatch.setattr(batched, "_columnar", spy)
+    monkeypatch.setattr(batched, name, spy)
+    return used
+
+
+def test_a_stack_on_columns_follows_the_exact_odds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Six units with two leaders at K/1 (stages all on parts, no done): the samples run
+    on columns (batched._columns), most rows single samples by the last stages, and
+    every field's chances stay within the margin of the exact odds."""
+    used = _spied(monkeypatch, "_columns")
     _agrees_with_exact("asl.ift_on_stack", {
         "units": "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5",
         "result": "K/1"}, samples=20_000)
     assert used == [True]
+
+
+@pytest.mark.parametrize("raw", [
+    {"units": "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5",
+     "result": "K/1"},
+    {"units": "4-6-7:broken,4-6-7,2-4-8,9-1,8-0", "result": "1KIA"},
+    {"units": "4-6-7,4-6-7,4-6-7,8-1", "result": "NMC", "leader_loss": "each"},
+])
+def test_rows_joined_from_halves_count_as_rows_of_whole_states(
+        monkeypatch: pytest.MonkeyPatch, raw: dict[str, Any]) -> None:
+    """The last states on columns handed to the outcome's ``joined`` rows by halves
+    (batched._joined_counts) count the same rows, sample for sample, as the states
+    built whole and their rows made one by one (the same draws: the same seed)."""
+    from warroom import api
+    from warroom.engine import batched
+
+    proc, params = api.prepare("asl.ift_on_stack", raw)
+
+    def counts() -> dict[Any, int]:
+        got = batched.simulate_batched(lambda d: proc.run(params, d), proc.fields,
+                                       5000, seed=11)
+        assert got is not None
+        return got[0]
+
+    used = _spied(monkeypatch, "_joined_counts")
+    joined = counts()
+    assert used == [True]
+    monkeypatch.setattr(batched, "_joined_counts", lambda *args: None)
+    assert counts() == joined
 
 
 def _staged_procedures() -> list[str]:
@@ -194,6 +230,39 @@ def _staged_procedures() -> list[str]:
                                 proc.fields, 1, 1) is not None:
                 out.append(proc.id)
     return out
+
+
+@pytest.mark.parametrize("raw", [
+    {"units": "4-6-7,4-6-7:broken,hs:6,squad:6:broken,9-2,8-1,8-0", "result": "K/2"},
+    {"units": "4-6-7,4-6-7,2-4-7,squad:7:broken,9-1,8-0", "result": "NMC"},
+    {"units": "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5",
+     "result": "K/1", "leader_loss": "each", "lltc_fail": "broken"},
+    {"units": "4-6-7:broken,4-6-7,8-1,9-2", "result": "2KIA"},
+])
+def test_batched_and_sequential_samplers_agree_on_stacks(
+        monkeypatch: pytest.MonkeyPatch, raw: dict[str, Any]) -> None:
+    """Stacks with leaders and broken units, K/#, NMC and #KIA (stages on parts: the
+    batched driver runs them on columns), fixed seeds, 20,000 samples each: every field's
+    chances in the batched driver's counts and in the sequential sampler's within 5
+    standard errors of their difference (two samples of one law; the joint outcomes are
+    too many to hold each to it)."""
+    proc, params = api.prepare("asl.ift_on_stack", raw)
+    n = 20_000
+    batched = _batched("asl.ift_on_stack", raw, n, seed=7)
+    monkeypatch.setattr(drivers, "BATCHED", False)
+    sequential = drivers.simulate(proc, params, n, seed=7).counts
+    for i, name in enumerate(proc.fields):
+        if name == "units":  # the joint outcome: each unit's own field instead
+            continue
+        a: dict[Any, int] = {}
+        b: dict[Any, int] = {}
+        for counts, into in ((batched, a), (sequential, b)):
+            for k, c in counts.items():
+                into[k[i]] = into.get(k[i], 0) + c
+        for v in set(a) | set(b):
+            pa, pb = a.get(v, 0) / n, b.get(v, 0) / n
+            p = (pa + pb) / 2
+            assert abs(pa - pb) <= 5 * (2 * p * (1 - p) / n) ** 0.5 + 3 / n, (name, v, pa, pb)
 
 
 @pytest.mark.parametrize("proc_id", _staged_procedures())
@@ -214,8 +283,8 @@ def test_stacks_with_leaders_on_columns_follow_the_exact_odds(
         case: tuple[list[str], list[str], str]) -> None:
     """Stacks with several leaders (Random Selection's many candidate lists merging into
     few states after the casualty, Leader Loss checks): on columns, with rows merged
-    after every piece and each piece drawn in one multinomial, every unit's chances and
-    the counts stay within the margin of the exact odds."""
+    while that pays and each piece drawn at once, every unit's chances and the counts
+    stay within the margin of the exact odds."""
     squads, leaders, result = case
     _agrees_with_exact("asl.ift_on_stack", {"units": ",".join([*squads, *leaders]),
                                             "result": result}, samples=8000)
@@ -235,3 +304,29 @@ def test_seeded_stack_counts_on_columns_are_the_same_on_every_run_and_core_count
         assert est.samples == sum(est.counts.values())
         runs.append(dict(est.counts))
     assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("sizes", [[3], [4, 5], [2, 3, 7]])
+def test_rows_grouped_through_a_table_of_keys_as_by_sorting(
+        monkeypatch: pytest.MonkeyPatch, sizes: list[int]) -> None:
+    """A part's rows grouped through a table of every key (few keys beside the rows)
+    give the same groups, in the same order, as sorting the rows' keys."""
+    import numpy as np
+
+    from warroom.engine import batched
+
+    rng = np.random.default_rng(3)
+    width = len(sizes) + 2
+    rows = np.zeros((500, width), dtype=np.int64)
+    at = tuple(range(1, len(sizes) + 1))
+    for f, size in zip(at, sizes, strict=True):
+        rows[:, f] = rng.integers(0, size, 500)
+    rows[:, 0] = rng.integers(0, 1000, 500)  # columns outside the part: no matter
+    by_table = batched._grouped(rows, at, sizes)
+    monkeypatch.setattr(batched, "LOOKUP_KEYS", 0)
+    by_sort = batched._grouped(rows, at, sizes)
+    assert by_table is not None and by_sort is not None
+    assert np.array_equal(by_table[0], by_sort[0])
+    assert np.array_equal(by_table[1], by_sort[1])
+    # each row's group holds its part's codes
+    assert np.array_equal(by_table[0][by_table[1]], rows[:, list(at)])

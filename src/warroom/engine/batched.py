@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from warroom.dice.weights import Reroll, View, binomial, success_weight, view_of
-from warroom.engine.context import Chain, Dice, Row, Stage, State, as_target
+from warroom.engine.context import Chain, Dice, Pieces, Row, Stage, State, as_target
 from warroom.engine.messages import Msg, Text
 from warroom.engine.montecarlo import RAW, SampleDice, Table, part_pieces
 from warroom.engine.steps import Target
@@ -289,11 +289,21 @@ class BatchDice(Dice):
         if known or self.count == 1:  # one sample: the sequential sampler's
             return self.run.sampler.finish(state, stages, rounds=rounds, outcome=outcome,
                                            done=done, opening=opening)
+        fields = self.run.fields
+        row = getattr(outcome, "_warroom_row", None)  # context.rows: the row as it is
+        joined = getattr(outcome, "_warroom_joined", None)  # and many rows at once
+        if (joined is not None and row is not None and row[0] == fields and done is None
+                and self.count >= COLUMNS_FROM):
+            rows = _joined_counts(self.run, state, tuple(opening), tuple(stages), rounds,
+                                  self.count, joined)
+            if rows is not None:
+                if rows and len(rows[0][0]) != len(fields):
+                    raise RuleError(f"an outcome row of {len(fields)} fields has "
+                                    f"{len(rows[0][0])} values: {rows[0][0]!r}")
+                return _Counted(rows)  # type: ignore[return-value]
         last = _population(self.run, state, tuple(opening), tuple(stages), rounds, done,
                            True, self.count)
-        fields = self.run.fields
         out: dict[tuple[Any, ...], int] = {}
-        row = getattr(outcome, "_warroom_row", None)  # context.rows: the row as it is
         if row is not None and row[0] == fields:
             cells = row[1]
             for (s, fought), k in last:
@@ -395,17 +405,36 @@ stage has tables, its values are tabled from as many samples as its tables have 
 on average (at least 2): a stage of one die is cheap to table (``_part_tables``)."""
 
 
+MERGE_USEFUL = 0.95
+MERGE_GROWTH = 1.2
+"""On columns, rows alike are merged after a piece while merging pays: where the last
+merge left more than :data:`MERGE_USEFUL` of the rows (the states are nearly all
+distinct: a sample a row), the next merges wait until the rows have grown by
+:data:`MERGE_GROWTH` since (merging sorts every row: as costly as the piece)."""
+
+
 def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any],
               rounds: int, n: int) -> list[tuple[Any, int]] | None:
+    """:func:`_columns`' last states as tuples, with their samples (None as there)."""
+    found = _columns(run, state, first, each, rounds, n)
+    if found is None:
+        return None
+    columns, counts = found
+    return list(zip(zip(*columns, strict=True), counts, strict=True))
+
+
+def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any],
+             rounds: int, n: int) -> tuple[list[list[Any]], list[int]] | None:
     """``n`` samples through stages that are all on parts of the state (no ``done``: every
     sample runs every stage) held as columns: a row of value codes per distinct state,
     with its samples. Each piece groups the rows by the value of its part (numpy), and
     draws the samples of every row in one multinomial over its group's exact transition
     (the chances of every group side by side), then writes each change into the rows
-    that drew it; rows that end alike are merged after every piece. The Python work is
-    per distinct value of a part, not per state or sample. The last states with their
-    samples; None where a stage is not tabled (not marked fixed, or too large): the
-    caller then holds the states one by one."""
+    that drew it; rows that end alike are merged after a piece (while that pays:
+    :data:`MERGE_USEFUL`). The Python work is per distinct value of a part, not per
+    state or sample. The last states as columns (each position's values, a list per
+    position) and their samples; None where a stage is not tabled (not marked fixed, or
+    too large): the caller then holds the states one by one."""
     import numpy as np
 
     items = [*first, *(item for _ in range(rounds) for item in each)]
@@ -424,6 +453,7 @@ def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[An
 
     rows = np.zeros((1, width), dtype=np.int64)
     counts = np.array([n], dtype=np.int64)
+    merging, kept = True, 1  # whether the last merge paid; the rows it left
     for at, fn, memo in (piece for item in items for piece in item):
         if memo is None:
             return None  # not tabled
@@ -431,8 +461,9 @@ def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[An
         if found is None:
             return None  # too many values for one key
         groups, inverse = found
-        subs = [tuple(values[f][c] for f, c in zip(at, g, strict=True))
-                for g in groups.tolist()]
+        # each group's values, a position at a time (in C): one tuple per group
+        subs = list(zip(*(map(values[f].__getitem__, groups[:, j].tolist())
+                          for j, f in enumerate(at)), strict=True))
         tables = _part_tables(run, fn, memo, subs, np.bincount(
             inverse, weights=counts, minlength=len(subs)).astype(np.int64))
         if tables is None:
@@ -441,24 +472,73 @@ def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[An
         for u in (u for u, table in enumerate(tables) if table is None):
             _rolled(run, fn, at, subs[u], code, rows[inverse == u], counts[inverse == u],
                     out_rows, out_counts)
-        rows, counts = _merged_rows(np.concatenate(out_rows), np.concatenate(out_counts),
-                                    [len(v) for v in values])
-    columns = [np.array(values[f] + [None], dtype=object)[:-1][rows[:, f]]
+        rows, counts = np.concatenate(out_rows), np.concatenate(out_counts)
+        if merging or len(rows) >= MERGE_GROWTH * kept:
+            before = len(rows)
+            rows, counts = _merged_rows(rows, counts, [len(v) for v in values])
+            kept = len(rows)
+            merging = kept <= MERGE_USEFUL * before
+    columns = [np.array(values[f] + [None], dtype=object)[:-1][rows[:, f]].tolist()
                for f in range(width)]
-    return list(zip(zip(*columns, strict=True), counts.tolist(), strict=True))
+    return columns, counts.tolist()
+
+
+def _joined_counts(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
+                   stages: tuple[Stage[Any], ...], rounds: int, n: int,
+                   joined: Callable[[Pieces, int], Iterable[tuple[Any, ...]]]
+                   ) -> list[tuple[tuple[Any, ...], int]] | None:
+    """``Dice.finish`` on columns (:func:`_columns`) for an outcome with ``joined`` rows
+    (``context.rows``): the last states handed to ``joined`` as the values of their
+    first and second half, so their rows are put together per distinct half (and in C)
+    with no state tuple built and no call in Python per last state; the rows with their
+    samples (a row may come more than once: the caller adds them up). None where the
+    stages do not run on columns (the caller holds the states one by one)."""
+    first, each = _plan(run, opening, stages)
+    items = [*first, *each]
+    if not items or not all(type(item) is list and all(memo is not None
+                                                       for _, _, memo in item)
+                            for item in items):
+        return None
+    from warroom.engine.exact import acyclic
+
+    with acyclic():  # tables and rows by the thousand, no cycle among them
+        found = _columns(run, state, first, each, rounds, n)
+    if found is None:
+        return None
+    columns, counts = found
+    h = (len(columns) + 1) // 2
+    # every column has a value per row: zip(strict=True) would say so if not
+    with acyclic():
+        pieces = [(range(h), list(zip(*columns[:h], strict=True))),
+                  (range(h, len(columns)), list(zip(*columns[h:], strict=True)))]
+        return list(zip(joined(pieces, rounds if each else 0), counts, strict=True))
+
+
+LOOKUP_KEYS = 4
+"""A part's rows are grouped through a table of every key where there are at most this
+many keys a row (:func:`_grouped`)."""
 
 
 def _grouped(rows: Any, at: tuple[int, ...], sizes: list[int]) -> tuple[Any, Any] | None:
     """The distinct values of the part ``at`` among ``rows`` (their codes, sorted) and
-    each row's group; None where the part's codes cannot make one int64 key."""
+    each row's group; None where the part's codes cannot make one int64 key. Where the
+    keys are few beside the rows (:data:`LOOKUP_KEYS`) they are found by marking them
+    in a table of every key, not by sorting the rows (the same groups)."""
     import numpy as np
 
-    if math.prod(sizes) >= 1 << 62:
+    span = math.prod(sizes)
+    if span >= 1 << 62:
         return None
     key = np.zeros(len(rows), dtype=np.int64)
     for f, size in zip(at, sizes, strict=True):
         key = key * size + rows[:, f]
-    keys, inverse = np.unique(key, return_inverse=True)
+    if span <= LOOKUP_KEYS * len(rows):
+        seen = np.zeros(span, dtype=bool)
+        seen[key] = True
+        keys = np.flatnonzero(seen)
+        inverse = (np.cumsum(seen) - 1)[key]
+    else:
+        keys, inverse = np.unique(key, return_inverse=True)
     groups = np.zeros((len(keys), len(at)), dtype=np.int64)
     for j in range(len(at) - 1, -1, -1):
         keys, groups[:, j] = np.divmod(keys, sizes[j])
@@ -494,9 +574,11 @@ def _part_tables(run: _Run, fn: Callable[..., Any], memo: dict[Any, Any],
 
 def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], rows: Any,
             counts: Any, inverse: Any, tables: list[Any]) -> tuple[list[Any], list[Any]]:
-    """The rows of the groups with a table drawn in one multinomial: each row's samples
-    split among its group's changes (the chances of all the groups side by side, padded
-    with zeros), each change written into a copy of the row."""
+    """The rows of the groups with a table drawn at once: each row's samples split among
+    its group's changes (the chances of all the groups side by side, padded with zeros),
+    each change written into a copy of the row (the new codes of a position written in
+    one ``where``, with no mask indexing). The rows of one sample first, then those of
+    several."""
     import numpy as np
 
     tabled = [u for u, table in enumerate(tables) if table is not None]
@@ -518,31 +600,38 @@ def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], row
                 per.append(cells)
         per.extend([blank] * (widest - len(per)))
         made.append(per)
-    new = np.array(made, dtype=np.int64).reshape(len(tables), widest, len(at))
-    live = np.isin(inverse, tabled)
-    idx = np.flatnonzero(live) if not live.all() else np.arange(len(rows))
-    group = inverse[idx]
-    k = counts[idx]
+    new = np.array(made, dtype=np.int64).reshape(len(tables) * widest, len(at))
+    has = np.zeros(len(tables), dtype=bool)
+    has[tabled] = True
+    live = has[inverse]
+    idx = np.flatnonzero(live) if not live.all() else None
+    group = inverse if idx is None else inverse[idx]
+    k = counts if idx is None else counts[idx]
     # a row of one sample draws its change from one uniform (a categorical draw: the
-    # same law as the multinomial of one, at a third of its cost); the others split
-    # their samples in one multinomial
-    one = np.flatnonzero(k == 1)
+    # same law as the multinomial of one, at a third of its cost): the uniform plus the
+    # row's group looked up at once in every group's cumulative chances laid end to end
+    # (each group's shifted by its number); the other rows split their samples in one
+    # multinomial, each change that got some a copy of the row
+    single = k == 1
+    one = np.flatnonzero(single)
     top = np.array([len(t.values) - 1 if t is not None else 0 for t in tables])
-    cum = np.cumsum(chances, axis=1)[group[one], :-1]
-    pick = np.minimum((run.np.random(len(one))[:, None] >= cum).sum(axis=1),
-                      top[group[one]])
-    many = np.flatnonzero(k > 1)
+    cum = np.cumsum(chances, axis=1)
+    cum += np.arange(len(tables))[:, None]
+    g1 = group[one]
+    pick = np.searchsorted(cum.reshape(-1), run.np.random(len(one)) + g1, side="right")
+    pick = np.minimum(pick - g1 * widest, top[g1]) + g1 * widest
+    many = np.flatnonzero(~single)
     drawn = run.np.multinomial(k[many], chances[group[many]])
     rm, jm = np.nonzero(drawn)
-    ri = np.concatenate([one, many[rm]])
-    ji = np.concatenate([pick, jm])
-    got = rows[idx[ri]]
-    g = group[ri]
-    for pj, f in enumerate(at):
-        c = new[g, ji, pj]
-        hit = c >= 0
-        got[hit, f] = c[hit]
-    return [got], [np.concatenate([np.ones(len(one), dtype=np.int64), drawn[rm, jm]])]
+    src = one if idx is None else idx[one]
+    got = [rows.take(src, axis=0), rows.take(many[rm] if idx is None else idx[many[rm]],
+                                             axis=0)]
+    for out, change in zip(got, (pick, group[many[rm]] * widest + jm), strict=True):
+        cells = new.take(change, axis=0)
+        for pj, f in enumerate(at):
+            c = cells[:, pj]
+            out[:, f] = np.where(c >= 0, c, out[:, f])
+    return got, [np.ones(len(one), dtype=np.int64), drawn[rm, jm]]
 
 
 def _rolled(run: _Run, fn: Callable[..., Any], at: tuple[int, ...], sub: tuple[Any, ...],
@@ -663,14 +752,16 @@ def simulate_batched(run_proc: Callable[[Dice], Any], fields: Sequence[str], sam
     run = _Run(seed, stream, fields, tables)
     counts: Counts = {}
     names = tuple(fields)
-    from warroom.engine.exact import gc_frozen
+    from warroom.engine.exact import acyclic, gc_frozen
 
     with gc_frozen():
         try:
             for out, n in _replayed(run, run_proc, samples, staged=False):
                 if type(out) is _Counted:
-                    for key, k in out.rows:
-                        _add(counts, key, k)
+                    get = counts.get
+                    with acyclic():
+                        for key, k in out.rows:
+                            counts[key] = get(key, 0) + k
                     continue
                 if type(out) is Row and out.names == names:
                     key = out.cells

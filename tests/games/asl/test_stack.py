@@ -381,13 +381,13 @@ def test_stages_on_parts_equal_the_same_stages_on_whole_states(result: str,
     from warroom.engine.context import fixed
     from warroom.engine.exact import exact_run
     from warroom.games.asl.counters import parse_units
-    from warroom.games.asl.stack import Readings, _stages, initial
+    from warroom.games.asl.stack import Readings, _stages, first_state
 
     us = parse_units(units)
     stages = _stages(us, result, 0, Readings())
     whole = tuple(fixed(lambda s, d, f=f: f(s, d), ("whole", k)) for k, f in enumerate(stages))
     assert all(not hasattr(f, "_warroom_part") for f in whole)
-    start = ((), *(initial(u) for u in us))
+    start = first_state(us)
 
     def run(fns: Any) -> dict[Any, F]:
         w = exact_run(lambda d: {"s": d.stages(start, (), rounds=0, opening=fns)[0]},
@@ -552,14 +552,13 @@ def test_random_selection_with_a_leader_against_every_die(
 def test_six_unit_stack_checks_follow_distinct_states(monkeypatch: pytest.MonkeyPatch) -> None:
     """The structure that makes the six-unit K/1 stack fast (its time is a benchmark
     row): every check is a piece of a stage on part of the state, worked out once per
-    value of that part (a unit's check and its Leader Loss check per leaders' context and
-    the unit's own state, the leaders' own Leader Loss checks once per state of the
-    leaders), so the checks are replayed 1,923 times for 21,716 joint outcomes (2,618
-    before each piece's runs went leaf first, with no run only to find where it branches;
-    2,617 for 21,212 before a wounded 9-2, morale 8, stopped helping the 8-1, A10.7; 7,151
-    when each unit's checks were one stage over the leaders and the unit; 1,702 with
-    each Leader Loss check a piece of its own, which cost more in pieces worked out and
-    composed than the replays it saved)."""
+    value of that part (a unit's check per leader helping it and the unit's own state,
+    its Leader Loss check per leaders lost and the unit's state, the leaders' own Leader
+    Loss checks once per state of the leaders), so the checks are replayed 661 times for
+    21,716 joint outcomes (860 before each piece's runs went leaf first, with no run only
+    to find where it branches; 2,618 when a unit's check and its Leader Loss check were one
+    piece per leaders' context, helper and lost leaders together, and the unit's state;
+    7,151 when each unit's checks were one stage over the leaders and the unit)."""
     from warroom.games.asl import stack
 
     calls = [0]
@@ -573,7 +572,7 @@ def test_six_unit_stack_checks_follow_distinct_states(monkeypatch: pytest.Monkey
     units = "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5"
     d = warroom.odds("asl.ift_on_stack", units=units, result="K/1")
     assert len(d.weights) == 21_716
-    assert calls[0] == 1_923
+    assert calls[0] == 661
 
 
 def test_an_estimate_makes_the_attack_plan_and_rows_once() -> None:

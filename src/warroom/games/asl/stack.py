@@ -247,8 +247,18 @@ def casualty(d: Dice, u: Unit, s: int) -> int:
 # ------------------------------------------------------------------ the attack's plan
 Step = tuple[str, int]
 State = tuple[Any, ...]
-"""(what the step in progress carries, then every unit's state bits): Random Selection's
-candidates, or the leaders lost by the attack during the Leader Loss checks."""
+"""(what the step in progress carries, then every unit's state bits, then the leaders
+lost by the attack while the other units check): the step's value is Random Selection's
+candidates, the leader helping the others' checks, or the leaders lost during the
+leaders' own Leader Loss checks. The leaders lost have a position of their own while the
+other units check, apart from the leader helping them: a unit's check reads the one, its
+Leader Loss check the other, so each is worked out once per value of what it reads
+(a few) and not per pair of them (a hundred and more with three leaders)."""
+
+
+def first_state(units: tuple[Unit, ...]) -> State:
+    """The state an attack on ``units`` starts from (:data:`State`)."""
+    return ((), *(initial(u) for u in units), ())
 
 
 def _steps(units: tuple[Unit, ...], result: str) -> tuple[Step, ...]:
@@ -309,9 +319,12 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
     """The stages of an attack on ``units`` (the same functions for the same attack, so
     the exact driver shares their work, keyed by the attack). Each is a stage on part of
     the state (``part``): Random Selection reads only its candidates, a leader's check
-    only the leaders, another unit's check the leaders and that unit. So the exact
-    driver works a unit's check out once per state of the leaders and of that unit, not
-    once per state of the whole stack."""
+    only the leaders, another unit's check the leader helping it and that unit, its
+    Leader Loss check the leaders lost and that unit. So the exact driver works a unit's
+    check out once per state of the leaders and of that unit, not once per state of the
+    whole stack; and the checks of units alike (seven 4-6-7s) are the same functions
+    (keyed by the unit, not its place), so an estimate draws them from the same
+    tables."""
     steps = _steps(units, result)
     m = len(units)
     n_sel = int(result[0]) if result.endswith("KIA") else 1
@@ -323,6 +336,7 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
     start = tuple(initial(u) for u in units)
     end = len(steps)
     leaders = tuple(1 + i for i, u in enumerate(units) if u.kind == "leader")
+    lost_at = m + 1  # where the leaders lost are kept while the other units check
 
     def announce(d: Dice, lost: tuple[tuple[int, bool, int], ...]) -> None:
         for j, killed, _ in lost:
@@ -386,9 +400,9 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
 
         return part((0,), fixed(rs, ("asl.stack", units, result, drm, rd, k)))
 
-    def run(k: int, d: Dice, ss: list[Any], aux: Any) -> Any:
+    def run(k: int, d: Dice, ss: list[Any], aux: Any, lost: Lost) -> tuple[Any, Lost]:
         """Step ``k`` on the units' states ``ss``; what it leaves in the state's first
-        value."""
+        value and in the leaders lost."""
         what, i = steps[k]
         if what == "apply":
             chosen = _selected(units, result, aux)
@@ -400,31 +414,32 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
         elif what == "check":
             _check_unit(d, units, ss, i, kind, mc_drm, _lead(units, ss, i, order, k))
         elif what == "ctx":
-            aux = _context(units, ss, start, result, order, k, rd)
-        elif what == "unit":
-            helper, lost = aux or ((-1, 0), ())
-            if lost and first[k]:
+            aux, lost = _context(units, ss, start, result, order, k, rd)
+            if lost:
                 announce(d, lost)
+        elif what == "unit":
             if not kia:
-                _check_unit(d, units, ss, i, kind, mc_drm, helper)
-            if k + 1 >= end:
+                _check_unit(d, units, ss, i, kind, mc_drm, aux or (-1, 0))
+            if k == last_unit:  # no later step reads the leader helping
                 aux = ()
         elif what == "loss":  # the unit's Leader Loss check, after its own check
-            leader_loss(d, i, ss, aux[1])
-            if k + 1 >= end:
-                aux = ()
-        else:  # "ll": a leader's own Leader Loss check, against the leaders lost
-            lost = aux if aux and not first[k] else _lost(units, start, ss, rd)
-            if lost and first[k] and not after_unit[k]:
-                announce(d, lost)
             leader_loss(d, i, ss, lost)
-            aux = () if k + 1 >= end else lost
+            if k == clear_lost:  # no later step reads the leaders lost here
+                lost = ()
+        else:  # "ll": a leader's own Leader Loss check, against the leaders lost
+            if k == clear_lost:  # the others' Leader Loss checks are over
+                lost = ()
+            gone = aux if aux and not first[k] else _lost(units, start, ss, rd)
+            if gone and first[k] and not after_unit[k]:
+                announce(d, gone)
+            leader_loss(d, i, ss, gone)
+            aux = () if k + 1 >= end else gone
         if clears[k]:
             # HIT (the K/ casualty leader) is cleared once the checks are over
             for j, s in enumerate(ss):
                 if s is not None:
                     ss[j] = s & ~HIT
-        return aux
+        return aux, lost
 
     # per step: the first of its kind in a row (a unit's: the first unit's), after some
     # unit's step, clearing HIT
@@ -433,38 +448,73 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
              for k, (what, _) in enumerate(steps)]
     after_unit = [any(w == "unit" for w, _ in steps[:k]) for k in range(end)]
     clears = [k + 1 >= end or steps[k + 1][0] == "ll" for k in range(end)]
+    last_unit = max((k for k, (what, _) in enumerate(steps) if what == "unit"), default=-1)
+    # the leaders lost are cleared once the others' Leader Loss checks are over: by the
+    # leaders' own first one if any (so the others' last one is the same function as the
+    # others'), else by the others' last
+    clear_lost = next((k for k, (what, _) in enumerate(steps) if what == "ll"), max(
+        (k for k, (what, _) in enumerate(steps) if what == "loss"), default=-1))
+
+    def fields_of(k: int) -> tuple[int, ...]:
+        """The positions step ``k`` reads and changes: the casualties all (but the
+        leaders lost, none yet), a leader's check the leaders, the leaders' context the
+        leaders (and where it leaves the helper and the leaders lost), another unit's
+        check the helper and that unit, its Leader Loss check the leaders lost and that
+        unit, a leader's own Leader Loss check the leaders and the lost ones
+        (position 0)."""
+        what, i = steps[k]
+        if what == "apply":
+            return tuple(range(m + 1))
+        if what == "ctx":
+            return (0, *leaders, lost_at)
+        if what == "ll":
+            return (0, *leaders, lost_at) if k == clear_lost else (0, *leaders)
+        if what == "unit":
+            return (0, 1 + i) if leaders else (1 + i,)
+        if what == "loss":
+            return (1 + i, lost_at)
+        return leaders
+
+    def key_of(ks: tuple[int, ...]) -> Any:
+        """What steps ``ks`` compute, as a memo key: the steps themselves, but another
+        unit's check (or Leader Loss check) by the unit and not its place, so the
+        checks of units alike share their transitions (the unit's name only names it in
+        the notes; clearing the K/ casualty leader's mark leaves the unit, not a leader,
+        as it is)."""
+        if len(ks) == 1 and steps[ks[0]][0] in ("unit", "loss"):
+            k = ks[0]
+            what, i = steps[k]
+            return (what, units[i]._replace(name=""), k == last_unit, k == clear_lost)
+        return ks
 
     def make(ks: tuple[int, ...]) -> Stage[State]:
-        """Steps ``ks`` as one stage on the values they read and change: the casualties
-        all, a leader's check the leaders, another unit's check the leaders and that
-        unit, a Leader Loss check the leaders and the lost ones (steps[0])."""
-        used: set[int] = set()
-        for k in ks:
-            what, i = steps[k]
-            used.update(range(m + 1) if what == "apply"
-                        else (0, *leaders) if what in ("ll", "ctx")
-                        else ((0, 1 + i) if leaders else (1 + i,)) if what in ("unit", "loss")
-                        else leaders)
-        fields = tuple(sorted(used))
-        at = {f - 1: n for n, f in enumerate(fields) if f}
+        """Steps ``ks`` as one stage on the values they read and change
+        (:func:`fields_of`)."""
+        fields = tuple(sorted({f for k in ks for f in fields_of(k)}))
+        at = {f - 1: n for n, f in enumerate(fields) if 0 < f <= m}
         aux_read = fields[0] == 0
+        lost_read = fields[-1] == lost_at
 
         def stage(sub: State, d: Dice) -> State:
             ss: list[Any] = [None] * m
             for j, n in at.items():
                 ss[j] = sub[n]
             aux = sub[0] if aux_read else ()
+            lost = sub[-1] if lost_read else ()
             for k in ks:
-                aux = run(k, d, ss, aux)
-            out = [ss[f - 1] for f in fields]
+                aux, lost = run(k, d, ss, aux, lost)
+            out = [ss[f - 1] if 0 < f <= m else None for f in fields]
             if aux_read:
                 out[0] = aux
+            if lost_read:
+                out[-1] = lost
             return tuple(out)
 
-        return part(fields, fixed(stage, ("asl.stack", units, result, drm, rd, ks)))
+        return part(fields, fixed(stage, ("asl.stack", units, result, drm, rd,
+                                          key_of(ks))))
 
     # one stage per Random Selection die, per check; a unit's Leader Loss checks join
-    # the stage before them (they read what it read), and so does the leaders' context:
+    # the stage before them (one piece each), and so does the leaders' context:
     # fewer passes over many states
     groups: list[list[int]] = []
     for k, (what, _) in enumerate(steps):
@@ -473,13 +523,13 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
         else:
             groups.append([k])
     def joined(g: list[int]) -> Stage[State]:
-        # steps on the same values one after another are one piece (a unit's check and
-        # its Leader Loss check, the leaders' own Leader Loss checks): a piece costs the
-        # exact driver more to work out and compose than the few replays it would save
+        # steps on the same values one after another are one piece (the leaders' own
+        # Leader Loss checks): a piece costs the exact driver more to work out and
+        # compose than the few replays it would save. A unit's check and its Leader
+        # Loss check read different values (the helper, the leaders lost): a piece each
         runs: list[list[int]] = []
         for k in g:
-            if runs and steps[k][0] in ("loss", "ll") and steps[runs[-1][-1]][0] in (
-                    ("unit", "loss") if steps[k][0] == "loss" else ("ll",)):
+            if runs and steps[k][0] == "ll" and steps[runs[-1][-1]][0] == "ll":
                 runs[-1].append(k)
             else:
                 runs.append([k])
@@ -600,9 +650,8 @@ def apply_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
     stages = _stages(units, result, drm, rd)
     if not stages:
         return start
-    first: State = ((), *start)
-    last, _ = d.stages(first, (), rounds=0, opening=stages)
-    return tuple(last[1:])
+    last, _ = d.stages(first_state(units), (), rounds=0, opening=stages)
+    return tuple(last[1:len(units) + 1])
 
 
 def finish_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
@@ -633,9 +682,8 @@ def _finish_plan(units: tuple[Unit, ...], result: str, drm: int, rd: Readings,
     (as rows). Kept by the attack and the extra values, not made again for each of a
     Monte Carlo estimate's samples."""
     stages = _stages(units, result, drm, rd) if result != "-" else ()
-    start = tuple(initial(u) for u in units)
     plain = all(type(v) in (str, int) for v in tail)
-    return stages, ((), *start), rows(
+    return stages, first_state(units), rows(
         (*STACK_FIELDS, *names), _last_row(units, tail), plain=plain,
         joined=_joined_rows(units, tail) if plain else None)
 
@@ -680,11 +728,12 @@ def _cost(p: StackParams) -> int:
 
 def _sample_cost(p: StackParams) -> float:
     """What a sample of the estimate costs, in the replays of :func:`_cost`: about two
-    thirds of one per unit and one and a half besides (the full estimates, 38,415
-    samples, of the six- and seven-unit stacks at K/1 take about 0.25-0.3 s of CPU on
-    this project's machine, ten units with three leaders at K/2 0.65 s; a little more is
-    counted, so that exact odds are kept where they would cost about what the estimate
-    does: seven units at K/1 answer exactly)."""
+    thirds of one per unit and one and a half besides. That is more than the batched
+    estimates cost now (38,415 samples of the six-, seven- and eight-unit stacks at K/1:
+    about 45, 80 and 120 ms of CPU on this project's machine, ten units with three
+    leaders at K/2 about 0.3 s), so that exact odds are kept up to where the estimate past
+    them is no slower: seven units at K/1 answer exactly (about 0.27 s), eight are
+    estimated; six exact (about 50 ms) beside seven estimated would be a cliff."""
     return 1.5 + 0.65 * len(parse_units(p.units, p.elr))
 
 
@@ -739,12 +788,13 @@ def _halves(units: tuple[Unit, ...]
 
 def _last_row(units: tuple[Unit, ...], tail: tuple[Any, ...]
               ) -> Callable[[State, int], tuple[Any, ...]]:
-    """The row of a last state of the attack (``(aux, *units' state bits)``): the values
+    """The row of a last state of the attack (:data:`State`): the values
     of STACK_FIELDS, then ``tail``. Exact odds map thousands of last states, so each
     half of the stack's units is worked out once per distinct state of that half (a few
     dozen; kept by :func:`_halves`) and the row put together from the two."""
     views = _views(units)
-    h = 1 + (len(units) + 1) // 2  # the first half: state[1:h], the second: state[h:]
+    m = len(units)
+    h = 1 + (m + 1) // 2  # the first half: state[1:h], the second: state[h:m + 1]
     sep = "," if len(units) > 1 else ""
     pad = ("-",) * (len(UNIT_FIELDS) - len(units))
     halves = _halves(units)
@@ -770,7 +820,7 @@ def _last_row(units: tuple[Unit, ...], tail: tuple[Any, ...]
 
     def row(state: State, _: int) -> tuple[Any, ...]:
         a = first.get(state[1:h]) or half(0, state[1:h])
-        b = second.get(state[h:]) or half(1, state[h:])
+        b = second.get(state[h:m + 1]) or half(1, state[h:m + 1])
         packed = a[2] + b[2]
         return (a[0] + b[0], *a[1], *b[1], *(ends.get(packed) or end(packed)))
 
@@ -778,14 +828,15 @@ def _last_row(units: tuple[Unit, ...], tail: tuple[Any, ...]
 
 
 class _PieceViews(dict[State, tuple[str, tuple[str, ...], int]]):
-    """The outcome's part for the units at some positions of a last state (position 0,
-    what the step in progress carries, is empty by then), by their values: ``name=state``
+    """The outcome's part for the units at some positions of a last state (the first
+    and last positions, what the step in progress carries and the leaders lost, are
+    empty by then), by their values: ``name=state``
     joined (with the comma before the next units), the state names, the packed counts
     (:class:`_UnitViews`)."""
 
     def __init__(self, views: list[_UnitViews], at: range, more: bool) -> None:
         super().__init__()
-        self.views = [views[f - 1] if f else None for f in at]
+        self.views = [views[f - 1] if 0 < f <= len(views) else None for f in at]
         self.more = more
 
     def __missing__(self, values: State) -> tuple[str, tuple[str, ...], int]:
