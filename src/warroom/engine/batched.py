@@ -409,7 +409,7 @@ def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[An
     import numpy as np
 
     items = [*first, *(item for _ in range(rounds) for item in each)]
-    if not all(type(item) is list for item in items):
+    if not all(type(item) is list or _form(item) is not None for item in items):
         return None
     width = len(state)
     values: list[list[Any]] = [[v] for v in state]  # per position: code -> value
@@ -424,7 +424,10 @@ def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[An
 
     rows = np.zeros((1, width), dtype=np.int64)
     counts = np.array([n], dtype=np.int64)
-    for at, fn, memo in (piece for item in items for piece in item):
+    for at, fn, memo in (piece for item in items for piece in _pieces(item)):
+        if memo is _COLUMNS:  # a stage on the whole state with a columnar form
+            rows, counts = _column_step(run, fn, rows, counts, values, codes)
+            continue
         if memo is None:
             return None  # not tabled
         found = _grouped(rows, at, [len(values[f]) for f in at])
@@ -446,6 +449,166 @@ def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[An
     columns = [np.array(values[f] + [None], dtype=object)[:-1][rows[:, f]]
                for f in range(width)]
     return list(zip(zip(*columns, strict=True), counts.tolist(), strict=True))
+
+
+_COLUMNS: Any = object()
+"""The memo of :func:`_columnar`'s piece for a stage with a columnar form (its ``fn``)."""
+
+
+def _form(stage: Any) -> Callable[..., Any] | None:
+    """A stage's columnar form (context.columns), if it has one."""
+    return getattr(stage, "_warroom_columns", None)
+
+
+def _pieces(item: Any) -> list[Any]:
+    """:func:`_columnar`'s pieces of a planned stage: a stage on parts is its pieces, a
+    stage with a columnar form one piece of its own."""
+    return item if type(item) is list else [((), _form(item), _COLUMNS)]
+
+
+def _column_step(run: _Run, form: Callable[..., Any], rows: Any, counts: Any,
+                 values: list[list[Any]], codes: list[dict[Any, int]]) -> tuple[Any, Any]:
+    """The rows through a stage's columnar form (context.columns): its states as one
+    integer array per position with an entry per sample, its draws by
+    :func:`_drawn_columns`; ``values`` and ``codes`` (per position) are coded afresh
+    from the states it returns, and the rows that end alike merged."""
+    import numpy as np
+
+    each = np.repeat(np.arange(len(rows)), counts)
+    cols = []
+    for f, known in enumerate(values):
+        vals = np.array(known)
+        if vals.dtype.kind not in "iub":
+            raise RuleError("a stage with a columnar form needs integer states, got "
+                            f"{known[:3]!r}")
+        cols.append(vals[rows[each, f]])
+    got = form(cols, ColumnDice(run))
+    if len(got) != len(values):
+        raise RuleError(f"a columnar form returned {len(got)} positions, not {len(values)}")
+    out = np.zeros((len(each), len(values)), dtype=np.int64)
+    for f, col in enumerate(got):
+        found, out[:, f] = np.unique(np.asarray(col), return_inverse=True)
+        values[f][:] = found.tolist()
+        codes[f].clear()
+        codes[f].update((v, c) for c, v in enumerate(values[f]))
+    return _merged_rows(out, np.ones(len(out), dtype=np.int64), [len(v) for v in values])
+
+
+class ColumnDice:
+    """What a stage's columnar form (context.columns) draws with: the run's generator
+    and the exact transitions of stages on parts, as the rest of the batched run."""
+
+    def __init__(self, run: _Run) -> None:
+        self.run = run
+
+    def draw(self, fn: Callable[..., Any], cols: Sequence[Any]) -> list[Any]:
+        """Each entry's next part (``cols``: the part's values, an array per position, an
+        entry per sample) drawn from the exact transition of the stage ``fn`` from the
+        entry's value (:func:`_drawn_columns`)."""
+        return _drawn_columns(self.run, fn, cols)
+
+    def chances(self, fn: Callable[..., Any], sub: tuple[Any, ...]
+                ) -> list[tuple[tuple[tuple[int, Any], ...], float]]:
+        """The exact transition of the stage ``fn`` from its part's value ``sub``: the
+        changes it makes ((index in the part, value) pairs) with their chances, worked
+        out once per run (kept by the sampler, as for any stage on parts)."""
+        table = _part_table(self.run, fn, sub)
+        if table is RAW:
+            raise RuleError("a stage drawn in columns has a transition too large to work out")
+        return list(zip(table.values, _probs(table).tolist(), strict=True))
+
+    def random(self, shape: Any) -> Any:
+        """Uniforms in [0, 1) from the run's generator."""
+        return self.run.np.random(shape)
+
+
+def _part_table(run: _Run, fn: Callable[..., Any], sub: tuple[Any, ...]) -> Any:
+    """``fn``'s exact transition from ``sub`` (a :class:`Table` of changes; RAW: too
+    large, or ``fn`` not marked fixed), kept in the sampler's memo."""
+    memo = run.sampler._part_memo(fn)
+    if memo is None:
+        return RAW
+    table = memo.get(sub, 0)
+    if type(table) is int:
+        table = memo[sub] = run.sampler._work_part(fn, sub)
+    return table
+
+
+def _drawn_columns(run: _Run, fn: Callable[..., Any], cols: Sequence[Any]) -> list[Any]:
+    """Each entry's next value of a part (``cols``: the part's values, an array per
+    position, an entry per sample) drawn from the exact transition of the stage ``fn``
+    from the entry's value: worked out once per distinct value (kept by the sampler,
+    as for any stage on parts), drawn for every entry at once (a uniform against the
+    cumulative chances); a value whose transition is too large runs the stage one
+    entry at a time (the sequential sampler)."""
+    import numpy as np
+
+    cols = [np.asarray(c, dtype=np.int64) for c in cols]
+    size = len(cols[0])
+    if not size:
+        return cols
+    key = np.zeros(size, dtype=np.int64)
+    lows = [int(c.min()) for c in cols]
+    widths = [int(c.max()) - low + 1 for c, low in zip(cols, lows, strict=True)]
+    if math.prod(widths) >= 1 << 62:
+        raise RuleError("a part drawn in columns has values too far apart")
+    for c, low, width in zip(cols, lows, widths, strict=True):
+        key = key * width + (c - low)
+    span = math.prod(widths)
+    if span <= max(1 << 16, 4 * size):  # few values: counted, not sorted
+        seen = np.bincount(key, minlength=span) > 0
+        ids = np.cumsum(seen) - 1
+        inverse = ids[key]
+        first = np.zeros(int(seen.sum()), dtype=np.int64)
+        first[inverse[::-1]] = np.arange(size - 1, -1, -1)
+    else:
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    subs = [tuple(int(c[i]) for c in cols) for i in first.tolist()]
+    tables = [_part_table(run, fn, sub) for sub in subs]
+    out = list(cols)
+    at = tuple(range(len(cols)))
+    if any(t is RAW for t in tables):  # too large: each entry runs the stage
+        out = [c.copy() for c in cols]
+        for u in (u for u, t in enumerate(tables) if t is RAW):
+            for i in np.flatnonzero(inverse == u).tolist():
+                for j, v in run.sampler._run_part(fn, subs[u], at):
+                    out[j][i] = v
+    tabled = [u for u, t in enumerate(tables) if t is not RAW]
+    if not tabled:
+        return out
+    widest = max(len(tables[u].values) for u in tabled)
+    chances = np.zeros((len(tables), widest))
+    new = np.zeros((len(tables), widest, len(cols)), dtype=np.int64)
+    put = np.zeros((len(tables), widest, len(cols)), dtype=bool)
+    for u in tabled:
+        table = tables[u]
+        chances[u, :len(table.values)] = _probs(table)
+        for c, change in enumerate(table.values):
+            for j, v in change:
+                new[u, c, j] = v
+                put[u, c, j] = True
+    live = np.flatnonzero(np.isin(inverse, tabled)) if len(tabled) < len(tables) else None
+    group = inverse if live is None else inverse[live]
+    cum = np.cumsum(chances, axis=1)
+    for u in tabled:  # past every uniform from a table's last change on (rounding)
+        cum[u, len(tables[u].values) - 1:] = 2.0
+    uniform = run.np.random(len(group))
+    pick = group * widest  # where each entry's change is among the flat changes
+    for c in range(widest - 1):
+        pick += uniform >= cum[group, c]
+    for j in range(len(cols)):
+        if not put[:, :, j].any():
+            continue
+        where = put[:, :, j].reshape(-1)[pick]
+        target = out[j].copy() if live is None else out[j][live]
+        target[where] = new[:, :, j].reshape(-1)[pick[where]]
+        if live is None:
+            out[j] = target
+        else:
+            out[j] = out[j].copy()
+            out[j][live] = target
+    return out
 
 
 def _grouped(rows: Any, at: tuple[int, ...], sizes: list[int]) -> tuple[Any, Any] | None:

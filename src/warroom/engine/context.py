@@ -49,6 +49,22 @@ def fixed(fn: F, key: Hashable = None) -> F:
     return fn
 
 
+def columns(stage: F, form: Callable[..., Any]) -> F:
+    """Give a stage on the whole state a columnar form for the batched Monte Carlo driver
+    (:mod:`warroom.engine.batched`): ``form(values, draw)`` takes the states of many
+    samples as one numpy integer array per position (a sample per entry) and returns
+    their next states the same way, with the same law as ``stage``. Its dice come from
+    ``draw(fn, values)``: ``fn`` a stage on part of a state (marked :func:`fixed`) and
+    ``values`` one array per position of its part; the driver draws each entry's next
+    part from ``fn``'s exact transition from that entry's value (worked out once per
+    distinct value, by the exact driver) and returns the new values the same way. Every
+    other driver runs ``stage`` as it is, so the form adds no rule of its own: it only
+    says how the stage's own parts apply to many samples at once (the allocation of
+    ``fow.shoot_mixed``, then each team's rolls)."""
+    stage._warroom_columns = form  # type: ignore[attr-defined]
+    return stage
+
+
 Pieces = Sequence[tuple[range, Sequence[tuple[Any, ...]]]]
 """Last states in pieces (:func:`rows`' ``joined``): per piece, its positions and the
 values there of every state, in the same order for every piece."""

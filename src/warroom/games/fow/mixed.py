@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import groupby, product
 from math import prod
 from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.context import Dice, Stage, fixed, rows
+from warroom.engine.context import Dice, Stage, columns, fixed, part, rows
+from warroom.engine.context import parts as in_turn
 from warroom.engine.exact import exact_run
 from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.params import text_items, whole_number
@@ -287,6 +288,89 @@ class Allocation:
             return tuple([tuple(sorted((*before, *after))) if before else after
                           for before, after in zip(taken, out, strict=True)])
         return tuple(out)
+
+
+def dealt_columns(a: Allocation, hits: Any) -> Any:
+    """:meth:`Allocation.plan` for many counts of hits at once (numpy: ``hits`` a row of
+    each weapon's hits per sample), as how many hits of each weapon each team takes
+    (samples × teams × weapons): :func:`dealt_groups` put together."""
+    import numpy as np
+
+    hits = np.asarray(hits, dtype=np.int64)
+    out = np.zeros((len(hits), len(a.teams), len(a.weapons)), dtype=np.int16)
+    for sel, members, ranking, took in dealt_groups(a, hits):
+        block = out[sel]
+        block[:, np.array(members)[:, None], np.array(ranking)[None, :]] = took
+        out[sel] = block
+    return out
+
+
+def dealt_groups(a: Allocation, hits: Any) -> Iterator[tuple[Any, tuple[int, ...],
+                                                             tuple[int, ...], Any]]:
+    """:meth:`Allocation.plan` for many counts of hits at once (numpy: ``hits`` a row of
+    each weapon's hits per sample), for the batched Monte Carlo driver (the shot's
+    columnar form), group by group: the samples (a boolean mask), the group's members
+    and the weapons in its ranking order, and how many hits of each of them each member
+    takes (samples × members × weapons). Not with bunker busters that moved (rule 9
+    deals their hits first: the plan does it one count at a time). The layout is the
+    plan's (:func:`_layout`: the order the extra hits go in, the groups and the weapons
+    each takes first), per combination of declared types among the weapons that hit;
+    what the plan deals hit by hit is counted: a group takes its hits whole weapons at a
+    time in its ranking order (:func:`_take`), and member ``r`` of ``m`` takes the
+    positions ``r, r + m, ...`` of the group's hits below ``share × m`` and, with an
+    extra hit, the position ``share × m + r`` (:func:`_deal`: the extra hits go to the
+    first members)."""
+    import numpy as np
+
+    if a.busters:
+        raise ValueError("the hits of bunker busters that moved are dealt one plan at a time")
+    mask = np.zeros(len(hits), dtype=np.int64)
+    if not a.plain:  # the types declared by the weapons that hit, a bit per kind
+        for bit, kind in enumerate(KINDS):
+            mine = [w for w, k in enumerate(a.declares) if k == kind]
+            if mine:
+                mask |= (hits[:, mine] > 0).any(axis=1).astype(np.int64) << bit
+    for m in np.unique(mask).tolist():
+        declared = tuple(kind for bit, kind in enumerate(KINDS) if m >> bit & 1)
+        sel = mask == m
+        for members, ranking, took in _dealt(
+                hits[sel], *_layout(a.weapons, a.teams, a.priority, declared)):
+            yield sel, members, ranking, took
+
+
+def _dealt(hits: Any, order: tuple[int, ...],
+           groups: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
+           ) -> Iterator[tuple[tuple[int, ...], tuple[int, ...], Any]]:
+    """:func:`dealt_groups` for one layout."""
+    import numpy as np
+
+    teams = len(order)
+    share, extra = np.divmod(hits.sum(axis=1).astype(np.int32), teams)  # _slots
+    rank = np.empty(teams, dtype=np.int32)
+    rank[list(order)] = np.arange(teams)
+    slots = share[:, None] + (rank[None, :] < extra[:, None])
+    left = hits.astype(np.int32)
+    for members, ranking in groups:
+        if not members:
+            continue
+        mem, rk, m = np.array(members), np.array(ranking), len(members)
+        wanted = slots[:, mem].sum(axis=1, dtype=np.int32)[:, None]
+        avail = left[:, rk]
+        before = np.cumsum(avail, axis=1, dtype=np.int32) - avail
+        take = np.clip(wanted - before, 0, avail)  # _take: whole weapons in rank order
+        left[:, rk] = avail - take
+        # where each weapon's hits start among the group's, and where the last ends
+        edges = np.concatenate([np.minimum(before, wanted), wanted], axis=1)
+        full = (share * m)[:, None]  # the rounds every member takes a hit in
+        extras = (slots[:, mem] > share[:, None]).sum(axis=1, dtype=np.int32)[:, None]
+        r = np.arange(m, dtype=np.int16)[None, :, None]
+        # member r's hits below an edge x: its positions r, r + m, ... below full
+        # (x // m, and one more if r < x % m), and its extra hit at full + r if it has
+        # one (r < the members with an extra, and full + r < x)
+        q, rem = np.divmod(np.minimum(edges, full).astype(np.int16), m)
+        past = np.minimum(np.maximum(edges - full, 0), extras).astype(np.int16)
+        below = q[:, None, :] + (r < rem[:, None, :]) + (r < past[:, None, :])
+        yield members, ranking, np.diff(below, axis=2)
 
 
 def _take(shares: tuple[Share, ...], left: list[int], out: list[tuple[int, ...]]) -> None:
@@ -915,15 +999,19 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                   for weapon, (t, reroll, note) in zip(weapons, _to_hit(p, weapons, teams),
                                                         strict=True))
 
-    def to_hit(s: Shot, d: Dice) -> Shot:
-        hits = []
-        for dice, t, reroll, note, what in shots:
+    def to_hit(w: int) -> Stage[Shot]:
+        """Weapon ``w``'s to-hit roll: a stage on its count of hits (the batched driver
+        draws it for every sample at once)."""
+        dice, t, reroll, note, what = shots[w]
+
+        def roll(_: tuple[int], d: Dice) -> tuple[int]:
             if note is not None:  # each weapon its own to-hit number and re-rolls
                 d.note("fow.shoot_mixed.reroll", "{name}: failed to-hit rolls are re-rolled",
                        name=note)
-            hits.append(d.pool(dice, t, rule="fow.shoot_mixed.to_hit", what=what,
-                               reroll=reroll))
-        return (0, *hits, *after)
+            return (d.pool(dice, t, rule="fow.shoot_mixed.to_hit", what=what,
+                           reroll=reroll),)
+
+        return part((1 + w,), fixed(roll, ("fow.shoot_mixed", "to_hit", p, w)))
 
     # rule 8's split rolls dice; without it the allocation and the groups of teams
     # rolling together follow from the hits alone: kept per count of each weapon's hits
@@ -991,8 +1079,84 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                     for chain, members in groups(plan).items()]
         return [(len(members), chain, "", ()) for chain, members in groups(plan).items()]
 
-    return (fixed(to_hit, ("fow.shoot_mixed", "to_hit", p)),
-            fixed(resolve, ("fow.shoot_mixed", "resolve", p)))
+    resolving = fixed(resolve, ("fow.shoot_mixed", "resolve", p))
+    if carrier is None and not declared and not busters and p.allocation == "rules":
+        # the batched Monte Carlo driver deals the hits of many samples at once (their
+        # counts by team and weapon: dealt_groups) and draws each team's result from
+        # its weapons' exact transitions (_weapons_on: the steps of its own chain)
+        columns(resolving, partial(_resolve_columns, split.whole, anonymous,
+                                   saves, len(after)))
+    return in_turn(*(to_hit(w) for w in range(n))), resolving
+
+
+def _resolve_columns(a: Allocation, teams: tuple[Team, ...], saves: Saves, after: int,
+                     values: list[Any], dice: Any) -> list[Any]:
+    """The shot's second stage (the allocation and the teams' rolls) for many samples at
+    once (context.columns: ``values`` the samples' :data:`Shot` as an array per
+    position, ``dice`` the batched driver's): the hits dealt by :func:`dealt_columns`;
+    then each team's result, the worst of what each weapon's hits do to it (its own
+    chain, :func:`_team_roll`, keeps the worst of the weapons' rolls in turn). Each
+    weapon's rolls are independent given its hits, so the team's result is drawn with
+    one uniform against the chances that every weapon's rolls leave it unharmed, and
+    leave it at worst bailed out: the products of each weapon's chances, which are the
+    exact transitions of :func:`_weapons_on` (:func:`_hit_by`'s rolls from unharmed)
+    that the driver works out once per kind of team, weapon and count of hits."""
+    import numpy as np
+
+    n = len(a.weapons)
+    hits = np.stack(values[1:n + 1], axis=1).astype(np.int64)
+    dealt = list(dealt_groups(a, hits))
+    kinds = tuple(dict.fromkeys(teams))
+    kind = [kinds.index(team) for team in teams]
+    most = max(int(took.max()) for _, _, _, took in dealt) + 1 if dealt else 1
+    # the chances, by (kind, weapon, hits), that the weapon's rolls leave a team of the
+    # kind unharmed, and not destroyed
+    unharmed = np.ones(len(kinds) * n * most)
+    standing = np.ones(len(kinds) * n * most)
+    fn = _weapons_on(kinds, a.weapons, saves)
+    done: set[tuple[int, int]] = set()
+    for _, members, ranking, took in dealt:
+        tops = took.max(axis=0).tolist()  # the most hits of each weapon on each member
+        for i, per in zip(members, tops, strict=True):
+            for w, top in zip(ranking, per, strict=True):
+                c = kind[i]
+                for k in range(1, top + 1):
+                    if (c * n + w, k) in done:
+                        continue
+                    done.add((c * n + w, k))
+                    for change, p in dice.chances(fn, (c, w, k, 0)):
+                        worst = dict(change).get(3, 0)
+                        unharmed[(c * n + w) * most + k] -= p if worst else 0.0
+                        standing[(c * n + w) * most + k] -= p if worst == 2 else 0.0
+    destroyed = np.zeros(len(hits), dtype=np.int64)
+    bailed = np.zeros(len(hits), dtype=np.int64)
+    for sel, members, ranking, took in dealt:
+        # each member's and weapon's place in the chances, then the hits it took
+        base = np.array([[(kind[i] * n + w) * most for w in ranking] for i in members],
+                        dtype=np.int32)
+        at = base + took
+        u = dice.random((int(sel.sum()), len(members)))
+        lost = u >= standing[at].prod(axis=2)
+        destroyed[sel] += lost.sum(axis=1)
+        bailed[sel] += ((u >= unharmed[at].prod(axis=2)) & ~lost).sum(axis=1)
+    zero = np.zeros(len(hits), dtype=np.int64)
+    return [hits.sum(axis=1), *[zero] * n, destroyed, bailed,
+            *[zero] * (after - 2)]
+
+
+@lru_cache(maxsize=256)
+def _weapons_on(kinds: tuple[Team, ...], weapons: tuple[Weapon, ...], saves: Saves) -> Any:
+    """The rolls a team of a kind makes for ``k`` hits of one weapon: a stage on (the
+    kind's index in ``kinds``, the weapon's index, k, the worst result so far), the
+    worst after :func:`_hit_by`'s rolls, as the team's own chain rolls them."""
+
+    def step(sub: tuple[int, int, int, int], d: Dice) -> tuple[int, int, int, int]:
+        c, w, k, worst = sub
+        if not k:
+            return sub
+        return (c, w, k, _hit_by(kinds[c], weapons[w], k, saves)((worst,), d)[0])
+
+    return fixed(step, ("fow.shoot_mixed.weapons_on", kinds, weapons, saves))
 
 
 def _fraction(x: Any) -> str:
