@@ -863,12 +863,28 @@ def _cost(p: MixedParams) -> int:
 
 def _sample_cost(p: MixedParams) -> float:
     """What a sample of the estimate costs, in the replays of :func:`_cost`, counted on
-    the generous side: one per target team and nine besides (the full estimate, 38,415
-    samples, of four weapons at 8 teams takes 0.9-1.3 s of CPU on this project's
-    machine, 10-13 replays a sample; six weapons of 30 dice at 20 teams 1.5-2.4 s, 16-25
-    a sample). Exact odds are kept where they would cost about as much: four weapons of
-    13 dice at 8 teams answer exactly (about 1.4 s), 14 dice get the estimate."""
-    return 9 + len(parse_teams(p.teams))
+    the generous side. Where the batched driver deals the hits in columns
+    (:func:`in_columns`), one and a tenth per target team (the full estimate, 38,415
+    samples, of four weapons at 8 teams takes about 60 ms of CPU on this project's
+    machine, 0.6 replays a sample; six weapons of 30 dice at 20 teams about 100 ms, one
+    a sample): exact odds are then kept within the plain budget (half a second), four
+    weapons of 9 dice at 8 teams, and 10 dice get the estimate. Otherwise each sample
+    runs alone: one per target team and nine besides (four weapons at 8 teams 0.9-1.3 s,
+    10-13 replays a sample), so exact odds are kept where they would cost about as
+    much: four weapons of 13 dice at 8 teams answer exactly (about 1.4 s)."""
+    teams = len(parse_teams(p.teams))
+    return 1 + teams / 10 if in_columns(p) else 9 + teams
+
+
+def in_columns(p: MixedParams) -> bool:
+    """Whether the batched Monte Carlo driver deals this shot's hits in columns (the
+    shot's columnar form: :func:`dealt_groups`): not with passengers, the owner's best
+    allocation, gun tanks beside other teams (rule 8 rolls for each hit) or bunker
+    busters that moved (rule 9 deals their hits first)."""
+    teams = parse_teams(p.teams)
+    gun_tanks = any(t.gt for t in teams) and not all(t.gt for t in teams)
+    busters = any(w.bb and (p.moved or w.moved) for w in parse_weapons(p.weapons))
+    return not (p.passengers or p.allocation != "rules" or gun_tanks or busters)
 
 
 @procedure(
@@ -1080,7 +1096,7 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
         return [(len(members), chain, "", ()) for chain, members in groups(plan).items()]
 
     resolving = fixed(resolve, ("fow.shoot_mixed", "resolve", p))
-    if carrier is None and not declared and not busters and p.allocation == "rules":
+    if in_columns(p):
         # the batched Monte Carlo driver deals the hits of many samples at once (their
         # counts by team and weapon: dealt_groups) and draws each team's result from
         # its weapons' exact transitions (_weapons_on: the steps of its own chain)
