@@ -487,7 +487,7 @@ def _column_step(run: _Run, form: Callable[..., Any], rows: Any, counts: Any,
         raise RuleError(f"a columnar form returned {len(got)} positions, not {len(values)}")
     out = np.zeros((len(each), len(values)), dtype=np.int64)
     for f, col in enumerate(got):
-        found, out[:, f] = np.unique(np.asarray(col), return_inverse=True)
+        found, out[:, f] = _coded(np.asarray(col, dtype=np.int64))
         values[f][:] = found.tolist()
         codes[f].clear()
         codes[f].update((v, c) for c, v in enumerate(values[f]))
@@ -532,6 +532,21 @@ def _part_table(run: _Run, fn: Callable[..., Any], sub: tuple[Any, ...]) -> Any:
     if type(table) is int:
         table = memo[sub] = run.sampler._work_part(fn, sub)
     return table
+
+
+def _coded(col: Any) -> tuple[Any, Any]:
+    """The distinct values of an integer array, sorted, and each entry's index among
+    them (np.unique's, counted rather than sorted where the values are few and close)."""
+    import numpy as np
+
+    if not len(col):
+        return col, col
+    low, high = int(col.min()), int(col.max())
+    if high - low > max(1 << 16, 4 * len(col)):
+        found, inverse = np.unique(col, return_inverse=True)
+        return found, inverse.reshape(-1)
+    seen = np.bincount(col - low, minlength=high - low + 1) > 0
+    return np.flatnonzero(seen) + low, (np.cumsum(seen) - 1)[col - low]
 
 
 def _drawn_columns(run: _Run, fn: Callable[..., Any], cols: Sequence[Any]) -> list[Any]:
@@ -593,10 +608,11 @@ def _drawn_columns(run: _Run, fn: Callable[..., Any], cols: Sequence[Any]) -> li
     cum = np.cumsum(chances, axis=1)
     for u in tabled:  # past every uniform from a table's last change on (rounding)
         cum[u, len(tables[u].values) - 1:] = 2.0
-    uniform = run.np.random(len(group))
-    pick = group * widest  # where each entry's change is among the flat changes
-    for c in range(widest - 1):
-        pick += uniform >= cum[group, c]
+    # each entry's change, as its place among every table's changes side by side: its
+    # uniform placed among its table's cumulative chances (the tables 3 apart)
+    cum += 3.0 * np.arange(len(tables))[:, None]
+    pick = np.searchsorted(cum.reshape(-1), run.np.random(len(group)) + 3.0 * group,
+                           side="right")
     for j in range(len(cols)):
         if not put[:, :, j].any():
             continue

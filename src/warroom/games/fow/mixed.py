@@ -17,8 +17,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.context import Dice, Stage, columns, fixed, part, rows
-from warroom.engine.context import parts as in_turn
+from warroom.engine.context import Dice, Stage, columns, fixed, rows
 from warroom.engine.exact import exact_run
 from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.params import text_items, whole_number
@@ -1015,19 +1014,15 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                   for weapon, (t, reroll, note) in zip(weapons, _to_hit(p, weapons, teams),
                                                         strict=True))
 
-    def to_hit(w: int) -> Stage[Shot]:
-        """Weapon ``w``'s to-hit roll: a stage on its count of hits (the batched driver
-        draws it for every sample at once)."""
-        dice, t, reroll, note, what = shots[w]
-
-        def roll(_: tuple[int], d: Dice) -> tuple[int]:
+    def to_hit(s: Shot, d: Dice) -> Shot:
+        hits = []
+        for dice, t, reroll, note, what in shots:
             if note is not None:  # each weapon its own to-hit number and re-rolls
                 d.note("fow.shoot_mixed.reroll", "{name}: failed to-hit rolls are re-rolled",
                        name=note)
-            return (d.pool(dice, t, rule="fow.shoot_mixed.to_hit", what=what,
-                           reroll=reroll),)
-
-        return part((1 + w,), fixed(roll, ("fow.shoot_mixed", "to_hit", p, w)))
+            hits.append(d.pool(dice, t, rule="fow.shoot_mixed.to_hit", what=what,
+                               reroll=reroll))
+        return (0, *hits, *after)
 
     # rule 8's split rolls dice; without it the allocation and the groups of teams
     # rolling together follow from the hits alone: kept per count of each weapon's hits
@@ -1095,14 +1090,40 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                     for chain, members in groups(plan).items()]
         return [(len(members), chain, "", ()) for chain, members in groups(plan).items()]
 
+    rolling = fixed(to_hit, ("fow.shoot_mixed", "to_hit", p))
     resolving = fixed(resolve, ("fow.shoot_mixed", "resolve", p))
     if in_columns(p):
-        # the batched Monte Carlo driver deals the hits of many samples at once (their
-        # counts by team and weapon: dealt_groups) and draws each team's result from
-        # its weapons' exact transitions (_weapons_on: the steps of its own chain)
+        # the batched Monte Carlo driver rolls the hits of many samples at once (each
+        # weapon's pool: _pool_on), deals them (their counts by team and weapon:
+        # dealt_groups) and draws each team's result from its weapons' exact
+        # transitions (_weapons_on: the steps of its own chain)
+        pools = tuple(_pool_on(dice, t.final, reroll) for dice, t, reroll, _, _ in shots)
+        columns(rolling, partial(_to_hit_columns, pools, len(after)))
         columns(resolving, partial(_resolve_columns, split.whole, anonymous,
                                    saves, len(after)))
-    return in_turn(*(to_hit(w) for w in range(n))), resolving
+    return rolling, resolving
+
+
+def _to_hit_columns(pools: tuple[Any, ...], after: int, values: list[Any], dice: Any
+                    ) -> list[Any]:
+    """The shot's first stage (every weapon's to-hit roll) for many samples at once
+    (context.columns): each weapon's hits drawn by the driver from its pool's exact
+    chances (:func:`_pool_on`)."""
+    import numpy as np
+
+    zero = np.zeros(len(values[0]), dtype=np.int64)
+    return [zero, *(dice.draw(pool, [zero])[0] for pool in pools), *[zero] * after]
+
+
+@lru_cache(maxsize=1024)
+def _pool_on(dice: int, final: int, reroll: Literal["none", "misses"]) -> Any:
+    """One weapon's to-hit roll (``dice`` needing ``final``) as a stage on its count of
+    hits (from none), as the shot's first stage rolls it."""
+
+    def step(_: tuple[int], d: Dice) -> tuple[int]:
+        return (d.pool(dice, final, rule="fow.shoot_mixed.to_hit", what="", reroll=reroll),)
+
+    return fixed(step, ("fow.shoot_mixed.pool", dice, final, reroll))
 
 
 def _resolve_columns(a: Allocation, teams: tuple[Team, ...], saves: Saves, after: int,
