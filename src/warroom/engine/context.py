@@ -51,16 +51,17 @@ def fixed(fn: F, key: Hashable = None) -> F:
 
 def columns(stage: F, form: Callable[..., Any]) -> F:
     """Give a stage on the whole state a columnar form for the batched Monte Carlo driver
-    (:mod:`warroom.engine.batched`): ``form(values, draw)`` takes the states of many
-    samples as one numpy integer array per position (a sample per entry) and returns
-    their next states the same way, with the same law as ``stage``. Its dice come from
-    ``draw(fn, values)``: ``fn`` a stage on part of a state (marked :func:`fixed`) and
-    ``values`` one array per position of its part; the driver draws each entry's next
-    part from ``fn``'s exact transition from that entry's value (worked out once per
-    distinct value, by the exact driver) and returns the new values the same way. Every
-    other driver runs ``stage`` as it is, so the form adds no rule of its own: it only
-    says how the stage's own parts apply to many samples at once (the allocation of
-    ``fow.shoot_mixed``, then each team's rolls)."""
+    (:mod:`warroom.engine.batched`), for a stage whose samples rarely share a state:
+    ``form(values, dice)`` takes the states of many samples as one numpy integer array
+    per position (an entry per sample) and returns their next states the same way. What
+    follows from the state alone it works out with numpy; its dice come from the driver
+    (:class:`~warroom.engine.batched.ColumnDice`): ``dice.draw(fn, values)`` draws each
+    entry's next part from the exact transition of ``fn`` (a stage on part of a state,
+    marked :func:`fixed`) from the entry's value, ``dice.chances(fn, sub)`` gives that
+    transition, ``dice.random(shape)`` uniforms. Every other driver runs ``stage`` as
+    it is: the form must follow its law exactly, built from the stage's own pieces
+    (``fow.shoot_mixed``: its allocation's layout, its teams' chains), and tests hold
+    the two drivers to each other and to exact odds."""
     stage._warroom_columns = form  # type: ignore[attr-defined]
     return stage
 
