@@ -411,6 +411,16 @@ def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[An
     items = [*first, *(item for _ in range(rounds) for item in each)]
     if not all(type(item) is list or _form(item) is not None for item in items):
         return None
+    if n > COLUMN_RUN and any(type(item) is not list for item in items):
+        # a stage with a columnar form holds every sample apart: runs of a bounded size
+        out: dict[Any, int] = {}
+        for start in range(0, n, COLUMN_RUN):
+            got = _columnar(run, state, first, each, rounds, min(COLUMN_RUN, n - start))
+            if got is None:
+                return None
+            for s, k in got:
+                out[s] = out.get(s, 0) + k
+        return list(out.items())
     width = len(state)
     values: list[list[Any]] = [[v] for v in state]  # per position: code -> value
     codes: list[dict[Any, int]] = [{v: 0} for v in state]  # per position: value -> code
@@ -451,6 +461,16 @@ def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[An
     return list(zip(zip(*columns, strict=True), counts.tolist(), strict=True))
 
 
+COLUMN_RUN = 1 << 17
+"""Where a stage has a columnar form (which holds every sample apart), :func:`_columnar`
+takes the samples in runs of at most this many (its memory, at about 250 bytes a
+sample, bounded to some tens of megabytes)."""
+
+COLUMN_CHUNK = 1 << 14
+"""A stage's columnar form gets at most this many samples at once (a form may hold
+arrays of some hundreds of values per sample: the shot's hits of each weapon on each
+team)."""
+
 _COLUMNS: Any = object()
 """The memo of :func:`_columnar`'s piece for a stage with a columnar form (its ``fn``)."""
 
@@ -475,19 +495,25 @@ def _column_step(run: _Run, form: Callable[..., Any], rows: Any, counts: Any,
     import numpy as np
 
     each = np.repeat(np.arange(len(rows)), counts)
-    cols = []
-    for f, known in enumerate(values):
-        vals = np.array(known)
-        if vals.dtype.kind not in "iub":
+    known = []
+    for f, vals in enumerate(values):
+        known.append(np.array(vals))
+        if known[f].dtype.kind not in "iub":
             raise RuleError("a stage with a columnar form needs integer states, got "
-                            f"{known[:3]!r}")
-        cols.append(vals[rows[each, f]])
-    got = form(cols, ColumnDice(run))
-    if len(got) != len(values):
-        raise RuleError(f"a columnar form returned {len(got)} positions, not {len(values)}")
+                            f"{vals[:3]!r}")
+    dice = ColumnDice(run)
+    parts: list[list[Any]] = [[] for _ in values]
+    for start in range(0, len(each), COLUMN_CHUNK):  # the memory of a chunk at most
+        block = each[start:start + COLUMN_CHUNK]
+        got = form([known[f][rows[block, f]] for f in range(len(values))], dice)
+        if len(got) != len(values):
+            raise RuleError(f"a columnar form returned {len(got)} positions, not "
+                            f"{len(values)}")
+        for f, col in enumerate(got):
+            parts[f].append(np.asarray(col, dtype=np.int64))
     out = np.zeros((len(each), len(values)), dtype=np.int64)
-    for f, col in enumerate(got):
-        found, out[:, f] = _coded(np.asarray(col, dtype=np.int64))
+    for f, pieces in enumerate(parts):
+        found, out[:, f] = _coded(np.concatenate(pieces))
         values[f][:] = found.tolist()
         codes[f].clear()
         codes[f].update((v, c) for c, v in enumerate(values[f]))

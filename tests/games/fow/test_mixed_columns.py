@@ -169,3 +169,27 @@ def test_batched_and_sequential_drivers_agree_in_distribution(
     assert got is not None
     monkeypatch.setattr(drivers, "BATCHED", False)
     _agree(got[0], drivers.simulate(proc, params, n, seed=5).counts, n)
+
+
+def test_runs_and_chunks_of_the_columns_keep_the_law_and_the_seed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long run in columns is taken in bounded runs (batched.COLUMN_RUN) and its forms
+    get bounded chunks (batched.COLUMN_CHUNK): made small here, every sample is still
+    counted, the counts follow the exact odds and the same seed gives the same counts."""
+    from warroom.engine import batched
+
+    monkeypatch.setattr(batched, "COLUMN_RUN", 1500)
+    monkeypatch.setattr(batched, "COLUMN_CHUNK", 256)
+    raw = COLUMNS[0]
+    proc, params = api.prepare("fow.shoot_mixed", raw)
+    n = 6000
+    runs = [simulate_batched(lambda d: proc.run(params, d), proc.fields, n, 3)
+            for _ in range(2)]
+    assert runs[0] is not None and runs[1] is not None
+    counts, alone = runs[0]
+    assert counts == runs[1][0] and sum(counts.values()) == n and alone == 0
+    exact = drivers.exact(proc, params)
+    for i, name in enumerate(proc.fields):
+        for value, p in exact.marginal(name).items():
+            got = sum(c for k, c in counts.items() if k[i] == value) / n
+            assert close_enough(got, float(p), n), (name, value, got, p)
