@@ -13,9 +13,14 @@ requests (a whole state's exact transition can be far larger than the samples). 
 every stage is on parts and nothing stops early, the states are rows of value codes in
 numpy arrays (:func:`_columnar`): each piece groups the rows by its part's value and
 draws them in one multinomial (the groups' chances side by side), merging the rows that
-end alike after each piece. A path, or a state, with a single sample goes
-on with the sequential sampler (:class:`~warroom.engine.montecarlo.SampleDice`), and so
-do the samples of a part's value seen too rarely to pay for its table.
+end alike after each piece. A stage on the whole state may come with a columnar form
+(context.columns: ``fow.shoot_mixed``'s to-hit rolls, and its allocation and teams'
+rolls): on columns its samples then go through that form an entry each
+(:func:`_column_step`), its parts drawn from their exact transitions
+(:class:`ColumnDice`), and the rows that end alike merge again. A path, or a state,
+with a single sample goes on with the sequential sampler
+(:class:`~warroom.engine.montecarlo.SampleDice`), and so do the samples of a part's
+value seen too rarely to pay for its table.
 
 Every draw follows the procedure's exact law (the multinomial's chances are the
 transitions' integer weights as floats: exact up to rounding in the last bit, which is
