@@ -1168,14 +1168,22 @@ def _resolve_columns(a: Allocation, teams: tuple[Team, ...], saves: Saves, after
     destroyed = np.zeros(len(hits), dtype=np.int64)
     bailed = np.zeros(len(hits), dtype=np.int64)
     for sel, members, ranking, took in dealt:
-        # each member's and weapon's place in the chances, then the hits it took
-        base = np.array([[(kind[i] * n + w) * most for w in ranking] for i in members],
-                        dtype=np.int32)
-        at = base + took
-        u = dice.random((int(sel.sum()), len(members)))
-        lost = u >= standing[at].prod(axis=2)
+        alive = keep = None  # each member's chances over the weapons so far
+        for j in np.flatnonzero(took.any(axis=(0, 1))).tolist():
+            # each member's place in the chances of this weapon, then the hits it took
+            at = took[:, :, j] + np.array([(kind[i] * n + ranking[j]) * most
+                                           for i in members], dtype=np.int32)
+            if alive is None or keep is None:
+                alive, keep = standing[at], unharmed[at]
+            else:
+                alive *= standing[at]
+                keep *= unharmed[at]
+        if alive is None or keep is None:  # no member took a hit
+            continue
+        u = dice.random(alive.shape)
+        lost = u >= alive
         destroyed[sel] += lost.sum(axis=1)
-        bailed[sel] += ((u >= unharmed[at].prod(axis=2)) & ~lost).sum(axis=1)
+        bailed[sel] += ((u >= keep) & ~lost).sum(axis=1)
     zero = np.zeros(len(hits), dtype=np.int64)
     return [hits.sum(axis=1), *[zero] * n, destroyed, bailed,
             *[zero] * (after - 2)]
