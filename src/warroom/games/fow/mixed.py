@@ -863,7 +863,7 @@ def _cost(p: MixedParams) -> int:
 def _sample_cost(p: MixedParams) -> float:
     """What a sample of the estimate costs, in the replays of :func:`_cost`, counted on
     the generous side. Where the batched driver deals the hits in columns
-    (:func:`in_columns`), one and a tenth per target team (the full estimate, 38,415
+    (:func:`in_columns`), one and a tenth of one per target team (the full estimate, 38,415
     samples, of four weapons at 8 teams takes about 60 ms of CPU on this project's
     machine, 0.6 replays a sample; six weapons of 30 dice at 20 teams about 100 ms, one
     a sample): exact odds are then kept within the plain budget (half a second), four
@@ -1130,14 +1130,14 @@ def _resolve_columns(a: Allocation, teams: tuple[Team, ...], saves: Saves, after
                      values: list[Any], dice: Any) -> list[Any]:
     """The shot's second stage (the allocation and the teams' rolls) for many samples at
     once (context.columns: ``values`` the samples' :data:`Shot` as an array per
-    position, ``dice`` the batched driver's): the hits dealt by :func:`dealt_columns`;
+    position, ``dice`` the batched driver's): the hits dealt by :func:`dealt_groups`;
     then each team's result, the worst of what each weapon's hits do to it (its own
     chain, :func:`_team_roll`, keeps the worst of the weapons' rolls in turn). Each
     weapon's rolls are independent given its hits, so the team's result is drawn with
     one uniform against the chances that every weapon's rolls leave it unharmed, and
-    leave it at worst bailed out: the products of each weapon's chances, which are the
-    exact transitions of :func:`_weapons_on` (:func:`_hit_by`'s rolls from unharmed)
-    that the driver works out once per kind of team, weapon and count of hits."""
+    leave it not destroyed: the products of each weapon's chances, which are the exact
+    transitions of :func:`_weapons_on` (:func:`_hit_by`'s rolls from unharmed) that the
+    driver works out once per kind of team, weapon and count of hits."""
     import numpy as np
 
     n = len(a.weapons)
