@@ -552,6 +552,39 @@ class ColumnDice:
         """Uniforms in [0, 1) from the run's generator."""
         return self.run.np.random(shape)
 
+    def most(self, fn: Callable[..., Any], subs: Sequence[tuple[Any, ...]], index: Any,
+             at: int) -> Any:
+        """For each row of ``index`` (an array whose last axis holds independent draws
+        of the stage ``fn``, each from the part's value ``subs[i]``), the largest value
+        at position ``at`` of the part those draws leave (an integer array of the
+        other axes). The largest is at most v with the product over the row of each
+        draw's chance to leave at most v (exact transitions, :meth:`chances`), so the
+        row takes one uniform against those products, however many draws it holds."""
+        import numpy as np
+
+        index = np.asarray(index)
+        seen = np.flatnonzero(np.bincount(index.reshape(-1), minlength=len(subs)))
+        ends: dict[int, dict[Any, float]] = {}  # per value seen: its value at ``at``
+        for i in seen.tolist():
+            sub = subs[i]
+            mine = ends[i] = {}
+            for change, p in self.chances(fn, sub):
+                v = dict(change).get(at, sub[at])
+                mine[v] = mine.get(v, 0.0) + p
+        values = sorted({v for mine in ends.values() for v in mine})
+        below = np.ones((len(subs), max(len(values) - 1, 0)))  # chance of at most values[j]
+        for i, mine in ends.items():
+            below[i] = np.cumsum([mine.get(v, 0.0) for v in values])[:-1]
+        u = self.random(index.shape[:-1])
+        out = np.zeros(index.shape[:-1], dtype=np.int64)
+        for j in range(len(values) - 1):  # past values[j] where u is not below its chance
+            chance = np.ascontiguousarray(below[:, j])
+            row = chance[index[..., 0]]
+            for d in range(1, index.shape[-1]):
+                row *= chance[index[..., d]]
+            out += u >= row
+        return np.array(values, dtype=np.int64)[out]
+
 
 def _part_table(run: _Run, fn: Callable[..., Any], sub: tuple[Any, ...]) -> Any:
     """``fn``'s exact transition from ``sub`` (a :class:`Table` of changes; RAW: too

@@ -57,11 +57,12 @@ def columns(stage: F, form: Callable[..., Any]) -> F:
     follows from the state alone it works out with numpy; its dice come from the driver
     (:class:`~warroom.engine.batched.ColumnDice`): ``dice.draw(fn, values)`` draws each
     entry's next part from the exact transition of ``fn`` (a stage on part of a state,
-    marked :func:`fixed`) from the entry's value, ``dice.chances(fn, sub)`` gives that
-    transition, ``dice.random(shape)`` uniforms. Every other driver runs ``stage`` as
-    it is: the form must follow its law exactly, built from the stage's own pieces
-    (``fow.shoot_mixed``: its allocation's layout, its teams' chains), and tests hold
-    the two drivers to each other and to exact odds."""
+    marked :func:`fixed`) from the entry's value, ``dice.most(fn, subs, index, at)`` the
+    largest value several independent draws of ``fn`` leave at a position,
+    ``dice.chances(fn, sub)`` a transition, ``dice.random(shape)`` uniforms. Every
+    other driver runs ``stage`` as it is: the form must follow its law exactly, built
+    from the stage's own pieces (``fow.shoot_mixed``: its allocation's layout, its
+    teams' chains), and tests hold the two drivers to each other and to exact odds."""
     stage._warroom_columns = form  # type: ignore[attr-defined]
     return stage
 

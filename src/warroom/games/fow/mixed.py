@@ -1132,12 +1132,10 @@ def _resolve_columns(a: Allocation, teams: tuple[Team, ...], saves: Saves, after
     once (context.columns: ``values`` the samples' :data:`Shot` as an array per
     position, ``dice`` the batched driver's): the hits dealt by :func:`dealt_groups`;
     then each team's result, the worst of what each weapon's hits do to it (its own
-    chain, :func:`_team_roll`, keeps the worst of the weapons' rolls in turn). Each
-    weapon's rolls are independent given its hits, so the team's result is drawn with
-    one uniform against the chances that every weapon's rolls leave it unharmed, and
-    leave it not destroyed: the products of each weapon's chances, which are the exact
-    transitions of :func:`_weapons_on` (:func:`_hit_by`'s rolls from unharmed) that the
-    driver works out once per kind of team, weapon and count of hits."""
+    chain, :func:`_team_roll`, keeps the worst of the weapons' rolls in turn), each
+    weapon's rolls independent given its hits: the driver draws the worst of them
+    (``dice.most``) from the exact transitions of :func:`_weapons_on` (:func:`_hit_by`'s
+    rolls from unharmed), worked out once per kind of team, weapon and count of hits."""
     import numpy as np
 
     n = len(a.weapons)
@@ -1146,44 +1144,21 @@ def _resolve_columns(a: Allocation, teams: tuple[Team, ...], saves: Saves, after
     kinds = tuple(dict.fromkeys(teams))
     kind = [kinds.index(team) for team in teams]
     most = max(int(took.max()) for _, _, _, took in dealt) + 1 if dealt else 1
-    # the chances, by (kind, weapon, hits), that the weapon's rolls leave a team of the
-    # kind unharmed, and not destroyed
-    unharmed = np.ones(len(kinds) * n * most)
-    standing = np.ones(len(kinds) * n * most)
+    # each (kind, weapon, hits) as a value of _weapons_on's part, from unharmed
+    subs = [(c, w, k, 0) for c in range(len(kinds)) for w in range(n) for k in range(most)]
     fn = _weapons_on(kinds, a.weapons, saves)
-    done: set[tuple[int, int]] = set()
-    for _, members, ranking, took in dealt:
-        tops = took.max(axis=0).tolist()  # the most hits of each weapon on each member
-        for i, per in zip(members, tops, strict=True):
-            for w, top in zip(ranking, per, strict=True):
-                c = kind[i]
-                for k in range(1, top + 1):
-                    if (c * n + w, k) in done:
-                        continue
-                    done.add((c * n + w, k))
-                    for change, p in dice.chances(fn, (c, w, k, 0)):
-                        worst = dict(change).get(3, 0)
-                        unharmed[(c * n + w) * most + k] -= p if worst else 0.0
-                        standing[(c * n + w) * most + k] -= p if worst == 2 else 0.0
     destroyed = np.zeros(len(hits), dtype=np.int64)
     bailed = np.zeros(len(hits), dtype=np.int64)
     for sel, members, ranking, took in dealt:
-        alive = keep = None  # each member's chances over the weapons so far
-        for j in np.flatnonzero(took.any(axis=(0, 1))).tolist():
-            # each member's place in the chances of this weapon, then the hits it took
-            at = took[:, :, j] + np.array([(kind[i] * n + ranking[j]) * most
-                                           for i in members], dtype=np.int32)
-            if alive is None or keep is None:
-                alive, keep = standing[at], unharmed[at]
-            else:
-                alive *= standing[at]
-                keep *= unharmed[at]
-        if alive is None or keep is None:  # no member took a hit
+        hit = np.flatnonzero(took.any(axis=(0, 1)))  # the weapons that hit a member
+        if not len(hit):
             continue
-        u = dice.random(alive.shape)
-        lost = u >= alive
-        destroyed[sel] += lost.sum(axis=1)
-        bailed[sel] += ((u >= keep) & ~lost).sum(axis=1)
+        first = np.array([[(kind[i] * n + ranking[j]) * most for j in hit.tolist()]
+                          for i in members], dtype=np.int32)
+        # each member's worst result: the worst of its weapons' independent rolls
+        worst = dice.most(fn, subs, took[:, :, hit] + first, 3)
+        destroyed[sel] += (worst == 2).sum(axis=1)
+        bailed[sel] += (worst == 1).sum(axis=1)
     zero = np.zeros(len(hits), dtype=np.int64)
     return [hits.sum(axis=1), *[zero] * n, destroyed, bailed,
             *[zero] * (after - 2)]
