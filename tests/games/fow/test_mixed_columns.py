@@ -193,3 +193,30 @@ def test_runs_and_chunks_of_the_columns_keep_the_law_and_the_seed(
         for value, p in exact.marginal(name).items():
             got = sum(c for k, c in counts.items() if k[i] == value) / n
             assert close_enough(got, float(p), n), (name, value, got, p)
+
+
+def test_the_most_of_independent_draws_follows_their_law() -> None:
+    """ColumnDice.most, which draws a team's worst result over its weapons: the larger of
+    two d6 (P(at most v) = (v/6)², so P(v) = (2v - 1)/36) and, in rows mixing a d6 with a
+    d3, the larger of those (P(at most v) = v/6 · min(v, 3)/3), each within 5 standard
+    errors over 60,000 rows; a draw from a value whose stage rolls nothing changes
+    nothing (the d6 row padded with a die of no sides left as it is)."""
+    from warroom.engine import batched
+    from warroom.engine.context import Dice, fixed
+
+    def roll(sub: tuple[int, int], d: Dice) -> tuple[int, int]:
+        sides, _ = sub
+        return (sides, d.die(rule="t.die", what="a die", sides=sides) if sides else 0)
+
+    fn = fixed(roll, ("t.most", "roll"))
+    dice = batched.ColumnDice(batched._Run(11, 0, ()))
+    subs = [(0, 0), (3, 0), (6, 0)]
+    n = 60_000
+    got = dice.most(fn, subs, np.array([[2, 2]] * n + [[2, 1]] * n + [[2, 0]] * n), 1)
+    assert got.shape == (3 * n,)
+    for part, law in ((got[:n], lambda v: (2 * v - 1) / 36),
+                      (got[n:2 * n], lambda v: v / 6 * min(v, 3) / 3
+                       - (v - 1) / 6 * min(v - 1, 3) / 3),
+                      (got[2 * n:], lambda v: 1 / 6)):
+        for v in range(1, 7):
+            assert close_enough(float((part == v).mean()), law(v), n), (v, law(v))
