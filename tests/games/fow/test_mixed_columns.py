@@ -220,3 +220,21 @@ def test_the_most_of_independent_draws_follows_their_law() -> None:
                       (got[2 * n:], lambda v: 1 / 6)):
         for v in range(1, 7):
             assert close_enough(float((part == v).mean()), law(v), n), (v, law(v))
+
+
+def test_the_estimate_at_the_caps_is_the_same_on_every_run_and_core_count(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Six weapons of 30 dice at 20 teams, the full estimate (38,415 samples, all in
+    columns): the same counts on a second run and with the streams kept in one process
+    (the batched run is one process whatever the cores)."""
+    raw = {"weapons": "30:10:3,30:2:6,30:7:4,30:4:5,30:12:2,30:6:3",
+           "teams": ",".join(["infantry"] * 12 + ["tank:3"] * 4 + ["infantry:gtg"] * 4)}
+    proc, params = api.prepare("fow.shoot_mixed", raw)
+    first = drivers.estimate(proc, params)
+    assert first.samples == drivers.samples_for() and first.seed == drivers.ESTIMATE_SEED
+    assert drivers.estimate(proc, params).counts == first.counts
+    monkeypatch.setattr(drivers, "FORK_STREAMS", False)
+    assert drivers.estimate(proc, params).counts == first.counts
+    monkeypatch.setattr(drivers, "BATCHED", False)  # the sequential sampler: another
+    other = drivers.estimate(proc, params)          # stream, the same law
+    assert other.counts != first.counts and other.samples == first.samples
