@@ -1370,7 +1370,8 @@ class BestAllocation(Allocation):
         super().__init__(rules.weapons, rules.teams, rules.priority, rules.moved)
         self.saves = saves
         self.memo: dict[tuple[int, ...], tuple[tuple[int, ...], ...]] = {}
-        self.losses: dict[tuple[int, tuple[int, ...]], Loss] = {}  # (team, hits): loss
+        # (team, hits): its loss, and the teams destroyed as a float
+        self.losses: dict[tuple[int, tuple[int, ...]], tuple[Loss, float]] = {}
 
     def plan(self, hits: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
         found = self.memo.get(hits)
@@ -1379,28 +1380,41 @@ class BestAllocation(Allocation):
         return found
 
     def _best(self, hits: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+        """The plan with the least expected loss, the first weighed on a tie: each plan
+        weighed in floats, then the few within rounding of the least (every plan whose
+        loss is exactly the least among them) again in exact fractions, in order."""
         declared = declared_types(self, hits)
-        best: tuple[tuple[int, ...], ...] = ()
-        least: Loss | None = None
         seen: set[tuple[tuple[int, ...], ...]] = set()  # orders often deal alike
-        losses = self.losses
+        weighed: list[tuple[float, tuple[tuple[int, ...], ...]]] = []
         for order in orders(self.teams, declared, fixed_order(self, declared)):
             plan = plan_in_order(self, hits, declared, order)
             if plan in seen:
                 continue
             seen.add(plan)
-            destroyed, bailed = Fraction(0), Fraction(0)
-            for i, took in enumerate(plan):
-                if took:
-                    found = losses.get((i, took))
-                    if found is None:
-                        found = losses[i, took] = team_loss(self.teams[i], self.weapons,
-                                                             took, self.saves)
-                    destroyed += found[0]
-                    bailed += found[1]
-            if least is None or (destroyed, bailed) < least:
-                best, least = plan, (destroyed, bailed)
+            weighed.append((sum(self._loss(i, took)[1] for i, took in enumerate(plan)
+                                if took), plan))
+        low = min(destroyed for destroyed, _ in weighed)
+        best: tuple[tuple[int, ...], ...] = ()
+        least: Loss | None = None
+        for destroyed, plan in weighed:
+            if destroyed > low + 1e-9:  # more than rounding above the least
+                continue
+            exact = (sum((self._loss(i, took)[0][0] for i, took in enumerate(plan) if took),
+                         Fraction(0)),
+                     sum((self._loss(i, took)[0][1] for i, took in enumerate(plan) if took),
+                         Fraction(0)))
+            if least is None or exact < least:
+                best, least = plan, exact
         return best
+
+    def _loss(self, i: int, took: tuple[int, ...]) -> tuple[Loss, float]:
+        """Team ``i``'s expected loss for the hits it took, and the teams it expects
+        destroyed as a float."""
+        found = self.losses.get((i, took))
+        if found is None:
+            loss = team_loss(self.teams[i], self.weapons, took, self.saves)
+            found = self.losses[i, took] = (loss, float(loss[0]))
+        return found
 
 
 def owners(split: GunTanks, saves: Saves) -> GunTanks:
