@@ -13,9 +13,14 @@ requests (a whole state's exact transition can be far larger than the samples). 
 every stage is on parts and nothing stops early, the states are rows of value codes in
 numpy arrays (:func:`_columnar`): each piece groups the rows by its part's value and
 draws them in one multinomial (the groups' chances side by side), merging the rows that
-end alike after each piece. A path, or a state, with a single sample goes
-on with the sequential sampler (:class:`~warroom.engine.montecarlo.SampleDice`), and so
-do the samples of a part's value seen too rarely to pay for its table.
+end alike after each piece. A stage on the whole state may come with a columnar form
+(context.columns: ``fow.shoot_mixed``'s to-hit rolls, and its allocation and teams'
+rolls): on columns its samples then go through that form an entry each
+(:func:`_column_step`), its parts drawn from their exact transitions
+(:class:`ColumnDice`), and the rows that end alike merge again. A path, or a state,
+with a single sample goes on with the sequential sampler
+(:class:`~warroom.engine.montecarlo.SampleDice`), and so do the samples of a part's
+value seen too rarely to pay for its table.
 
 Every draw follows the procedure's exact law (the multinomial's chances are the
 transitions' integer weights as floats: exact up to rounding in the last bit, which is
@@ -416,6 +421,17 @@ distinct: a sample a row), the next merges wait until the rows have grown by
 def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any],
               rounds: int, n: int) -> list[tuple[Any, int]] | None:
     """:func:`_columns`' last states as tuples, with their samples (None as there)."""
+    items = [*first, *(item for _ in range(rounds) for item in each)]
+    if n > COLUMN_RUN and any(type(item) is not list for item in items):
+        # a stage with a columnar form holds every sample apart: runs of a bounded size
+        out: dict[Any, int] = {}
+        for start in range(0, n, COLUMN_RUN):
+            got = _columnar(run, state, first, each, rounds, min(COLUMN_RUN, n - start))
+            if got is None:
+                return None
+            for s, k in got:
+                out[s] = out.get(s, 0) + k
+        return list(out.items())
     found = _columns(run, state, first, each, rounds, n)
     if found is None:
         return None
@@ -438,7 +454,7 @@ def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any
     import numpy as np
 
     items = [*first, *(item for _ in range(rounds) for item in each)]
-    if not all(type(item) is list for item in items):
+    if not all(type(item) is list or _form(item) is not None for item in items):
         return None
     width = len(state)
     values: list[list[Any]] = [[v] for v in state]  # per position: code -> value
@@ -454,7 +470,11 @@ def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any
     rows = np.zeros((1, width), dtype=np.int64)
     counts = np.array([n], dtype=np.int64)
     merging, kept = True, 1  # whether the last merge paid; the rows it left
-    for at, fn, memo in (piece for item in items for piece in item):
+    for at, fn, memo in (piece for item in items for piece in _pieces(item)):
+        if memo is _COLUMNS:  # a stage on the whole state with a columnar form
+            rows, counts = _column_step(run, fn, rows, counts, values, codes)
+            kept = len(rows)
+            continue
         if memo is None:
             return None  # not tabled
         found = _grouped(rows, at, [len(values[f]) for f in at])
@@ -517,6 +537,231 @@ def _joined_counts(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any],
 LOOKUP_KEYS = 4
 """A part's rows are grouped through a table of every key where there are at most this
 many keys a row (:func:`_grouped`)."""
+
+
+COLUMN_RUN = 1 << 17
+"""Where a stage has a columnar form (which holds every sample apart), :func:`_columnar`
+takes the samples in runs of at most this many (its memory, at about 250 bytes a
+sample, bounded to some tens of megabytes)."""
+
+COLUMN_CHUNK = 1 << 14
+"""A stage's columnar form gets at most this many samples at once (a form may hold
+arrays of some hundreds of values per sample: the shot's hits of each weapon on each
+team)."""
+
+_COLUMNS: Any = object()
+"""The memo of :func:`_columnar`'s piece for a stage with a columnar form (its ``fn``)."""
+
+
+def _form(stage: Any) -> Callable[..., Any] | None:
+    """A stage's columnar form (context.columns), if it has one."""
+    return getattr(stage, "_warroom_columns", None)
+
+
+def _pieces(item: Any) -> list[Any]:
+    """:func:`_columnar`'s pieces of a planned stage: a stage on parts is its pieces, a
+    stage with a columnar form one piece of its own."""
+    return item if type(item) is list else [((), _form(item), _COLUMNS)]
+
+
+def _column_step(run: _Run, form: Callable[..., Any], rows: Any, counts: Any,
+                 values: list[list[Any]], codes: list[dict[Any, int]]) -> tuple[Any, Any]:
+    """The rows through a stage's columnar form (context.columns): its states as one
+    integer array per position with an entry per sample, its draws by
+    :func:`_drawn_columns`; ``values`` and ``codes`` (per position) are coded afresh
+    from the states it returns, and the rows that end alike merged."""
+    import numpy as np
+
+    each = np.repeat(np.arange(len(rows)), counts)
+    known = []
+    for f, vals in enumerate(values):
+        known.append(np.array(vals))
+        if known[f].dtype.kind not in "iub":
+            raise RuleError("a stage with a columnar form needs integer states, got "
+                            f"{vals[:3]!r}")
+    dice = ColumnDice(run)
+    parts: list[list[Any]] = [[] for _ in values]
+    for start in range(0, len(each), COLUMN_CHUNK):  # the memory of a chunk at most
+        block = each[start:start + COLUMN_CHUNK]
+        got = form([known[f][rows[block, f]] for f in range(len(values))], dice)
+        if len(got) != len(values):
+            raise RuleError(f"a columnar form returned {len(got)} positions, not "
+                            f"{len(values)}")
+        for f, col in enumerate(got):
+            parts[f].append(np.asarray(col, dtype=np.int64))
+    out = np.zeros((len(each), len(values)), dtype=np.int64)
+    for f, pieces in enumerate(parts):
+        found, out[:, f] = _coded(np.concatenate(pieces))
+        values[f][:] = found.tolist()
+        codes[f].clear()
+        codes[f].update((v, c) for c, v in enumerate(values[f]))
+    return _merged_rows(out, np.ones(len(out), dtype=np.int64), [len(v) for v in values])
+
+
+class ColumnDice:
+    """What a stage's columnar form (context.columns) draws with: the run's generator
+    and the exact transitions of stages on parts, as the rest of the batched run."""
+
+    def __init__(self, run: _Run) -> None:
+        self.run = run
+
+    def draw(self, fn: Callable[..., Any], cols: Sequence[Any]) -> list[Any]:
+        """Each entry's next part (``cols``: the part's values, an array per position, an
+        entry per sample) drawn from the exact transition of the stage ``fn`` from the
+        entry's value (:func:`_drawn_columns`)."""
+        return _drawn_columns(self.run, fn, cols)
+
+    def chances(self, fn: Callable[..., Any], sub: tuple[Any, ...]
+                ) -> list[tuple[tuple[tuple[int, Any], ...], float]]:
+        """The exact transition of the stage ``fn`` from its part's value ``sub``: the
+        changes it makes ((index in the part, value) pairs) with their chances, worked
+        out once per run (kept by the sampler, as for any stage on parts)."""
+        table = _part_table(self.run, fn, sub)
+        if table is RAW:
+            raise RuleError("a stage drawn in columns has a transition too large to work out")
+        return list(zip(table.values, _probs(table).tolist(), strict=True))
+
+    def random(self, shape: Any) -> Any:
+        """Uniforms in [0, 1) from the run's generator."""
+        return self.run.np.random(shape)
+
+    def most(self, fn: Callable[..., Any], subs: Sequence[tuple[Any, ...]], index: Any,
+             at: int) -> Any:
+        """For each row of ``index`` (an array whose last axis holds independent draws
+        of the stage ``fn``, each from the part's value ``subs[i]``), the largest value
+        at position ``at`` of the part those draws leave (an integer array of the
+        other axes). The largest is at most v with the product over the row of each
+        draw's chance to leave at most v (exact transitions, :meth:`chances`), so the
+        row takes one uniform against those products, however many draws it holds."""
+        import numpy as np
+
+        index = np.asarray(index)
+        seen = np.flatnonzero(np.bincount(index.reshape(-1), minlength=len(subs)))
+        ends: dict[int, dict[Any, float]] = {}  # per value seen: its value at ``at``
+        for i in seen.tolist():
+            sub = subs[i]
+            mine = ends[i] = {}
+            for change, p in self.chances(fn, sub):
+                v = dict(change).get(at, sub[at])
+                mine[v] = mine.get(v, 0.0) + p
+        values = sorted({v for mine in ends.values() for v in mine})
+        below = np.ones((len(subs), max(len(values) - 1, 0)))  # chance of at most values[j]
+        for i, mine in ends.items():
+            below[i] = np.cumsum([mine.get(v, 0.0) for v in values])[:-1]
+        u = self.random(index.shape[:-1])
+        out = np.zeros(index.shape[:-1], dtype=np.int64)
+        for j in range(len(values) - 1):  # past values[j] where u is not below its chance
+            chance = np.ascontiguousarray(below[:, j])
+            row = chance[index[..., 0]]
+            for d in range(1, index.shape[-1]):
+                row *= chance[index[..., d]]
+            out += u >= row
+        return np.array(values, dtype=np.int64)[out]
+
+
+def _part_table(run: _Run, fn: Callable[..., Any], sub: tuple[Any, ...]) -> Any:
+    """``fn``'s exact transition from ``sub`` (a :class:`Table` of changes; RAW: too
+    large, or ``fn`` not marked fixed), kept in the sampler's memo."""
+    memo = run.sampler._part_memo(fn)
+    if memo is None:
+        return RAW
+    table = memo.get(sub, 0)
+    if type(table) is int:
+        table = memo[sub] = run.sampler._work_part(fn, sub)
+    return table
+
+
+def _coded(col: Any) -> tuple[Any, Any]:
+    """The distinct values of an integer array, sorted, and each entry's index among
+    them (np.unique's, counted rather than sorted where the values are few and close)."""
+    import numpy as np
+
+    if not len(col):
+        return col, col
+    low, high = int(col.min()), int(col.max())
+    if high - low > max(1 << 16, 4 * len(col)):
+        found, inverse = np.unique(col, return_inverse=True)
+        return found, inverse.reshape(-1)
+    seen = np.bincount(col - low, minlength=high - low + 1) > 0
+    return np.flatnonzero(seen) + low, (np.cumsum(seen) - 1)[col - low]
+
+
+def _drawn_columns(run: _Run, fn: Callable[..., Any], cols: Sequence[Any]) -> list[Any]:
+    """Each entry's next value of a part (``cols``: the part's values, an array per
+    position, an entry per sample) drawn from the exact transition of the stage ``fn``
+    from the entry's value: worked out once per distinct value (kept by the sampler,
+    as for any stage on parts), drawn for every entry at once (a uniform against the
+    cumulative chances); a value whose transition is too large runs the stage one
+    entry at a time (the sequential sampler)."""
+    import numpy as np
+
+    cols = [np.asarray(c, dtype=np.int64) for c in cols]
+    size = len(cols[0])
+    if not size:
+        return cols
+    key = np.zeros(size, dtype=np.int64)
+    lows = [int(c.min()) for c in cols]
+    widths = [int(c.max()) - low + 1 for c, low in zip(cols, lows, strict=True)]
+    if math.prod(widths) >= 1 << 62:
+        raise RuleError("a part drawn in columns has values too far apart")
+    for c, low, width in zip(cols, lows, widths, strict=True):
+        key = key * width + (c - low)
+    span = math.prod(widths)
+    if span <= max(1 << 16, 4 * size):  # few values: counted, not sorted
+        seen = np.bincount(key, minlength=span) > 0
+        ids = np.cumsum(seen) - 1
+        inverse = ids[key]
+        first = np.zeros(int(seen.sum()), dtype=np.int64)
+        first[inverse[::-1]] = np.arange(size - 1, -1, -1)
+    else:
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    subs = [tuple(int(c[i]) for c in cols) for i in first.tolist()]
+    tables = [_part_table(run, fn, sub) for sub in subs]
+    out = list(cols)
+    at = tuple(range(len(cols)))
+    if any(t is RAW for t in tables):  # too large: each entry runs the stage
+        out = [c.copy() for c in cols]
+        for u in (u for u, t in enumerate(tables) if t is RAW):
+            for i in np.flatnonzero(inverse == u).tolist():
+                for j, v in run.sampler._run_part(fn, subs[u], at):
+                    out[j][i] = v
+    tabled = [u for u, t in enumerate(tables) if t is not RAW]
+    if not tabled:
+        return out
+    widest = max(len(tables[u].values) for u in tabled)
+    chances = np.zeros((len(tables), widest))
+    new = np.zeros((len(tables), widest, len(cols)), dtype=np.int64)
+    put = np.zeros((len(tables), widest, len(cols)), dtype=bool)
+    for u in tabled:
+        table = tables[u]
+        chances[u, :len(table.values)] = _probs(table)
+        for c, change in enumerate(table.values):
+            for j, v in change:
+                new[u, c, j] = v
+                put[u, c, j] = True
+    live = np.flatnonzero(np.isin(inverse, tabled)) if len(tabled) < len(tables) else None
+    group = inverse if live is None else inverse[live]
+    cum = np.cumsum(chances, axis=1)
+    for u in tabled:  # past every uniform from a table's last change on (rounding)
+        cum[u, len(tables[u].values) - 1:] = 2.0
+    # each entry's change, as its place among every table's changes side by side: its
+    # uniform placed among its table's cumulative chances (the tables 3 apart)
+    cum += 3.0 * np.arange(len(tables))[:, None]
+    pick = np.searchsorted(cum.reshape(-1), run.np.random(len(group)) + 3.0 * group,
+                           side="right")
+    for j in range(len(cols)):
+        if not put[:, :, j].any():
+            continue
+        where = put[:, :, j].reshape(-1)[pick]
+        target = out[j].copy() if live is None else out[j][live]
+        target[where] = new[:, :, j].reshape(-1)[pick[where]]
+        if live is None:
+            out[j] = target
+        else:
+            out[j] = out[j].copy()
+            out[j][live] = target
+    return out
 
 
 def _grouped(rows: Any, at: tuple[int, ...], sizes: list[int]) -> tuple[Any, Any] | None:

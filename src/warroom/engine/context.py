@@ -49,6 +49,24 @@ def fixed(fn: F, key: Hashable = None) -> F:
     return fn
 
 
+def columns(stage: F, form: Callable[..., Any]) -> F:
+    """Give a stage on the whole state a columnar form for the batched Monte Carlo driver
+    (:mod:`warroom.engine.batched`), for a stage whose samples rarely share a state:
+    ``form(values, dice)`` takes the states of many samples as one numpy integer array
+    per position (an entry per sample) and returns their next states the same way. What
+    follows from the state alone it works out with numpy; its dice come from the driver
+    (:class:`~warroom.engine.batched.ColumnDice`): ``dice.draw(fn, values)`` draws each
+    entry's next part from the exact transition of ``fn`` (a stage on part of a state,
+    marked :func:`fixed`) from the entry's value, ``dice.most(fn, subs, index, at)`` the
+    largest value several independent draws of ``fn`` leave at a position,
+    ``dice.chances(fn, sub)`` a transition, ``dice.random(shape)`` uniforms. Every
+    other driver runs ``stage`` as it is: the form must follow its law exactly, built
+    from the stage's own pieces (``fow.shoot_mixed``: its allocation's layout, its
+    teams' chains), and tests hold the two drivers to each other and to exact odds."""
+    stage._warroom_columns = form  # type: ignore[attr-defined]
+    return stage
+
+
 Pieces = Sequence[tuple[range, Sequence[tuple[Any, ...]]]]
 """Last states in pieces (:func:`rows`' ``joined``): per piece, its positions and the
 values there of every state, in the same order for every piece."""

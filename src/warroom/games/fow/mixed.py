@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import groupby, product
 from math import prod
 from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.context import Dice, Stage, fixed, rows
+from warroom.engine.context import Dice, Stage, columns, fixed, rows
 from warroom.engine.exact import exact_run
 from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.params import text_items, whole_number
@@ -287,6 +287,89 @@ class Allocation:
             return tuple([tuple(sorted((*before, *after))) if before else after
                           for before, after in zip(taken, out, strict=True)])
         return tuple(out)
+
+
+def dealt_columns(a: Allocation, hits: Any) -> Any:
+    """:meth:`Allocation.plan` for many counts of hits at once (numpy: ``hits`` a row of
+    each weapon's hits per sample), as how many hits of each weapon each team takes
+    (samples × teams × weapons): :func:`dealt_groups` put together."""
+    import numpy as np
+
+    hits = np.asarray(hits, dtype=np.int64)
+    out = np.zeros((len(hits), len(a.teams), len(a.weapons)), dtype=np.int16)
+    for sel, members, ranking, took in dealt_groups(a, hits):
+        block = out[sel]
+        block[:, np.array(members)[:, None], np.array(ranking)[None, :]] = took
+        out[sel] = block
+    return out
+
+
+def dealt_groups(a: Allocation, hits: Any) -> Iterator[tuple[Any, tuple[int, ...],
+                                                             tuple[int, ...], Any]]:
+    """:meth:`Allocation.plan` for many counts of hits at once (numpy: ``hits`` a row of
+    each weapon's hits per sample), for the batched Monte Carlo driver (the shot's
+    columnar form), group by group: the samples (a boolean mask), the group's members
+    and the weapons in its ranking order, and how many hits of each of them each member
+    takes (samples × members × weapons). Not with bunker busters that moved (rule 9
+    deals their hits first: the plan does it one count at a time). The layout is the
+    plan's (:func:`_layout`: the order the extra hits go in, the groups and the weapons
+    each takes first), per combination of declared types among the weapons that hit;
+    what the plan deals hit by hit is counted: a group takes its hits whole weapons at a
+    time in its ranking order (:func:`_take`), and member ``r`` of ``m`` takes the
+    positions ``r, r + m, ...`` of the group's hits below ``share × m`` and, with an
+    extra hit, the position ``share × m + r`` (:func:`_deal`: the extra hits go to the
+    first members)."""
+    import numpy as np
+
+    if a.busters:
+        raise ValueError("the hits of bunker busters that moved are dealt one plan at a time")
+    mask = np.zeros(len(hits), dtype=np.int64)
+    if not a.plain:  # the types declared by the weapons that hit, a bit per kind
+        for bit, kind in enumerate(KINDS):
+            mine = [w for w, k in enumerate(a.declares) if k == kind]
+            if mine:
+                mask |= (hits[:, mine] > 0).any(axis=1).astype(np.int64) << bit
+    for m in np.unique(mask).tolist():
+        declared = tuple(kind for bit, kind in enumerate(KINDS) if m >> bit & 1)
+        sel = mask == m
+        for members, ranking, took in _dealt(
+                hits[sel], *_layout(a.weapons, a.teams, a.priority, declared)):
+            yield sel, members, ranking, took
+
+
+def _dealt(hits: Any, order: tuple[int, ...],
+           groups: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
+           ) -> Iterator[tuple[tuple[int, ...], tuple[int, ...], Any]]:
+    """:func:`dealt_groups` for one layout."""
+    import numpy as np
+
+    teams = len(order)
+    share, extra = np.divmod(hits.sum(axis=1).astype(np.int32), teams)  # _slots
+    rank = np.empty(teams, dtype=np.int32)
+    rank[list(order)] = np.arange(teams)
+    slots = share[:, None] + (rank[None, :] < extra[:, None])
+    left = hits.astype(np.int32)
+    for members, ranking in groups:
+        if not members:
+            continue
+        mem, rk, m = np.array(members), np.array(ranking), len(members)
+        wanted = slots[:, mem].sum(axis=1, dtype=np.int32)[:, None]
+        avail = left[:, rk]
+        before = np.cumsum(avail, axis=1, dtype=np.int32) - avail
+        take = np.clip(wanted - before, 0, avail)  # _take: whole weapons in rank order
+        left[:, rk] = avail - take
+        # where each weapon's hits start among the group's, and where the last ends
+        edges = np.concatenate([np.minimum(before, wanted), wanted], axis=1)
+        full = (share * m)[:, None]  # the rounds every member takes a hit in
+        extras = (slots[:, mem] > share[:, None]).sum(axis=1, dtype=np.int32)[:, None]
+        r = np.arange(m, dtype=np.int16)[None, :, None]
+        # member r's hits below an edge x: its positions r, r + m, ... below full
+        # (x // m, and one more if r < x % m), and its extra hit at full + r if it has
+        # one (r < the members with an extra, and full + r < x)
+        q, rem = np.divmod(np.minimum(edges, full).astype(np.int16), m)
+        past = np.minimum(np.maximum(edges - full, 0), extras).astype(np.int16)
+        below = q[:, None, :] + (r < rem[:, None, :]) + (r < past[:, None, :])
+        yield members, ranking, np.diff(below, axis=2)
 
 
 def _take(shares: tuple[Share, ...], left: list[int], out: list[tuple[int, ...]]) -> None:
@@ -779,12 +862,28 @@ def _cost(p: MixedParams) -> int:
 
 def _sample_cost(p: MixedParams) -> float:
     """What a sample of the estimate costs, in the replays of :func:`_cost`, counted on
-    the generous side: one per target team and nine besides (the full estimate, 38,415
-    samples, of four weapons at 8 teams takes 0.9-1.3 s of CPU on this project's
-    machine, 10-13 replays a sample; six weapons of 30 dice at 20 teams 1.5-2.4 s, 16-25
-    a sample). Exact odds are kept where they would cost about as much: four weapons of
-    13 dice at 8 teams answer exactly (about 1.4 s), 14 dice get the estimate."""
-    return 9 + len(parse_teams(p.teams))
+    the generous side. Where the batched driver deals the hits in columns
+    (:func:`in_columns`), one and a tenth of one per target team (the full estimate, 38,415
+    samples, of four weapons at 8 teams takes about 60 ms of CPU on this project's
+    machine, 0.6 replays a sample; six weapons of 30 dice at 20 teams about 100 ms, one
+    a sample): exact odds are then kept within the plain budget (half a second), four
+    weapons of 9 dice at 8 teams, and 10 dice get the estimate. Otherwise each sample
+    runs alone: one per target team and nine besides (four weapons at 8 teams 0.9-1.3 s,
+    10-13 replays a sample), so exact odds are kept where they would cost about as
+    much: four weapons of 13 dice at 8 teams answer exactly (about 1.4 s)."""
+    teams = len(parse_teams(p.teams))
+    return 1 + teams / 10 if in_columns(p) else 9 + teams
+
+
+def in_columns(p: MixedParams) -> bool:
+    """Whether the batched Monte Carlo driver deals this shot's hits in columns (the
+    shot's columnar form: :func:`dealt_groups`): not with passengers, the owner's best
+    allocation, gun tanks beside other teams (rule 8 rolls for each hit) or bunker
+    busters that moved (rule 9 deals their hits first)."""
+    teams = parse_teams(p.teams)
+    gun_tanks = any(t.gt for t in teams) and not all(t.gt for t in teams)
+    busters = any(w.bb and (p.moved or w.moved) for w in parse_weapons(p.weapons))
+    return not (p.passengers or p.allocation != "rules" or gun_tanks or busters)
 
 
 @procedure(
@@ -991,8 +1090,93 @@ def _stages(p: MixedParams) -> tuple[Stage[Shot], Stage[Shot]]:
                     for chain, members in groups(plan).items()]
         return [(len(members), chain, "", ()) for chain, members in groups(plan).items()]
 
-    return (fixed(to_hit, ("fow.shoot_mixed", "to_hit", p)),
-            fixed(resolve, ("fow.shoot_mixed", "resolve", p)))
+    rolling = fixed(to_hit, ("fow.shoot_mixed", "to_hit", p))
+    resolving = fixed(resolve, ("fow.shoot_mixed", "resolve", p))
+    if in_columns(p):
+        # the batched Monte Carlo driver rolls the hits of many samples at once (each
+        # weapon's pool: _pool_on), deals them (their counts by team and weapon:
+        # dealt_groups) and draws each team's result from its weapons' exact
+        # transitions (_weapons_on: the steps of its own chain)
+        pools = tuple(_pool_on(dice, t.final, reroll) for dice, t, reroll, _, _ in shots)
+        columns(rolling, partial(_to_hit_columns, pools, len(after)))
+        columns(resolving, partial(_resolve_columns, split.whole, anonymous,
+                                   saves, len(after)))
+    return rolling, resolving
+
+
+def _to_hit_columns(pools: tuple[Any, ...], after: int, values: list[Any], dice: Any
+                    ) -> list[Any]:
+    """The shot's first stage (every weapon's to-hit roll) for many samples at once
+    (context.columns): each weapon's hits drawn by the driver from its pool's exact
+    chances (:func:`_pool_on`)."""
+    import numpy as np
+
+    zero = np.zeros(len(values[0]), dtype=np.int64)
+    return [zero, *(dice.draw(pool, [zero])[0] for pool in pools), *[zero] * after]
+
+
+@lru_cache(maxsize=1024)
+def _pool_on(dice: int, final: int, reroll: Literal["none", "misses"]) -> Any:
+    """One weapon's to-hit roll (``dice`` needing ``final``) as a stage on its count of
+    hits (from none), as the shot's first stage rolls it."""
+
+    def step(_: tuple[int], d: Dice) -> tuple[int]:
+        return (d.pool(dice, final, rule="fow.shoot_mixed.to_hit", what="", reroll=reroll),)
+
+    return fixed(step, ("fow.shoot_mixed.pool", dice, final, reroll))
+
+
+def _resolve_columns(a: Allocation, teams: tuple[Team, ...], saves: Saves, after: int,
+                     values: list[Any], dice: Any) -> list[Any]:
+    """The shot's second stage (the allocation and the teams' rolls) for many samples at
+    once (context.columns: ``values`` the samples' :data:`Shot` as an array per
+    position, ``dice`` the batched driver's): the hits dealt by :func:`dealt_groups`;
+    then each team's result, the worst of what each weapon's hits do to it (its own
+    chain, :func:`_team_roll`, keeps the worst of the weapons' rolls in turn), each
+    weapon's rolls independent given its hits: the driver draws the worst of them
+    (``dice.most``) from the exact transitions of :func:`_weapons_on` (:func:`_hit_by`'s
+    rolls from unharmed), worked out once per kind of team, weapon and count of hits."""
+    import numpy as np
+
+    n = len(a.weapons)
+    hits = np.stack(values[1:n + 1], axis=1).astype(np.int64)
+    dealt = list(dealt_groups(a, hits))
+    kinds = tuple(dict.fromkeys(teams))
+    kind = [kinds.index(team) for team in teams]
+    most = max(int(took.max()) for _, _, _, took in dealt) + 1 if dealt else 1
+    # each (kind, weapon, hits) as a value of _weapons_on's part, from unharmed
+    subs = [(c, w, k, 0) for c in range(len(kinds)) for w in range(n) for k in range(most)]
+    fn = _weapons_on(kinds, a.weapons, saves)
+    destroyed = np.zeros(len(hits), dtype=np.int64)
+    bailed = np.zeros(len(hits), dtype=np.int64)
+    for sel, members, ranking, took in dealt:
+        hit = np.flatnonzero(took.any(axis=(0, 1)))  # the weapons that hit a member
+        if not len(hit):
+            continue
+        first = np.array([[(kind[i] * n + ranking[j]) * most for j in hit.tolist()]
+                          for i in members], dtype=np.int32)
+        # each member's worst result: the worst of its weapons' independent rolls
+        worst = dice.most(fn, subs, took[:, :, hit] + first, 3)
+        destroyed[sel] += (worst == 2).sum(axis=1)
+        bailed[sel] += (worst == 1).sum(axis=1)
+    zero = np.zeros(len(hits), dtype=np.int64)
+    return [hits.sum(axis=1), *[zero] * n, destroyed, bailed,
+            *[zero] * (after - 2)]
+
+
+@lru_cache(maxsize=256)
+def _weapons_on(kinds: tuple[Team, ...], weapons: tuple[Weapon, ...], saves: Saves) -> Any:
+    """The rolls a team of a kind makes for ``k`` hits of one weapon: a stage on (the
+    kind's index in ``kinds``, the weapon's index, k, the worst result so far), the
+    worst after :func:`_hit_by`'s rolls, as the team's own chain rolls them."""
+
+    def step(sub: tuple[int, int, int, int], d: Dice) -> tuple[int, int, int, int]:
+        c, w, k, worst = sub
+        if not k:
+            return sub
+        return (c, w, k, _hit_by(kinds[c], weapons[w], k, saves)((worst,), d)[0])
+
+    return fixed(step, ("fow.shoot_mixed.weapons_on", kinds, weapons, saves))
 
 
 def _fraction(x: Any) -> str:
@@ -1186,7 +1370,8 @@ class BestAllocation(Allocation):
         super().__init__(rules.weapons, rules.teams, rules.priority, rules.moved)
         self.saves = saves
         self.memo: dict[tuple[int, ...], tuple[tuple[int, ...], ...]] = {}
-        self.losses: dict[tuple[int, tuple[int, ...]], Loss] = {}  # (team, hits): loss
+        # (team, hits): its loss, and the teams destroyed as a float
+        self.losses: dict[tuple[int, tuple[int, ...]], tuple[Loss, float]] = {}
 
     def plan(self, hits: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
         found = self.memo.get(hits)
@@ -1195,28 +1380,41 @@ class BestAllocation(Allocation):
         return found
 
     def _best(self, hits: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+        """The plan with the least expected loss, the first weighed on a tie: each plan
+        weighed in floats, then the few within rounding of the least (every plan whose
+        loss is exactly the least among them) again in exact fractions, in order."""
         declared = declared_types(self, hits)
-        best: tuple[tuple[int, ...], ...] = ()
-        least: Loss | None = None
         seen: set[tuple[tuple[int, ...], ...]] = set()  # orders often deal alike
-        losses = self.losses
+        weighed: list[tuple[float, tuple[tuple[int, ...], ...]]] = []
         for order in orders(self.teams, declared, fixed_order(self, declared)):
             plan = plan_in_order(self, hits, declared, order)
             if plan in seen:
                 continue
             seen.add(plan)
-            destroyed, bailed = Fraction(0), Fraction(0)
-            for i, took in enumerate(plan):
-                if took:
-                    found = losses.get((i, took))
-                    if found is None:
-                        found = losses[i, took] = team_loss(self.teams[i], self.weapons,
-                                                             took, self.saves)
-                    destroyed += found[0]
-                    bailed += found[1]
-            if least is None or (destroyed, bailed) < least:
-                best, least = plan, (destroyed, bailed)
+            weighed.append((sum(self._loss(i, took)[1] for i, took in enumerate(plan)
+                                if took), plan))
+        low = min(destroyed for destroyed, _ in weighed)
+        best: tuple[tuple[int, ...], ...] = ()
+        least: Loss | None = None
+        for destroyed, plan in weighed:
+            if destroyed > low + 1e-9:  # more than rounding above the least
+                continue
+            exact = (sum((self._loss(i, took)[0][0] for i, took in enumerate(plan) if took),
+                         Fraction(0)),
+                     sum((self._loss(i, took)[0][1] for i, took in enumerate(plan) if took),
+                         Fraction(0)))
+            if least is None or exact < least:
+                best, least = plan, exact
         return best
+
+    def _loss(self, i: int, took: tuple[int, ...]) -> tuple[Loss, float]:
+        """Team ``i``'s expected loss for the hits it took, and the teams it expects
+        destroyed as a float."""
+        found = self.losses.get((i, took))
+        if found is None:
+            loss = team_loss(self.teams[i], self.weapons, took, self.saves)
+            found = self.losses[i, took] = (loss, float(loss[0]))
+        return found
 
 
 def owners(split: GunTanks, saves: Saves) -> GunTanks:
