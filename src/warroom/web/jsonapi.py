@@ -103,7 +103,7 @@ def fine_wait(srv: Serving, margin: float | None) -> float | None:
     if margin != srv.fine_margin:
         raise ParameterError("margin", ErrorText("{value} is not a margin estimates are "
                                                  "counted to", value=f"{margin:g}"),
-                             " or ".join(MARGINS))
+                             ", ".join(MARGINS))
     return srv.api_deadline
 
 
