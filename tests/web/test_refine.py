@@ -300,3 +300,47 @@ def test_a_margin_that_is_not_a_number_is_a_422(client: Any, margin: Any) -> Non
     r = client.post("/api/v1/odds", json={"procedure": "demo.pool", "params": {"dice": 2},
                                           "margin": margin})
     assert r.status_code == 422 and r.json()["error"]["parameter"] == "margin"
+
+
+def bkc_battle(c: Any) -> tuple[str, str]:
+    """A BKC battle: three guns of 20 attacks (side A) and a bunker (B); its id and A's
+    key. Their engagement over ten turns is past the exact budget, quick to estimate."""
+    made = c.post("/api/v1/battles", json={"game": "bkc"}).json()
+    bid, ka, kb = made["id"], made["keys"]["A"], made["keys"]["B"]
+    for side, key, profile in (
+            ("A", ka, {"name": "Guns", "type": "artillery", "count": 3, "attack": ["20"],
+                       "hits": 3}),
+            ("B", kb, {"name": "Bunker", "type": "afv", "hits": 10, "save": 6})):
+        r = c.post(f"/api/v1/battles/{bid}/units?key={key}",
+                   json={"side": side, "profile": profile})
+        assert r.status_code == 200, r.text
+    return bid, ka
+
+
+ENGAGE = ("unit=Guns&target=Bunker&procedure=bkc.engagement&_for=bkc.engagement|Guns|Bunker"
+          "&p._sent=1&p.turns=10&p.attacks_per_turn=4")
+
+
+def test_the_battle_screen_shows_half_a_point_then_a_tenth(tmp_path: Path,
+                                                           client_of: Any) -> None:  # noqa: F811
+    c = client_of(fresh(tmp_path, estimate_seconds=5.0))
+    bid, ka = bkc_battle(c)
+    page = c.get(f"/battles/{bid}/{ka}/resolve?{ENGAGE}", headers=HX)
+    assert page.status_code == 200
+    url = follow(page.text)  # the form's odds panel asks for its odds (never computed)
+    assert url is not None and "_finer" not in url
+    # its first ask waits for no finer count: the half-point estimate at once
+    r = c.get(url, headers=HX)
+    text = flat(r.text)
+    assert f"counted from {FULL:,} simulated rolls" in text
+    assert "A finer count, to about 0.1 points, is under way" in text
+    assert "estimated, ±0.5 points; a finer count is under way" in text  # beside Roll
+    url = follow(r.text)
+    assert url is not None and url.endswith("&_finer=1") and "p.turns=10" in url
+    for _ in range(40):
+        r = c.get(url, headers=HX)
+        if follow(r.text) is None:
+            break
+    text = flat(r.text)
+    assert f"counted from {FINE:,} simulated rolls" in text and "finer" not in text
+    assert "estimated, ±0.1 points)" in text

@@ -179,6 +179,9 @@ are many columns (a six-unit stack's 1,000 likeliest outcomes in 11 columns made
 page says how many it lists of how many."""
 POLL_WAIT = 3.0
 """Seconds a follow-up request for pending exact odds waits for them (a long poll)."""
+FINER = "_finer"
+"""The query key of an odds panel's follow-up that shows the estimate while the finer one
+is counted: it waits :data:`POLL_WAIT` for that (the first ask waits for nothing)."""
 
 
 def varying_fields(dist: Distribution) -> list[str]:
@@ -264,7 +267,7 @@ def _query(form: Form, *, drop: tuple[str, ...] = (), **extra: str) -> str:
     keys of ``extra``), plus ``extra``."""
     from urllib.parse import urlencode
 
-    skip = {"_wait", "all", *drop, *extra}
+    skip = {"_wait", FINER, "all", *drop, *extra}
     items = [(k, str(v)) for k, v in form.multi_items() if k not in skip and isinstance(v, str)]
     return urlencode(items + list(extra.items()))
 
@@ -278,24 +281,28 @@ async def compute_odds(request: Request, proc: Procedure, raw: Mapping[str, Any]
     or where exact odds would take too long, the Monte Carlo estimate, marked as one;
     while exact odds are still coming, the view asks ``refresh`` for them. With ``fine``
     (a page with ``refresh``), the estimate is refined in the background
-    (:attr:`Serving.fine_margin`) and the view asks ``refresh`` for the finer one too.
-    A follow-up (``wait``) waits up to :data:`POLL_WAIT`. The work stops if the client
-    goes away."""
+    (:attr:`Serving.fine_margin`) and the view asks ``refresh`` for the finer one too
+    (marked :data:`FINER`). A follow-up (``wait``) waits up to :data:`POLL_WAIT` (for
+    the finer estimate only once the page shows the estimate: it shows that at once).
+    The work stops if the client goes away."""
     srv = _serving(request)
+    shown = request.query_params.get(FINER) == "1"
     try:
         _, params = api.prepare(proc.id, raw)
         answer = srv.cached(proc.id, raw)
         if answer is None:
             answer = await unless_gone(request.is_disconnected, srv.odds(
                 proc.id, raw, deadline=POLL_WAIT if wait else srv.deadline,
-                fine=(POLL_WAIT if wait else 0.0) if fine and refresh else None))
+                fine=(POLL_WAIT if wait and shown else 0.0) if fine and refresh else None))
     except UsageError as exc:
         return OddsView(error=error_message(exc, tr)), dict(raw)
     view = await shared_view(srv, answer, everything)
     view.refining = answer.refining
     view.finer = answer.finer
-    if answer.pending or answer.refining or answer.finer:
+    if answer.pending or answer.refining:
         view.refresh = refresh
+    elif answer.finer:
+        view.refresh = f"{refresh}&{FINER}=1"
     return view, normalized(params)
 
 
