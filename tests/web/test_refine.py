@@ -9,6 +9,7 @@ import asyncio
 import html
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -344,3 +345,112 @@ def test_the_battle_screen_shows_half_a_point_then_a_tenth(tmp_path: Path,
     text = flat(r.text)
     assert f"counted from {FINE:,} simulated rolls" in text and "finer" not in text
     assert "estimated, ±0.1 points)" in text
+
+
+# --------------------------------------------------------------------------- browser
+@pytest.fixture(scope="module")
+def refine_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real server whose pages count their estimate in full at once (a busy machine's
+    time caps are other tests' concern)."""
+    from tests.web.conftest import serve
+    from warroom.web.app import create_app
+
+    db = tmp_path_factory.mktemp("refine") / "battles.sqlite3"
+    with serve(create_app(db, serving=Serving(cache=OddsCache(), estimate_seconds=5.0))
+               ) as url:
+        yield url
+
+
+FINER_ASK = re.compile(r"/odds\?.*_finer=1")
+
+
+def held_follow_up(page: Any) -> list[Any]:
+    """The odds panel's follow-ups for the finer count, held back until the test lets
+    them go (``route.continue_()``): the player types meanwhile."""
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route(FINER_ASK, hold)
+    return held
+
+
+def let_go(page: Any, held: list[Any]) -> None:
+    for _ in range(200):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the panel did not ask for the finer count"
+    for route in held:
+        route.continue_()
+    page.unroute(FINER_ASK)  # its next follow-ups (if it is not ready yet) go through
+
+
+@pytest.mark.browser
+def test_a_phone_sees_the_finer_count_swapped_in(browser: Any, refine_url: str) -> None:
+    from urllib.parse import urlencode
+
+    from playwright.sync_api import expect
+
+    from tests.web.conftest import PHONE, SCREENSHOTS
+
+    context = browser.new_context(viewport=PHONE, locale="en-US")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        held = held_follow_up(page)
+        page.goto(f"{refine_url}/p/bkc.engagement?" + urlencode({**CHEAP, "_sent": "1"}))
+        note, bar = page.locator("#odds .note.estimate"), page.locator("#odds-bar .sum")
+        expect(note).to_contain_text("off by up to about 0.5 percentage points")
+        expect(note).to_contain_text("A finer count, to about 0.1 points, is under way")
+        expect(bar).to_contain_text("estimated, ±0.5 points; a finer count is under way")
+        page.evaluate("window.notReloaded = true")
+        page.fill('input[name="_dice"]', "3 4 5")  # the player types while it counts
+        let_go(page, held)
+        expect(note).to_contain_text(f"counted from {FINE:,} simulated rolls", timeout=60_000)
+        expect(note).to_contain_text("off by up to about 0.1 percentage points")
+        expect(note).not_to_contain_text("finer")
+        expect(bar).to_contain_text("estimated, ±0.1 points")
+        expect(bar).not_to_contain_text("finer")
+        assert page.evaluate("window.notReloaded") is True  # swapped in, not reloaded
+        assert page.input_value('input[name="_dice"]') == "3 4 5"
+        assert page.input_value('input[name="attacks"]') == "60"
+        assert not page.locator("#odds[data-pending]").count()  # asking no more
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "refine-phone.png"))
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+def test_the_battle_screen_swaps_in_the_finer_count_beside_roll(browser: Any,
+                                                                refine_url: str) -> None:
+    import httpx
+    from playwright.sync_api import expect
+
+    from tests.web.conftest import PHONE
+
+    with httpx.Client(base_url=refine_url) as c:
+        bid, ka = bkc_battle(c)
+    context = browser.new_context(viewport=PHONE, locale="en-US")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        held = held_follow_up(page)
+        page.goto(f"{refine_url}/battles/{bid}/{ka}?{ENGAGE}")
+        note = page.locator("#odds .note.estimate")
+        summary = page.locator("[data-odds-summary] .sum")
+        expect(note).to_contain_text("A finer count, to about 0.1 points, is under way")
+        expect(summary).to_contain_text("estimated, ±0.5 points; a finer count is under way")
+        page.evaluate("window.notReloaded = true")
+        page.fill("#do-dice", "6 6")  # typed while the finer count goes on
+        let_go(page, held)
+        expect(note).to_contain_text(f"counted from {FINE:,} simulated rolls", timeout=60_000)
+        expect(summary).to_contain_text("estimated, ±0.1 points")
+        expect(summary).not_to_contain_text("finer")
+        assert page.evaluate("window.notReloaded") is True
+        assert page.input_value("#do-dice") == "6 6"
+        assert page.input_value('input[name="p.turns"]') == "10"
+    finally:
+        context.close()
