@@ -364,6 +364,21 @@ def _path(proc: Any, params: Any) -> str:
     return "batched"
 
 
+def caps_questions() -> list[tuple[str, str, dict[str, Any]]]:
+    """The full estimates at the caps: the stack and ``shoot_mixed`` of the numpy
+    references (benchmarks/mc_numpy.py), :data:`ESTIMATES`, the assault forced to estimate."""
+    from benchmarks import mc_numpy
+
+    return [
+        ("asl.ift_on_stack", "ten units with three leaders, K/2 (7 × 4-6-7, 9-2, 8-1, 8-0)",
+         mc_numpy.STACK),
+        ("fow.shoot_mixed", "6 weapons × 30 dice at 20 teams (12 infantry, 4 tanks, 4 "
+         "infantry gone to ground)", mc_numpy.MIXED),
+        *ESTIMATES,
+        ("fow.assault", "16 v 16, 30 defensive dice, to 10 rounds, forced to estimate",
+         TABLE)]
+
+
 def batched_rows(repeats: int = 5) -> list[list[str]]:
     """The full estimates at the caps (drivers.estimate, ±0.5 points) on the batched
     driver, against a numpy Monte Carlo written by hand for the same question
@@ -373,16 +388,8 @@ def batched_rows(repeats: int = 5) -> list[list[str]]:
     from benchmarks import assault_dp, mc_numpy
     from warroom.engine import drivers
 
-    questions = [
-        ("asl.ift_on_stack", "ten units with three leaders, K/2 (7 × 4-6-7, 9-2, 8-1, 8-0)",
-         mc_numpy.STACK),
-        ("fow.shoot_mixed", "6 weapons × 30 dice at 20 teams (12 infantry, 4 tanks, 4 "
-         "infantry gone to ground)", mc_numpy.MIXED),
-        *ESTIMATES,
-        ("fow.assault", "16 v 16, 30 defensive dice, to 10 rounds, forced to estimate",
-         TABLE)]
     rows = []
-    for proc_id, label, raw in questions:
+    for proc_id, label, raw in caps_questions():
         proc, params = api.prepare(proc_id, raw)
         est = drivers.estimate(proc, params)
         ref: Callable[[], Any] | None = None
@@ -454,20 +461,11 @@ def refine_rows(repeats: int = 3) -> list[list[str]]:
     included (forked streams), memo tables cleared first. The ±0.5 estimate is a median
     of ``repeats``; the ±0.1 one is counted once (tens of seconds where samples run
     alone)."""
-    from benchmarks import mc_numpy
     from warroom.engine import drivers
     from warroom.serving import EXACT_LIMIT, FINE_MARGIN
 
-    questions = [
-        ("asl.ift_on_stack", "ten units with three leaders, K/2 (7 × 4-6-7, 9-2, 8-1, 8-0)",
-         mc_numpy.STACK),
-        ("fow.shoot_mixed", "6 weapons × 30 dice at 20 teams (12 infantry, 4 tanks, 4 "
-         "infantry gone to ground)", mc_numpy.MIXED),
-        *ESTIMATES,
-        ("fow.assault", "16 v 16, 30 defensive dice, to 10 rounds, forced to estimate",
-         TABLE)]
     rows = []
-    for proc_id, label, raw in questions:
+    for proc_id, label, raw in caps_questions():
         proc, params = api.prepare(proc_id, raw)
 
         def count(margin: float, proc: Any = proc, params: Any = params) -> tuple[float, int]:
