@@ -247,14 +247,16 @@ def test_the_api_counts_a_tenth_of_a_point_when_asked(tmp_path: Path,
         a = answers[-1]
         if not a["exact_pending"] and not a["refining"]:
             break
-        assert a["estimate"] is True and a["samples"] <= FULL
+        assert a["estimate"] is True and a["samples"] <= FULL, trail(answers)
         if a["refining"]:  # the full estimate first (half a point), then the finer one
-            assert a["refining_to"] == (0.001 if a["samples"] == FULL else 0.005)
+            assert a["refining_to"] == (0.001 if a["samples"] == FULL else 0.005), \
+                trail(answers)
         time.sleep(0.1)
         answers.append(c.post("/api/v1/odds", json={**body, "margin": 0.001}).json())
     fine = answers[-1]
-    assert any(a["refining"] and a["refining_to"] == 0.001 for a in answers)
-    assert fine["estimate"] is True and fine["samples"] == FINE and fine["seed"] == 1
+    assert any(a["refining"] and a["refining_to"] == 0.001 for a in answers), trail(answers)
+    assert fine["estimate"] is True and fine["samples"] == FINE and fine["seed"] == 1, \
+        trail(answers)
     assert fine["margin"] <= 0.001 and fine["refining"] is False
     assert "refining_to" not in fine and "stopped_early" not in fine
     # by default (or with 0.005): half a point, though the finer one is counted
@@ -266,6 +268,12 @@ def test_the_api_counts_a_tenth_of_a_point_when_asked(tmp_path: Path,
     small = c.post("/api/v1/odds", json={"procedure": "demo.pool", "params": {"dice": 2},
                                          "margin": 0.001}).json()
     assert small["estimate"] is False
+
+
+def trail(answers: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """What each answer said (for a failure's message)."""
+    return [(a["samples"], a["exact_pending"], a["refining"], a.get("refining_to"),
+             a.get("stopped_early")) for a in answers]
 
 
 @pytest.mark.parametrize("margin", [0.002, 0.0, -1, 0.5, 1e-9])
