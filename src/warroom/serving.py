@@ -18,6 +18,8 @@ deadlines and cancellation. Nothing starts at import.
 * :class:`Serving`, what the web app calls: :meth:`Serving.odds` answers with the exact
   odds when they come within the deadline, else with a Monte Carlo estimate (its 95%
   margin) while the exact job goes on for a while (``linger``) for whoever asks again.
+  For a page (``fine``), the half-point estimate is then refined to a tenth of a point
+  (:data:`FINE_MARGIN`) in the long lane, one seeded job per question, cached when done.
 """
 
 from __future__ import annotations
@@ -67,6 +69,10 @@ API_ESTIMATE_SECONDS = 5.0
 SIMULATE_SECONDS = 10.0
 """Time cap of ``/api/simulate``: past it the answer has the samples done so far."""
 WORKER_NICE = 10
+FINE_MARGIN = 0.001
+"""The 95% margin (a tenth of a percentage point: 25 times the samples of the half-point
+estimate) a page's estimate is refined to in the background once the half-point one
+stands (:meth:`Serving.odds` with ``fine``)."""
 QUICK_SECONDS = 0.05
 """Time a fresh question may take in the quick lane: nearly every question at the table
 (one test, one shot) is answered in a millisecond or two there, even while every long
@@ -610,6 +616,9 @@ class Answer:
     refining: bool = False
     """The estimate was cut short by its time cap: the full one (a 95% margin of half a
     point) is being counted; ask again for it."""
+    finer: float = 0.0
+    """The 95% margin of a finer estimate being counted in the background (0: none is):
+    ask again for it."""
 
     @property
     def dist(self) -> Distribution:
@@ -625,7 +634,11 @@ class Answer:
         assert self.estimate is not None
         out = self.estimate.to_json(full=full)
         out["exact_pending"] = self.pending
-        out["refining"] = self.refining
+        out["refining"] = self.refining or bool(self.finer)
+        if out["refining"]:
+            from warroom.engine.drivers import ESTIMATE_MARGIN
+
+            out["refining_to"] = ESTIMATE_MARGIN if self.refining else self.finer
         return out
 
 
@@ -652,8 +665,12 @@ class Serving:
                  api_estimate_seconds: float = API_ESTIMATE_SECONDS,
                  simulate_seconds: float = SIMULATE_SECONDS,
                  cache: OddsCache | None = None, context: str | None = None,
-                 prestart: bool = False, quick_seconds: float = QUICK_SECONDS) -> None:
+                 prestart: bool = False, quick_seconds: float = QUICK_SECONDS,
+                 fine_margin: float = FINE_MARGIN) -> None:
         self.pool = WorkPool(workers, short_workers, context, prestart=prestart)
+        self.fine_margin = fine_margin
+        """The 95% margin a page's estimate is refined to in the background."""
+        self._fine_slots: asyncio.Semaphore | None = None
         self.quick_seconds = quick_seconds
         """Time cap of a question in the quick lane (0: no quick lane)."""
         self.quick = 0
@@ -671,6 +688,9 @@ class Serving:
 
     async def start(self) -> None:
         self.pool.start()
+        # finer estimates leave a long worker free (where there are two or more) for
+        # exact odds and a battle action's luck: a Roll never waits behind them
+        self._fine_slots = asyncio.Semaphore(max(1, self.pool.sizes["long"] - 1))
         self._reaper = asyncio.create_task(self._reap_forever())
 
     async def stop(self) -> None:
@@ -753,8 +773,8 @@ class Serving:
                 job.task.cancel()  # the only asker went away before its deadline
 
     async def odds(self, proc_id: str, raw: Mapping[str, Any], *,
-                   deadline: float | None = None, estimate_seconds: float | None = None
-                   ) -> Answer:
+                   deadline: float | None = None, estimate_seconds: float | None = None,
+                   fine: float | None = None) -> Answer:
         """Exact odds if they come within ``deadline`` (the page's by default), else a
         Monte Carlo estimate with the exact job kept going for :attr:`linger` seconds.
         A page (no ``estimate_seconds``) has its answer within the longer of ``deadline``
@@ -762,6 +782,10 @@ class Serving:
         for exact odds left (at least :data:`ESTIMATE_FLOOR`), and a full-size estimate
         still being counted is ``refining``. The API's ``estimate_seconds`` caps the
         estimate alone, and it waits ``deadline`` again for the full-size one.
+        With ``fine`` (seconds to wait for it, 0: none), once the full-size estimate
+        stands it is refined to :attr:`fine_margin` in the background
+        (:meth:`_fine_job`): the answer is the finer estimate when it is ready, else the
+        full-size one with ``finer`` set (ask again).
         Usage errors are raised at once, on the event loop (validation is quick)."""
         from warroom import api
         from warroom.engine.params import normalized
@@ -794,15 +818,66 @@ class Serving:
         # (an exact job that ended while the estimate was made found it too large)
         running = self.jobs.get(key)
         pending = pending and running is not None and not running.task.done()
-        if pending or not est.extra.get("stopped_early") or self.cache.get("refined", key):
+        if pending:
             return Answer(key, estimate=est, pending=pending)
-        # no exact odds coming: the estimate cut short by its time cap goes on to its
-        # full size (a 95% margin of half a point) in the long lane, like an exact job
-        full = await self._wait(self._refine_job(key, proc, raw, params), max(
-            0.0, budget - (time.monotonic() - start)) if page else wait)
-        if isinstance(full, Estimate):
-            return Answer(key, estimate=full)
-        return Answer(key, estimate=est, refining=True)
+        if est.extra.get("stopped_early") and not self.cache.get("refined", key):
+            # no exact odds coming: the estimate cut short by its time cap goes on to its
+            # full size (a 95% margin of half a point) in the long lane, like an exact job
+            full = await self._wait(self._refine_job(key, proc, raw, params), max(
+                0.0, budget - (time.monotonic() - start)) if page else wait)
+            if not isinstance(full, Estimate):
+                return Answer(key, estimate=est, refining=True)
+            est = full
+        if fine is None or est.margin <= self.fine_margin:
+            return Answer(key, estimate=est)
+        return await self._finer(key, proc, raw, params, est, fine)
+
+    async def _finer(self, key: str, proc: Any, raw: Mapping[str, Any],
+                     params: Mapping[str, Any], est: Estimate, wait: float) -> Answer:
+        """The finer estimate of ``key`` if it is cached or comes within ``wait``
+        seconds, else ``est`` with ``finer`` (its job goes on for :attr:`linger` seconds
+        after this ask). A finer estimate cut short by the time limit is shown only where
+        it counted more samples than ``est``."""
+        done = self.cache.get("fine", key)
+        if done is None:
+            done = await self._wait(self._fine_job(key, proc, raw, params), wait)
+        if isinstance(done, Estimate):
+            return Answer(key, estimate=done if done.samples > est.samples else est)
+        return Answer(key, estimate=est, finer=self.fine_margin)
+
+    def _fine_job(self, key: str, proc: Any, raw: Mapping[str, Any],
+                  params: Mapping[str, Any]) -> _Job:
+        """The estimate of ``key`` refined to a 95% margin of :attr:`fine_margin`
+        (:func:`warroom.engine.drivers.samples_for`, the estimates' seed: the same counts
+        on any machine), one job per question in the long lane, at most all but one long
+        worker at once; kept going for :attr:`linger` seconds after each ask, stopped by
+        :attr:`exact_limit` (:data:`warroom.web.security.REQUEST_SECONDS`' worth), cached
+        as ``fine`` when done (also when the time limit cut it short: it is not counted
+        again)."""
+        from warroom.engine import drivers
+
+        name = "fine " + key
+        job = self.jobs.get(name)
+        if job is not None and not job.task.done():
+            return job
+
+        async def work() -> Estimate | None:
+            slots = self._fine_slots
+            assert slots is not None, "Serving.start() first"
+            async with slots:
+                try:
+                    est = await self.simulate(proc, raw, params,
+                                              drivers.samples_for(self.fine_margin),
+                                              drivers.ESTIMATE_SEED, self.exact_limit)
+                except WorkerLost:
+                    return None
+            self.cache.put("fine", key, est)
+            return est
+
+        job = _Job(asyncio.create_task(work()), keep_until=time.monotonic() + self.linger)
+        job.task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        self.jobs[name] = job
+        return job
 
     def _refine_job(self, key: str, proc: Any, raw: Mapping[str, Any],
                     params: Mapping[str, Any]) -> _Job:

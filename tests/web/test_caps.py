@@ -95,12 +95,17 @@ def test_a_page_asks_again_until_the_estimate_is_full(quick: Any) -> None:
         link = re.search(r'hx-get="([^"]*_wait=1[^"]*)"', r.text)
         return None if link is None else link.group(1).replace("&amp;", "&")
 
-    while (url := follow()) is not None:  # the panel asks again (htmx)
+    # the panel asks again (htmx) until the full estimate stands; a finer count (to a
+    # tenth of a point) then goes on, and the panel goes on asking for it
+    while "more rolls are being counted" in r.text:
+        url = follow()
+        assert url is not None
         r = quick.get(url)
         assert r.status_code == 200
     text = " ".join(r.text.split())
     assert f"counted from {FULL:,} simulated rolls" in text  # grouped, as in the CLI
     assert "off by up to about 0.5 percentage points" in text
+    assert "A finer count, to about 0.1 points, is under way" in text and follow()
 
 
 def test_the_cli_counts_the_whole_estimate(capsys: pytest.CaptureFixture[str]) -> None:

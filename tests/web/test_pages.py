@@ -207,7 +207,9 @@ def test_odds_too_large_to_work_out_are_estimated_and_say_so(client: Any) -> Non
     # the 95% margin at worst (p = 1/2): 1.96 * sqrt(1/4n), in percentage points
     assert found.group(2) == f"{196 * (0.25 / n) ** 0.5:.1f}"
     assert "data-exact" not in r.text and "exact fraction" not in r.text  # no false "exact"
-    assert "hx-trigger" not in r.text.split(">")[0]  # nothing to wait for: no polling
+    # no exact odds to wait for; the panel asks again for the finer count (0.1 points)
+    assert "A finer count, to about 0.1 points, is under way" in " ".join(r.text.split())
+    assert 'hx-trigger="load"' in r.text.split(">")[0] and "_wait=1" in r.text.split(">")[0]
     # the counts are those of seeded Monte Carlo (seed 1), as many samples as fitted
     sent = {**params, "main_gun": False}  # a sent form's unchecked box
     key = cache_key("fow.shoot_mixed", normalized(api.prepare("fow.shoot_mixed", sent)[1]))

@@ -75,10 +75,14 @@ class EstimatedOdds(_Model):
     seconds: float = Field(0.0, ge=0)
     exact_pending: bool | None = Field(None, description="odds only: the exact odds are "
                                        "still being worked out; ask again for them")
-    refining: bool | None = Field(None, description="odds only: the time cap cut this "
-                                  "estimate short (see margin); the full one, a 95% margin "
-                                  "of half a percentage point, is being counted: ask again "
-                                  "for it")
+    refining: bool | None = Field(None, description="odds only: a better estimate is "
+                                  "being counted (its 95% margin: refining_to): the time cap "
+                                  "cut this one short (see margin) and the full one, a margin "
+                                  "of half a percentage point, is coming, or a finer one was "
+                                  "asked for (margin 0.001); ask again for it")
+    refining_to: float | None = Field(None, ge=0, le=1, description="odds only, while "
+                                      "refining: the 95% margin of the estimate being "
+                                      "counted", examples=[0.001])
 
 
 Odds = Annotated[ExactOdds | EstimatedOdds, Field(discriminator="estimate")]

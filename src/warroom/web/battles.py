@@ -1023,7 +1023,7 @@ async def page_resolve_odds(battle_id: str, key: str, request: Request) -> HTMLR
     odds, _shown = await compute_odds(request, view.proc, view.raw,
                                       translator(page_lang(request)),
                                       refresh=view.odds_url + "&_wait=1",
-                                      wait=form.get("_wait") == "1")
+                                      wait=form.get("_wait") == "1", fine=True)
     response = _render(request, "_odds.html", {"odds": odds, "fold_joint": True})
     response.headers["Cache-Control"] = "no-store"
     return response

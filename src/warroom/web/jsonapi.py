@@ -33,7 +33,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from warroom import api, i18n, schema
-from warroom.errors import ParameterError, UsageError
+from warroom.errors import ErrorText, ParameterError, UsageError
 from warroom.serving import Serving, unless_gone
 
 ERRORS: dict[int, str] = {
@@ -81,6 +81,30 @@ class OddsRequest(_Body):
     exact: StrictBool = Field(False, description="also give each chance as an exact fraction")
     all: StrictBool = Field(False, description="every whole outcome even when there are "
                             "thousands (else a long list is summarised per field and unit)")
+    margin: float | None = Field(
+        None, description="where odds would take too long, the 95% margin the estimate "
+        "should reach: 0.005 (the default: half a percentage point) or 0.001 (a tenth of "
+        "a point, 25 times the samples, counted in the background: until it is ready the "
+        "answer is the half-point estimate with \"refining\": true and \"refining_to\": "
+        "0.001; ask again)", examples=[0.001])
+
+
+MARGINS = ("0.005", "0.001")
+"""The estimates' 95% margins ``/odds`` takes (:attr:`OddsRequest.margin`)."""
+
+
+def fine_wait(srv: Serving, margin: float | None) -> float | None:
+    """How long ``/odds`` waits for the finer estimate ``margin`` asks for (None: the
+    half-point estimate is enough). Any other margin is a 422 ``invalid_parameter``."""
+    from warroom.engine.drivers import ESTIMATE_MARGIN
+
+    if margin is None or margin == ESTIMATE_MARGIN:
+        return None
+    if margin != srv.fine_margin:
+        raise ParameterError("margin", ErrorText("{value} is not a margin estimates are "
+                                                 "counted to", value=f"{margin:g}"),
+                             ", ".join(MARGINS))
+    return srv.api_deadline
 
 
 class RollRequest(_Body):
@@ -132,11 +156,12 @@ def _serving(request: Request) -> Serving:
              "estimate when they would take too long", response_model=schema.Odds)
 async def odds(body: OddsRequest, request: Request) -> Response:
     srv = _serving(request)
+    fine = fine_wait(srv, body.margin)
     answer = srv.cached(body.procedure, body.params)
     if answer is None:
         answer = await unless_gone(request.is_disconnected, srv.odds(
             body.procedure, body.params, deadline=srv.api_deadline,
-            estimate_seconds=srv.api_estimate_seconds))
+            estimate_seconds=srv.api_estimate_seconds, fine=fine))
     if answer.exact is None:
         return JSONResponse(schema.emit(schema.Odds, answer.to_json(exact=body.exact,
                                                                     full=body.all)))

@@ -140,6 +140,9 @@ class OddsView:
     samples: int = 0
     estimate_margin: float = 0.0
     refining: bool = False  # an estimate cut short: the full one is coming (refresh)
+    finer: float = 0.0
+    """The 95% margin of a finer estimate being counted in the background (0: none is):
+    the panel asks ``refresh`` for it and swaps it in."""
     pending: bool = False
     refresh: str = ""
     joint_total: int = 0
@@ -176,6 +179,9 @@ are many columns (a six-unit stack's 1,000 likeliest outcomes in 11 columns made
 page says how many it lists of how many."""
 POLL_WAIT = 3.0
 """Seconds a follow-up request for pending exact odds waits for them (a long poll)."""
+FINER = "_finer"
+"""The query key of an odds panel's follow-up that shows the estimate while the finer one
+is counted: it waits :data:`POLL_WAIT` for that (the first ask waits for nothing)."""
 
 
 def varying_fields(dist: Distribution) -> list[str]:
@@ -261,32 +267,42 @@ def _query(form: Form, *, drop: tuple[str, ...] = (), **extra: str) -> str:
     keys of ``extra``), plus ``extra``."""
     from urllib.parse import urlencode
 
-    skip = {"_wait", "all", *drop, *extra}
+    skip = {"_wait", FINER, "all", *drop, *extra}
     items = [(k, str(v)) for k, v in form.multi_items() if k not in skip and isinstance(v, str)]
     return urlencode(items + list(extra.items()))
 
 
 async def compute_odds(request: Request, proc: Procedure, raw: Mapping[str, Any],
                        tr: Tr | None = None, *, refresh: str = "", wait: bool = False,
-                       everything: bool = False) -> tuple[OddsView, dict[str, Any]]:
+                       everything: bool = False, fine: bool = False
+                       ) -> tuple[OddsView, dict[str, Any]]:
     """Odds for a form's values within the page's deadline, and the values to show back
     in the form (an error in ``tr``'s language, English without it). Past the deadline,
     or where exact odds would take too long, the Monte Carlo estimate, marked as one;
-    while exact odds are still coming, the view asks ``refresh`` for them. A follow-up
-    (``wait``) waits up to :data:`POLL_WAIT`. The work stops if the client goes away."""
+    while exact odds are still coming, the view asks ``refresh`` for them. With ``fine``
+    (a page with ``refresh``), the estimate is refined in the background
+    (:attr:`Serving.fine_margin`) and the view asks ``refresh`` for the finer one too
+    (marked :data:`FINER`). A follow-up (``wait``) waits up to :data:`POLL_WAIT` (for
+    the finer estimate only once the page shows the estimate: it shows that at once).
+    The work stops if the client goes away."""
     srv = _serving(request)
+    shown = request.query_params.get(FINER) == "1"
     try:
         _, params = api.prepare(proc.id, raw)
         answer = srv.cached(proc.id, raw)
         if answer is None:
             answer = await unless_gone(request.is_disconnected, srv.odds(
-                proc.id, raw, deadline=POLL_WAIT if wait else srv.deadline))
+                proc.id, raw, deadline=POLL_WAIT if wait else srv.deadline,
+                fine=(POLL_WAIT if wait and shown else 0.0) if fine and refresh else None))
     except UsageError as exc:
         return OddsView(error=error_message(exc, tr)), dict(raw)
     view = await shared_view(srv, answer, everything)
     view.refining = answer.refining
+    view.finer = answer.finer
     if answer.pending or answer.refining:
         view.refresh = refresh
+    elif answer.finer:
+        view.refresh = f"{refresh}&{FINER}=1"
     return view, normalized(params)
 
 
@@ -306,7 +322,8 @@ async def _proc_context(request: Request, proc: Procedure, form: Form,
                                           else _query(form, _wait="1"))
     if odds:
         view, shown = await compute_odds(request, proc, raw, tr, refresh=refresh,
-                                         wait=form.get("_wait") == "1", everything=everything)
+                                         wait=form.get("_wait") == "1", everything=everything,
+                                         fine=True)
     else:
         view, shown = cached_view(request, proc, raw, tr, refresh)
     if view.joint_total > len(view.joint) and not everything:
