@@ -210,17 +210,20 @@ def test_a_page_asked_again_keeps_its_estimate_while_the_full_one_is_counted() -
     never a shorter one counted afresh."""
     from tests.web.test_serving import run_in_thread
 
-    # ten units past the exact budget: the full estimate takes seconds to count
-    stack = {"units": "squad:7:3,leader:8:-1,hs:6:2,squad:6,leader:9:-2,hs:5,4-6-7,4-6-7,"
-                      "2-4-7,8-1", "result": "K/2"}
+    # far past the exact budget, and dear to sample: the owner's best allocation weighs
+    # every order of six teams ranked alike for each sample (about 0.4 ms a sample), so
+    # the full estimate takes seconds to count (a ten-unit stack, used before, now counts
+    # its full estimate within the page's cap)
+    best = {"weapons": "30:10:3,30:6:4,30:4:5,30:8:3,30:5:2,30:7:3",
+            "teams": ",".join(["infantry"] * 6), "allocation": "best"}
 
     async def scenario() -> None:
         srv = Serving(cache=OddsCache(), workers=1, estimate_seconds=0.2)
         await srv.start()
         try:
-            first = await srv.odds("asl.ift_on_stack", stack)
+            first = await srv.odds("fow.shoot_mixed", best)
             assert first.estimate is not None and first.refining
-            second = await srv.odds("asl.ift_on_stack", stack)
+            second = await srv.odds("fow.shoot_mixed", best)
             assert second.estimate is first.estimate or second.estimate.samples == FULL
         finally:
             await srv.stop()
