@@ -18,6 +18,7 @@ from tests.helpers import close_enough
 from warroom import api
 from warroom.engine import drivers
 from warroom.engine.batched import simulate_batched
+from warroom.errors import RuleError
 from warroom.games.fow import mixed
 
 KINDS = ["tank:6", "tank:5/3", "soft", "infantry", "infantry:gtg", "gun:dug",
@@ -80,7 +81,7 @@ def test_the_columns_deal_a_worked_example() -> None:
 def test_moving_bunker_busters_are_not_dealt_in_columns() -> None:
     weapons = mixed.parse_weapons("3:6:1:bb,4:2:6")
     teams = mixed.parse_teams("infantry,tank:3")
-    with pytest.raises(ValueError, match="bunker busters"):
+    with pytest.raises(RuleError, match="bunker busters"):
         mixed.dealt_columns(mixed.Allocation(weapons, teams, "none", True),
                             np.array([[1, 1]]))
 

@@ -23,7 +23,7 @@ from warroom.engine.messages import Msg, msg, nmsg
 from warroom.engine.params import text_items, whole_number
 from warroom.engine.procedure import outcome, procedure
 from warroom.engine.steps import Target
-from warroom.errors import UsageError
+from warroom.errors import RuleError, UsageError
 from warroom.games.fow.common import (
     LABELS,
     Aspect,
@@ -322,7 +322,8 @@ def dealt_groups(a: Allocation, hits: Any) -> Iterator[tuple[Any, tuple[int, ...
     import numpy as np
 
     if a.busters:
-        raise ValueError("the hits of bunker busters that moved are dealt one plan at a time")
+        # in_columns keeps such shots off the columns: a caller's bug, not a player's input
+        raise RuleError("the hits of bunker busters that moved are dealt one plan at a time")
     mask = np.zeros(len(hits), dtype=np.int64)
     if not a.plain:  # the types declared by the weapons that hit, a bit per kind
         for bit, kind in enumerate(KINDS):
