@@ -742,14 +742,8 @@ def _drawn_columns(run: _Run, fn: Callable[..., Any], cols: Sequence[Any]) -> li
                 put[u, c, j] = True
     live = np.flatnonzero(np.isin(inverse, tabled)) if len(tabled) < len(tables) else None
     group = inverse if live is None else inverse[live]
-    cum = np.cumsum(chances, axis=1)
-    for u in tabled:  # past every uniform from a table's last change on (rounding)
-        cum[u, len(tables[u].values) - 1:] = 2.0
-    # each entry's change, as its place among every table's changes side by side: its
-    # uniform placed among its table's cumulative chances (the tables 3 apart)
-    cum += 3.0 * np.arange(len(tables))[:, None]
-    pick = np.searchsorted(cum.reshape(-1), run.np.random(len(group)) + 3.0 * group,
-                           side="right")
+    last = np.array([len(t.values) - 1 if t is not RAW else 0 for t in tables])
+    pick = _picked(run, chances, last, group)
     for j in range(len(cols)):
         if not put[:, :, j].any():
             continue
@@ -762,6 +756,23 @@ def _drawn_columns(run: _Run, fn: Callable[..., Any], cols: Sequence[Any]) -> li
             out[j] = out[j].copy()
             out[j][live] = target
     return out
+
+
+def _picked(run: _Run, chances: Any, last: Any, group: Any) -> Any:
+    """A categorical draw for each entry of ``group`` (its row of ``chances``: each row a
+    transition's chances, padded with zeros past its ``last`` change), as the entry's
+    place among every row's changes laid end to end (row ``g``'s change ``c`` at
+    ``g * width + c``): one uniform each, placed among its row's cumulative chances, the
+    rows 3 apart and each past its last change at 2 (rounding never carries a uniform
+    into the next row, nor past the last change)."""
+    import numpy as np
+
+    cum = np.cumsum(chances, axis=1)
+    past = np.arange(chances.shape[1])[None, :] >= last[:, None]
+    cum[past] = 2.0
+    cum += 3.0 * np.arange(len(chances))[:, None]
+    return np.searchsorted(cum.reshape(-1), run.np.random(len(group)) + 3.0 * group,
+                           side="right")
 
 
 def _grouped(rows: Any, at: tuple[int, ...], sizes: list[int]) -> tuple[Any, Any] | None:
@@ -859,12 +870,8 @@ def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], row
     # multinomial, each change that got some a copy of the row
     single = k == 1
     one = np.flatnonzero(single)
-    top = np.array([len(t.values) - 1 if t is not None else 0 for t in tables])
-    cum = np.cumsum(chances, axis=1)
-    cum += np.arange(len(tables))[:, None]
-    g1 = group[one]
-    pick = np.searchsorted(cum.reshape(-1), run.np.random(len(one)) + g1, side="right")
-    pick = np.minimum(pick - g1 * widest, top[g1]) + g1 * widest
+    last = np.array([len(t.values) - 1 if t is not None else 0 for t in tables])
+    pick = _picked(run, chances, last, group[one])
     many = np.flatnonzero(~single)
     drawn = run.np.multinomial(k[many], chances[group[many]])
     rm, jm = np.nonzero(drawn)
