@@ -61,11 +61,16 @@ def serve(app: Any) -> Iterator[str]:
     thread; yields its address."""
     import uvicorn
 
-    port = free_port()
+    # the socket is bound here and handed over: no other test process (pytest -n) can
+    # take the port between choosing it and listening on it
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = int(sock.getsockname()[1])
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                             lifespan="on")
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
     while not server.started:
@@ -77,6 +82,7 @@ def serve(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+        sock.close()
 
 
 @pytest.fixture(scope="session")
