@@ -42,13 +42,17 @@ lint: dev
 typecheck: dev
 	$(BIN)/mypy src benchmarks
 
+# the suite runs on every core (pytest-xdist); TEST_WORKERS=0 runs it in this one process
+TEST_WORKERS ?= auto
+PYTEST  := $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
+
 pytest: dev
-	$(BIN)/pytest
+	$(PYTEST)
 
 test: dev
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy src benchmarks
-	$(BIN)/pytest
+	$(PYTEST)
 
 bench: dev
 	$(BIN)/python benchmarks/run.py

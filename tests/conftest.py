@@ -19,6 +19,15 @@ settings.register_profile(
 settings.load_profile("warroom")
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first (browser walks, whole-suite oracles), in their order, then
+    the rest: run in parallel (``make test``: pytest-xdist), the long ones start at once
+    and the many short ones fill the workers in up to the end, instead of one long test
+    starting last on a worker while the others wait."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[Any]:
     """An in-process HTTP client of a fresh app (battles in a temporary SQLite file)."""

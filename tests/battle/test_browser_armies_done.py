@@ -9,7 +9,7 @@ view after it:
 * ASL: a fire group of two stacks (squads, a leader and an MMG) into a stack;
 * BKC: a command roll, combined fire and an assault with supporting units.
 
-One browser, two contexts, every battle in turn (about a minute)."""
+One browser and two contexts a game (the three games are three tests)."""
 
 from __future__ import annotations
 
@@ -34,24 +34,29 @@ ASL_STACKS: dict[str, list[tuple[str, int]]] = {
 }
 
 
-def test_two_phones_play_every_game_from_their_armies(server_url: str) -> None:
-    in_browser(lambda browser, _page: done(browser, server_url))
+GAMES = ("fow", "asl", "bkc")
 
 
-def done(browser: Any, server_url: str) -> None:
+@pytest.mark.parametrize("game", GAMES)
+def test_two_phones_play_every_game_from_their_armies(server_url: str, game: str) -> None:
+    """One game a test (``make test`` spreads them over its workers)."""
+    in_browser(lambda browser, _page: done(browser, server_url, game))
+
+
+def done(browser: Any, server_url: str, game: str) -> None:
+    play = {"fow": fow, "asl": asl, "bkc": bkc}[game]
     phones, errors = two_devices(browser, 15_000)
     try:
-        for game, play in (("fow", fow), ("asl", asl), ("bkc", bkc)):
-            made = phones["A"].request.post(f"{server_url}/api/battles", data={
-                "game": game, "name": f"Done, {game}"}).json()
-            for side in "AB":
-                phones[side].goto(server_url + made["links"][side])
-            play(phones["A"], phones["B"])
-            api = f"{server_url}/api/v1/battles/{made['id']}?key={made['keys']['A']}"
-            state = phones["A"].request.get(api).json()
-            # nothing typed as key=value: every unit a typed profile with no free stats
-            assert state["units"] and all(u["stats"] == {} and u["profile"]
-                                          for u in state["units"]), state["units"]
+        made = phones["A"].request.post(f"{server_url}/api/battles", data={
+            "game": game, "name": f"Done, {game}"}).json()
+        for side in "AB":
+            phones[side].goto(server_url + made["links"][side])
+        play(phones["A"], phones["B"])
+        api = f"{server_url}/api/v1/battles/{made['id']}?key={made['keys']['A']}"
+        state = phones["A"].request.get(api).json()
+        # nothing typed as key=value: every unit a typed profile with no free stats
+        assert state["units"] and all(u["stats"] == {} and u["profile"]
+                                      for u in state["units"]), state["units"]
     finally:
         for page in phones.values():
             page.context.close()

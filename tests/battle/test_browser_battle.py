@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, SCREENSHOTS
+from tests.web.conftest import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    DESKTOP,
+    PHONE,
+    SCREENSHOTS,
+    patient_expect,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -24,6 +31,7 @@ def in_browser(body: Callable[[Any, Any], None]) -> None:
         warnings.warn(message, stacklevel=1)
         pytest.skip(message)
     failure: list[BaseException] = []
+    patient_expect()
 
     def run() -> None:
         from playwright.sync_api import sync_playwright

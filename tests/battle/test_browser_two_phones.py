@@ -53,8 +53,10 @@ TURNS: dict[str, list[tuple[str, list[str], str, str, tuple[str, str], tuple[str
 }
 
 
-def test_two_phones_play_a_turn_of_each_game(server_url: str) -> None:
-    in_browser(lambda browser, _page: two_phones(browser, server_url))
+@pytest.mark.parametrize("game", list(TURNS))
+def test_two_phones_play_a_turn_of_each_game(server_url: str, game: str) -> None:
+    """One game a test (``make test`` spreads them over its workers)."""
+    in_browser(lambda browser, _page: two_phones(browser, server_url, game))
 
 
 def two_devices(browser: Any, timeout_ms: int = 10_000) -> tuple[dict[str, Any], list[str]]:
@@ -69,32 +71,32 @@ def two_devices(browser: Any, timeout_ms: int = 10_000) -> tuple[dict[str, Any],
     return phones, errors
 
 
-def two_phones(browser: Any, server_url: str) -> None:
+def two_phones(browser: Any, server_url: str, game: str) -> None:
     from playwright.sync_api import expect
 
     phones, errors = two_devices(browser)
     try:
-        for game, turns in TURNS.items():
-            links = start(phones["A"], server_url, game)
-            for side in "AB":
-                phones[side].goto(server_url + links[side])
-            for n, turn in enumerate(turns, start=1):
-                side, units, target, proc, filled, change, typed = turn
-                me, other = phones[side], phones["B" if side == "A" else "A"]
-                act(me, units, target, proc, filled, change, typed,
-                    stale_first=(game == "fow" and n == 1), other=other)
-                # the other phone follows by itself (it polls the counter and swaps
-                # the battle section in): the new event is at the top of its log
-                expect(other.locator("#log li[data-kind=resolved]")).to_have_count(
-                    n, timeout=12_000)
-                first = other.locator("#log li").first
-                expect(first).to_have_attribute("data-kind", "resolved")
-                expect(first).to_have_attribute("data-procedure", proc)
-                expect(first.locator(".who")).to_contain_text(" + ".join(units))
-            if game == "fow":  # a fresh battle: the virtual reply may have left no
-                # Sherman to shoot (the example profiles: Panthers hit hard)
-                fresh = start(phones["A"], server_url, "fow")
-                narrow(browser, server_url + fresh["A"], "Shermans", "Panthers")
+        turns = TURNS[game]
+        links = start(phones["A"], server_url, game)
+        for side in "AB":
+            phones[side].goto(server_url + links[side])
+        for n, turn in enumerate(turns, start=1):
+            side, units, target, proc, filled, change, typed = turn
+            me, other = phones[side], phones["B" if side == "A" else "A"]
+            act(me, units, target, proc, filled, change, typed,
+                stale_first=(game == "fow" and n == 1), other=other)
+            # the other phone follows by itself (it polls the counter and swaps
+            # the battle section in): the new event is at the top of its log
+            expect(other.locator("#log li[data-kind=resolved]")).to_have_count(
+                n, timeout=12_000)
+            first = other.locator("#log li").first
+            expect(first).to_have_attribute("data-kind", "resolved")
+            expect(first).to_have_attribute("data-procedure", proc)
+            expect(first.locator(".who")).to_contain_text(" + ".join(units))
+        if game == "fow":  # a fresh battle: the virtual reply may have left no
+            # Sherman to shoot (the example profiles: Panthers hit hard)
+            fresh = start(phones["A"], server_url, "fow")
+            narrow(browser, server_url + fresh["A"], "Shermans", "Panthers")
     finally:
         for page in phones.values():
             page.context.close()

@@ -31,6 +31,19 @@ PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 
 
+EXPECT_MS = 15_000
+"""How long Playwright's ``expect`` waits for a page to come round (its default is 5 s):
+``make test`` runs the browser tests beside others on every core, where a page's
+answer can take longer than on an idle machine. A wait, never a measure of speed."""
+
+
+def patient_expect() -> None:
+    """Give Playwright's ``expect`` :data:`EXPECT_MS` (each browser test's set-up)."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=EXPECT_MS)
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -61,11 +74,16 @@ def serve(app: Any) -> Iterator[str]:
     thread; yields its address."""
     import uvicorn
 
-    port = free_port()
+    # the socket is bound here and handed over: no other test process (pytest -n) can
+    # take the port between choosing it and listening on it
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = int(sock.getsockname()[1])
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                             lifespan="on")
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
     while not server.started:
@@ -77,6 +95,7 @@ def serve(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+        sock.close()
 
 
 @pytest.fixture(scope="session")
@@ -99,6 +118,7 @@ def browser() -> Iterator[Any]:
         pytest.skip(message)
     from playwright.sync_api import sync_playwright
 
+    patient_expect()
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium

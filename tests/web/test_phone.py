@@ -159,16 +159,23 @@ def rolled(v: Visit, where: str) -> None:
     v.result_in_view("#roll", where)
 
 
-def test_every_rule_on_a_phone(visit: Any, server_url: str, battle_link: str) -> None:
-    """Every rule's page in the three languages, walked side by side: each page is asked
-    for in all three before the first is checked, and Roll pressed in all three before
-    the first result is awaited, so the server and the browser work at the same time."""
+PROCEDURES = [proc.id for proc in api.registry().procedures()]
+SYSTEMS = list(dict.fromkeys(pid.split(".")[0] for pid in PROCEDURES))
+"""The game systems, in the registry's order: the walk over every rule is one test a
+system, so ``make test`` spreads it over its workers."""
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_every_rule_on_a_phone(visit: Any, server_url: str, system: str) -> None:
+    """Every rule's page of a game system in the three languages, walked side by side:
+    each page is asked for in all three before the first is checked, and Roll pressed in
+    all three before the first result is awaited, so the server and the browser work at
+    the same time."""
     visits = [visit(PHONE, lang) for lang in LANGS]
-    for v in visits:
-        v.open(f"{server_url}/?lang={v.lang}")
-        v.check("home")
-    for i, proc in enumerate(api.registry().procedures()):
-        where = f"/p/{proc.id}"
+    for i, pid in enumerate(PROCEDURES):
+        if not pid.startswith(system + "."):
+            continue
+        where = f"/p/{pid}"
         for v in visits:
             v.start(f"{server_url}{where}?{SEED}")
         for turn, v in enumerate(visits):
@@ -181,6 +188,16 @@ def test_every_rule_on_a_phone(visit: Any, server_url: str, battle_link: str) ->
         for v in visits:
             rolled(v, where)
             v.check(where + " after Roll", axe=False)
+
+
+def test_the_home_battle_and_missing_pages_on_a_phone(visit: Any, server_url: str,
+                                                      battle_link: str) -> None:
+    """The home page, a battle page (a roll lands in the log) and the pages of things
+    that are not there, in the three languages."""
+    visits = [visit(PHONE, lang) for lang in LANGS]
+    for v in visits:
+        v.open(f"{server_url}/?lang={v.lang}")
+        v.check("home")
     for v in visits:  # one battle: each roll lands in the log the others see
         v.open(server_url + battle_link)
         settled(v)
@@ -219,8 +236,10 @@ def test_some_pages_on_a_desktop(visit: Any, server_url: str, battle_link: str,
         roll(v)
         rolled(v, proc)
     v.open(f"{server_url}/compare/fow.shoot?lang={lang}")
+    settled(v)  # axe reads dimmed odds on their way as low contrast
     v.check("compare")
     v.open(server_url + battle_link)
+    settled(v)
     v.check("battle page")
 
 
