@@ -35,7 +35,7 @@ import struct
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
@@ -856,11 +856,6 @@ class Serving:
         again)."""
         from warroom.engine import drivers
 
-        name = "fine " + key
-        job = self.jobs.get(name)
-        if job is not None and not job.task.done():
-            return job
-
         async def work() -> Estimate | None:
             slots = self._fine_slots
             assert slots is not None, "Serving.start() first"
@@ -874,10 +869,7 @@ class Serving:
             self.cache.put("fine", key, est)
             return est
 
-        job = _Job(asyncio.create_task(work()), keep_until=time.monotonic() + self.linger)
-        job.task.add_done_callback(lambda t: t.cancelled() or t.exception())
-        self.jobs[name] = job
-        return job
+        return self._lingering("fine " + key, work)
 
     def _refine_job(self, key: str, proc: Any, raw: Mapping[str, Any],
                     params: Mapping[str, Any]) -> _Job:
@@ -885,11 +877,6 @@ class Serving:
         :attr:`linger` seconds after each ask, at most :attr:`exact_limit`), cached as
         the question's estimate when it is done."""
         from warroom.engine import drivers
-
-        name = "refine " + key
-        job = self.jobs.get(name)
-        if job is not None and not job.task.done():
-            return job
 
         async def work() -> Estimate | None:
             try:
@@ -901,7 +888,17 @@ class Serving:
             self.cache.put("refined", key, True)  # even if the time limit cut it short
             return est
 
+        return self._lingering("refine " + key, work)
+
+    def _lingering(self, name: str,
+                   work: Callable[[], Coroutine[Any, Any, Estimate | None]]) -> _Job:
+        """The background job ``name`` (a running one, or ``work`` started now), kept
+        going for :attr:`linger` seconds after each ask."""
+        job = self.jobs.get(name)
+        if job is not None and not job.task.done():
+            return job
         job = _Job(asyncio.create_task(work()), keep_until=time.monotonic() + self.linger)
+        # a finished job's exception is read here, so none is reported as never retrieved
         job.task.add_done_callback(lambda t: t.cancelled() or t.exception())
         self.jobs[name] = job
         return job
