@@ -332,9 +332,10 @@ def _merged(pairs: Any) -> list[tuple[Any, int]]:
     return list(out.items())
 
 
-_Piece = tuple[tuple[int, ...], Callable[..., Any], Any]
-"""A stage on part of the state: its positions, its function on them, and where its
-transitions are kept by the part's value (None: it runs as it is)."""
+_Piece = tuple[tuple[int, ...], Callable[..., Any], Any, int]
+"""A stage on part of the state: its positions, its function on them, where its
+transitions are kept by the value of the positions it reads (None: it runs as it is),
+and how many of its positions it reads (the first: context.part)."""
 
 
 def _plan(run: _Run, opening: tuple[Stage[Any], ...], stages: tuple[Stage[Any], ...]
@@ -345,7 +346,7 @@ def _plan(run: _Run, opening: tuple[Stage[Any], ...], stages: tuple[Stage[Any], 
         steps = part_pieces(stage)
         if steps is None:
             return stage
-        return [(positions, fn, run.sampler._part_memo(fn)) for positions, fn in steps]
+        return [(positions, fn, run.sampler._part_memo(fn), n) for positions, fn, n in steps]
 
     return [one(f) for f in opening], [one(f) for f in stages]
 
@@ -470,21 +471,22 @@ def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any
     rows = np.zeros((1, width), dtype=np.int64)
     counts = np.array([n], dtype=np.int64)
     merging, kept = True, 1  # whether the last merge paid; the rows it left
-    for at, fn, memo in (piece for item in items for piece in _pieces(item)):
+    for at, fn, memo, n_read in (piece for item in items for piece in _pieces(item)):
         if memo is _COLUMNS:  # a stage on the whole state with a columnar form
             rows, counts = _column_step(run, fn, rows, counts, values, codes)
             kept = len(rows)
             continue
         if memo is None:
             return None  # not tabled
-        found = _grouped(rows, at, [len(values[f]) for f in at])
+        read = at[:n_read]
+        found = _grouped(rows, read, [len(values[f]) for f in read])
         if found is None:
             return None  # too many values for one key
         groups, inverse = found
         # each group's values, a position at a time (in C): one tuple per group
         subs = list(zip(*(map(values[f].__getitem__, groups[:, j].tolist())
-                          for j, f in enumerate(at)), strict=True))
-        tables = _part_tables(run, fn, memo, subs, np.bincount(
+                          for j, f in enumerate(read)), strict=True))
+        tables = _part_tables(run, fn, memo, subs, len(at), np.bincount(
             inverse, weights=counts, minlength=len(subs)).astype(np.int64))
         if tables is None:
             return None
@@ -516,7 +518,7 @@ def _joined_counts(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any],
     first, each = _plan(run, opening, stages)
     items = [*first, *each]
     if not items or not all(type(item) is list and all(memo is not None
-                                                       for _, _, memo in item)
+                                                       for _, _, memo, _ in item)
                             for item in items):
         return None
     from warroom.engine.exact import acyclic
@@ -561,7 +563,7 @@ def _form(stage: Any) -> Callable[..., Any] | None:
 def _pieces(item: Any) -> list[Any]:
     """:func:`_columnar`'s pieces of a planned stage: a stage on parts is its pieces, a
     stage with a columnar form one piece of its own."""
-    return item if type(item) is list else [((), _form(item), _COLUMNS)]
+    return item if type(item) is list else [((), _form(item), _COLUMNS, 0)]
 
 
 def _column_step(run: _Run, form: Callable[..., Any], rows: Any, counts: Any,
@@ -802,9 +804,10 @@ def _grouped(rows: Any, at: tuple[int, ...], sizes: list[int]) -> tuple[Any, Any
 
 
 def _part_tables(run: _Run, fn: Callable[..., Any], memo: dict[Any, Any],
-                 subs: list[tuple[Any, ...]], samples: Any) -> list[Any] | None:
+                 subs: list[tuple[Any, ...]], width: int, samples: Any) -> list[Any] | None:
     """Each value's exact transition (None: its samples run the stage one by one: a value
-    seen too rarely to pay for its table); None where one is too large."""
+    seen too rarely to pay for its table); None where one is too large. ``subs``: the
+    values of the positions the stage reads, of ``width`` in all."""
     tables: list[Any] = []
     seen = run.tabled.setdefault(id(memo), [0, 0])  # tables worked out, their changes
     for sub, k in zip(subs, samples.tolist(), strict=True):
@@ -818,7 +821,7 @@ def _part_tables(run: _Run, fn: Callable[..., Any], memo: dict[Any, Any],
                 memo[sub] = table + k
                 tables.append(None)
                 continue
-            table = memo[sub] = run.sampler._work_part(fn, sub)
+            table = memo[sub] = run.sampler._work_part(fn, sub, width)
             if table is not RAW:
                 seen[0] += 1
                 seen[1] += len(table.values)
@@ -964,15 +967,15 @@ def _parts_step(run: _Run, pieces: list[_Piece], s: tuple[Any, ...], k: int, fou
         if i == len(pieces):
             _add(out, (st, fought), c)
             continue
-        at, fn, memo = pieces[i]
-        sub = tuple([st[f] for f in at])
+        at, fn, memo, n_read = pieces[i]
+        sub = tuple([st[at[f]] for f in range(n_read)])
         table = memo.get(sub, 0) if memo is not None else RAW
         if type(table) is int:  # samples seen from this value: rolled until it pays
             if table + c < PART_TABLE_FROM:
                 memo[sub] = table + c
                 table = RAW
             else:
-                table = memo[sub] = sampler._work_part(fn, sub)
+                table = memo[sub] = sampler._work_part(fn, sub, len(at))
         if table is RAW:
             for _ in range(c):
                 todo.append((_spliced(st, at, sampler._run_part(fn, sub, at)), 1, i + 1))

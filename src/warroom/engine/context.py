@@ -126,29 +126,68 @@ class Row(Mapping[str, Any]):
         return len(self.names)
 
 
-def part(fields: Sequence[int], stage: Callable[[tuple[Any, ...], Dice], tuple[Any, ...]]
-         ) -> Stage[Any]:
+class _Keep:
+    """The value a stage on part of a state returns for a position it leaves as it is
+    (:data:`KEEP`)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "KEEP"
+
+
+KEEP: Any = _Keep()
+"""What a stage made by :func:`part` returns for a position it leaves as it is: needed
+only for the positions it ``writes`` without reading them (it cannot return their old
+values)."""
+
+
+def part_changes(sub: tuple[Any, ...], after: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
+    """What a stage on part of a state did (:func:`part`): the (index in the part, new
+    value) pairs of the positions it read (``sub``: their values) and changed, then of
+    the positions it only writes (past ``sub``), except those it left (:data:`KEEP`)."""
+    n = len(sub)
+    out = [(j, v) for j, (v, old) in enumerate(zip(after[:n], sub, strict=True))
+           if v is not old and v != old and v is not KEEP]
+    if len(after) > n:
+        out += [(j, v) for j, v in enumerate(after[n:], n) if v is not KEEP]
+    return tuple(out)
+
+
+def part(fields: Sequence[int], stage: Callable[[tuple[Any, ...], Dice], tuple[Any, ...]],
+         writes: Sequence[int] = ()) -> Stage[Any]:
     """A stage that reads and changes only the state's values at ``fields`` (positions,
     in order): ``stage`` is called with those values as a tuple and returns their next
     values, the rest of the state is left as it is. Rolling, that is all it does. The
     exact driver works such a stage out once per distinct value of those fields, not
     per whole state, so a stage about one unit of many (its check, with the leaders it
     depends on) is enumerated once for each of its own few states and shared by every
-    state of the others. Mark ``stage`` :func:`fixed` as any other stage."""
-    at = tuple(fields)
-    if not at or len(set(at)) != len(at) or min(at) < 0:
-        raise ValueError(f"a part of a state names distinct positions, got {fields!r}")
+    state of the others. Mark ``stage`` :func:`fixed` as any other stage.
+
+    ``writes``: further positions the stage sets without reading them. It returns their
+    next values after those of ``fields`` (a value, or :data:`KEEP` to leave one as it
+    is), and its transitions are still worked out once per value of ``fields`` alone:
+    a Random Selection die that reads only the highest roll so far and marks who is
+    tied for it (the units' states, known at that point) has a few transitions, not one
+    per set of units tied."""
+    at = (*fields, *writes)
+    if not at or len(set(at)) != len(at) or min(at) < 0 or not fields:
+        raise ValueError(f"a part of a state names distinct positions, got {fields!r}, "
+                         f"{writes!r}")
+    n = len(fields)
+    read = at[:n]
 
     def whole(state: tuple[Any, ...], d: Dice) -> tuple[Any, ...]:
-        after = stage(tuple([state[f] for f in at]), d)
+        after = stage(tuple([state[f] for f in read]), d)
         if not isinstance(after, tuple) or len(after) != len(at):
             raise RuleError(f"a stage on {len(at)} values must return {len(at)}, got {after!r}")
         out = list(state)
         for f, v in zip(at, after, strict=True):
-            out[f] = v
+            if v is not KEEP:
+                out[f] = v
         return tuple(out)
 
-    whole._warroom_part = (at, stage)  # type: ignore[attr-defined]
+    whole._warroom_part = (at, stage, n)  # type: ignore[attr-defined]
     return whole
 
 
@@ -164,17 +203,19 @@ def parts(*stages: Stage[Any]) -> Stage[Any]:
     if not pieces or any(p is None for p in pieces):
         raise ValueError("parts() joins stages made by part()")
     at = tuple(sorted({f for p in pieces if p is not None for f in p[0]}))
-    local = tuple((tuple(at.index(f) for f in p[0]), p[1]) for p in pieces if p is not None)
+    local = tuple((tuple(at.index(f) for f in p[0]), p[1], p[2]) for p in pieces
+                  if p is not None)
 
     def composed(sub: tuple[Any, ...], d: Dice) -> tuple[Any, ...]:
         values = list(sub)
-        for positions, fn in local:
-            after = fn(tuple([values[j] for j in positions]), d)
+        for positions, fn, n in local:
+            after = fn(tuple([values[j] for j in positions[:n]]), d)
             if not isinstance(after, tuple) or len(after) != len(positions):
                 raise RuleError(f"a stage on {len(positions)} values must return "
                                 f"{len(positions)}, got {after!r}")
             for j, v in zip(positions, after, strict=True):
-                values[j] = v
+                if v is not KEEP:
+                    values[j] = v
         return tuple(values)
 
     composed._warroom_parts = local  # type: ignore[attr-defined]
@@ -185,7 +226,7 @@ def parts(*stages: Stage[Any]) -> Stage[Any]:
             state = stage(state, d)
         return state
 
-    whole._warroom_part = (at, fixed(composed))  # type: ignore[attr-defined]
+    whole._warroom_part = (at, fixed(composed), len(at))  # type: ignore[attr-defined]
     return whole
 
 

@@ -24,7 +24,7 @@ from math import gcd
 from typing import Any
 
 from warroom.dice.weights import Reroll, View, binomial, success_weight, view_of
-from warroom.engine.context import Chain, Dice, Stage, State, as_target
+from warroom.engine.context import Chain, Dice, Stage, State, as_target, part_changes
 from warroom.engine.messages import Msg, Text
 from warroom.engine.steps import Target
 from warroom.errors import ExactTooLargeError, RuleError
@@ -88,13 +88,6 @@ def _getter(at: tuple[int, ...]) -> Callable[[Any], tuple[Any, ...]]:
     return operator.itemgetter(*at)
 
 
-def _changes(sub: tuple[Any, ...], after: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
-    """What a stage on part of a state changed: (index in the part, new value) pairs
-    (the same whichever positions the part has: stages computing alike share them)."""
-    return tuple([(j, v) for j, (v, old) in enumerate(zip(after, sub, strict=True))
-                  if v is not old and v != old])
-
-
 def _joined(items: tuple[Any, ...]) -> tuple[Any, ...]:
     """A plan's stages with the steps of stages on parts that follow one another joined
     into one tuple (:meth:`SampleDice._part_steps` runs them in one call): where no
@@ -108,17 +101,21 @@ def _joined(items: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def part_pieces(stage: Stage[Any]) -> list[tuple[tuple[int, ...], Callable[..., Any]]] | None:
+PartPiece = tuple[tuple[int, ...], Callable[..., Any], int]
+"""A stage on part of the state: its positions in the whole state, its function, and how
+many of its positions it reads (the first; the others it only writes: context.part)."""
+
+
+def part_pieces(stage: Stage[Any]) -> list[PartPiece] | None:
     """The pieces of a stage on part of the state (context.part; context.parts: each of
-    its pieces in order) as (positions in the whole state, function) pairs; None for a
-    stage on the whole state."""
+    its pieces in order) as :data:`PartPiece`; None for a stage on the whole state."""
     part = getattr(stage, "_warroom_part", None)
     if part is None:
         return None
-    at, inner = part
+    at, inner, n = part
     pieces = getattr(inner, "_warroom_parts", None)
-    return ([(tuple(at[j] for j in positions), fn) for positions, fn in pieces]
-            if pieces is not None else [(at, inner)])
+    return ([(tuple(at[j] for j in positions), fn, k) for positions, fn, k in pieces]
+            if pieces is not None else [(at, inner, n)])
 
 
 _PartStep = tuple[int, Callable[[Any], tuple[Any, ...]], dict[Any, Any],
@@ -363,8 +360,8 @@ class SampleDice(Dice):
         steps = part_pieces(stage)
         if steps is None:
             return stage
-        return tuple((positions[0] if len(positions) == 1 else -1, _getter(positions), {},
-                      (positions, fn, self._part_memo(fn))) for positions, fn in steps)
+        return tuple((positions[0] if n == 1 else -1, _getter(positions[:n]), {},
+                      (positions, fn, self._part_memo(fn))) for positions, fn, n in steps)
 
     def _part_memo(self, fn: Callable[..., Any]) -> dict[Any, Any] | None:
         """Where ``fn``'s transitions are kept, by the value of its part (shared by
@@ -421,7 +418,7 @@ class SampleDice(Dice):
                 memo[sub] = table + 1  # type: ignore[index]
                 table = RAW
             else:
-                table = memo[sub] = self._work_part(fn, sub)  # type: ignore[index]
+                table = memo[sub] = self._work_part(fn, sub, len(at))  # type: ignore[index]
         if table is RAW:
             change = self._run_part(fn, sub, at)
             for j, v in change:
@@ -440,19 +437,21 @@ class SampleDice(Dice):
         if not isinstance(after, tuple) or len(after) != len(at):
             raise RuleError(f"a stage on {len(at)} values must return {len(at)}, "
                             f"got {after!r}")
-        return _changes(sub, after)
+        return part_changes(sub, after)
 
-    def _work_part(self, fn: Callable[..., Any], sub: tuple[Any, ...]) -> Any:
-        """The exact transition of the stage ``fn`` from its part's value ``sub``, as a
+    def _work_part(self, fn: Callable[..., Any], sub: tuple[Any, ...],
+                   width: int | None = None) -> Any:
+        """The exact transition of the stage ``fn`` from the value ``sub`` of the
+        positions it reads (of ``width`` in all, with those it only writes), as a
         :class:`Table` of the changes it makes (:data:`RAW`: too large to work out)."""
         from warroom.engine.exact import exact_run, plain_transition
 
-        width = len(sub)
+        width = len(sub) if width is None else width
         # a stage of single dice and checks ending in plain states (a stack's): its
         # enumeration without exact_run's bookkeeping (the same weights)
         plain = plain_transition(fn, sub, width, self._shared, None, TABLE_PATHS)
         if plain is not None:
-            return Table([(_changes(sub, s2), w2) for s2, w2 in plain[0]])
+            return Table([(part_changes(sub, s2), w2) for s2, w2 in plain[0]])
 
         def pick(after: Any) -> tuple[Any, ...]:
             if not isinstance(after, tuple) or len(after) != width:
@@ -466,7 +465,7 @@ class SampleDice(Dice):
                           shared=self._shared, pick=pick)
         except (ExactTooLargeError, RuleError):  # as for chains (_work_chain)
             return RAW
-        return Table([(_changes(sub, s2), w2) for s2, w2 in w.weights.items()])
+        return Table([(part_changes(sub, s2), w2) for s2, w2 in w.weights.items()])
 
     # -- plain requests ------------------------------------------------------------
     def die(self, *, rule: str, what: Text, sides: int = 6, target: Target | None = None) -> int:

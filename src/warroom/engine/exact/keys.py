@@ -14,7 +14,7 @@ def stage_key(stage: Callable[..., Any]) -> Any:
     if part is None:
         return chain_key(stage)
     inner = chain_key(part[1])
-    return None if inner is None else ("part", part[0], inner)
+    return None if inner is None else ("part", part[0], part[2], inner)
 
 
 def chain_key(chain: Callable[..., Any] | None, depth: int = 0) -> Any:

@@ -104,20 +104,21 @@ class Packed:
                     for r, states in dist.items()}
 
 
-def packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]],
+def packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any], int],
                       token: Any, memo: dict[Any, Any], dist: dict[int, dict[Any, int]],
                       buckets: dict[int, dict[int, dict[Any, int]]], bump: int,
                       shared: dict[Any, Any], packed: Packed, *, make: MakeDice
                       ) -> bool | None:
     """:func:`part_stage` on packed states (:class:`Packed`): the states grouped by
-    the bits of their part, each group's transition (worked out once per value of the
-    part, as there) turned into the numbers to add to its states, and added. Whether any
-    state moved; None, with nothing done, when a position would get more values than
-    its bits can number (the caller goes on with tuples)."""
-    at, inner, _ = part
+    the bits of the positions their part reads, each group's transition (worked out once
+    per value of those positions, as there) turned into the numbers to add to its
+    states (and, for a position the part only writes, the bits to clear and set), and
+    applied. Whether any state moved; None, with nothing done, when a position would get
+    more values than its bits can number (the caller goes on with tuples)."""
+    at, inner, _, n = part
     width = len(at)
     fields = tuple(map(str, range(width)))
-    part_mask = packed.mask(at)
+    part_mask = packed.mask(at[:n])
     masks = packed.masks
     rounds: list[tuple[int, dict[int, list[tuple[int, int]]]]] = []
     with acyclic():
@@ -131,24 +132,29 @@ def packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], A
                 else:
                     group.append(item)
             rounds.append((r, groups))
-    # each group's changes: (number to add, weight over the transition's denominator)
-    moves: dict[int, tuple[list[tuple[int, int]], int]] = {}
+    # each group's changes: (number to add, bits to keep, bits to set, weight over the
+    # transition's denominator); a change only to positions read keeps every bit (-1)
+    moves: dict[int, tuple[list[tuple[int, int, int, int]], int]] = {}
     code = packed.code
     for _, groups in rounds:
         for g in groups:
             if g in moves:
                 continue
-            changes, sden = part_transition(inner, packed.fields(g, at), at, token, memo,
-                                            width, fields, shared, make=make)
-            adds: list[tuple[int, int]] = []
+            changes, sden = part_transition(inner, packed.fields(g, at[:n]), at, token,
+                                            memo, width, fields, shared, make=make)
+            adds: list[tuple[int, int, int, int]] = []
             for ch, w2 in changes:
-                add = 0
+                add, keep, put = 0, -1, 0
                 for f, v in ch:
                     c = code(f, v)
                     if c is None:
                         return None
-                    add += c - (g & masks[f])
-                adds.append((add, w2))
+                    if part_mask & masks[f]:  # read: its bits are g's
+                        add += c - (g & masks[f])
+                    else:  # only written: whatever its bits were
+                        keep &= ~masks[f]
+                        put |= c
+                adds.append((add, keep, put, w2))
             moves[g] = (adds, sden)
     if not moves:
         return False
@@ -160,13 +166,20 @@ def packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], A
             for g, group in groups.items():
                 adds, sden = moves[g]
                 scale = common // sden
-                for add, w2 in adds:
+                for add, keep, put, w2 in adds:
                     w2 *= scale
+                    if keep == -1:
+                        for s, w in group:
+                            s2 = s + add
+                            if s2 in bucket:
+                                bucket[s2] += w * w2
+                            else:
+                                bucket[s2] = w * w2
+                        continue
                     for s, w in group:
-                        s2 = s + add
+                        s2 = (s & keep | put) + add
                         if s2 in bucket:
                             bucket[s2] += w * w2
                         else:
                             bucket[s2] = w * w2
     return True
-

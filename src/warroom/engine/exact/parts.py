@@ -9,7 +9,7 @@ from collections.abc import Callable
 from math import lcm
 from typing import Any
 
-from warroom.engine.context import Stage
+from warroom.engine.context import Stage, part_changes
 from warroom.engine.exact import transitions
 from warroom.engine.exact.collector import acyclic
 from warroom.engine.exact.core import MakeDice, Outcome, Transition
@@ -21,7 +21,7 @@ def single(f: int) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
     return lambda s: (s[f],)
 
 
-def part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]], token: Any,
+def part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any], int], token: Any,
                memo: dict[Any, Any], dist: dict[int, dict[Outcome, int]],
                buckets: dict[int, dict[int, dict[Outcome, int]]],
                done: Callable[[Any], bool] | None, bump: int, shared: dict[Any, Any], *,
@@ -35,7 +35,7 @@ def part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any]], t
     any state is spliced: their weights are put over one denominator for the stage (the
     states go into one bucket, with nothing to merge and scale afterwards) and each
     change is spliced into the states of its group in one tight loop."""
-    at, inner, get = part
+    at, inner, get, _ = part
     width = len(at)
     fields = tuple(map(str, range(width)))
     moved = False
@@ -126,8 +126,9 @@ integer weights over one denominator."""
 def part_transition(inner: Stage[Any], sub: Any, at: tuple[int, ...], token: Any,
                     memo: dict[Any, Any], width: int, fields: tuple[str, ...],
                     shared: dict[Any, Any], *, make: MakeDice) -> Changes:
-    """A part stage's transition from the values ``sub`` of its part, as the changes it
-    makes to the state (position, value) with their weights, memoised under ``token``."""
+    """A part stage's transition from the values ``sub`` of the positions it reads, as
+    the changes it makes to the state (position in ``at``, value) with their weights,
+    memoised under ``token``."""
     found = memo.get((token, sub))
     if found is None:
         pieces = getattr(inner, "_warroom_parts", None)
@@ -139,13 +140,13 @@ def part_transition(inner: Stage[Any], sub: Any, at: tuple[int, ...], token: Any
         if len(after) == 1:  # certain: weight 1 over 1
             after, sden = [(after[0][0], 1)], 1
         found = memo[token, sub] = (
-            [(tuple([(f, v) for f, v, old in zip(at, s2, sub, strict=True)
-                     if v is not old and v != old]), w2) for s2, w2 in after],
+            [(tuple([(at[j], v) for j, v in part_changes(sub, s2)]), w2)
+             for s2, w2 in after],
             sden)
     return found
 
 
-def composed_transition(pieces: tuple[tuple[tuple[int, ...], Stage[Any]], ...], sub: Any,
+def composed_transition(pieces: tuple[tuple[tuple[int, ...], Stage[Any], int], ...], sub: Any,
                         memo: dict[Any, Any], shared: dict[Any, Any], *, make: MakeDice
                         ) -> Transition:
     """The transition of stages on parts one after another (:func:`~warroom.engine.
@@ -155,15 +156,15 @@ def composed_transition(pieces: tuple[tuple[tuple[int, ...], Stage[Any]], ...], 
     tokens = shared.get(("parts tokens", pieces))
     if tokens is None:
         tokens = []
-        for positions, fn in pieces:
+        for positions, fn, n in pieces:
             key = chain_key(fn)
             tokens.append(object() if key is None else shared.setdefault(
-                ("stage token", ("part", positions, key)), object()))
+                ("stage token", ("part", positions, n, key)), object()))
         shared["parts tokens", pieces] = tokens
     dist: dict[Outcome, int] = {sub: 1}
     den = 1
-    for (positions, fn), token in zip(pieces, tokens, strict=True):
-        get = operator.itemgetter(*positions) if len(positions) > 1 else single(positions[0])
+    for (positions, fn, n), token in zip(pieces, tokens, strict=True):
+        get = operator.itemgetter(*positions[:n]) if n > 1 else single(positions[0])
         fields = tuple(map(str, range(len(positions))))
         buckets: dict[int, dict[Outcome, int]] = {}
         for s, w in dist.items():
@@ -172,7 +173,7 @@ def composed_transition(pieces: tuple[tuple[tuple[int, ...], Stage[Any]], ...], 
             bucket = buckets.setdefault(sden, {})
             for ch, w2 in changes:
                 if ch:
-                    out = list(s)
+                    out = list(s)  # (a piece's written positions are among the whole's)
                     for f, v in ch:
                         out[f] = v
                     s2 = tuple(out)

@@ -13,7 +13,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
 
-from warroom.engine.context import Dice, Pieces, Stage, fixed, part, parts, rows
+from warroom.engine.context import KEEP, Dice, Pieces, Stage, fixed, part, parts, rows
 from warroom.engine.messages import Msg, msg
 from warroom.engine.procedure import OutcomeField, Params, outcome, procedure
 from warroom.games.asl import tables as T
@@ -32,7 +32,8 @@ from warroom.games.asl.morale import Kind, MoraleResult, consequence, judge, wou
 __all__ = ["MAX_UNITS", "UNIT_NAMES", "Unit", "parse_units", "unit_msg"]
 
 # A unit's state during the attack, as bits of a small int (cheap to hash and merge).
-BROKEN, WOUNDED, PINNED, ELIM, REDUCED, REPLACED, HIT = 1, 2, 4, 8, 16, 32, 64
+# SELECTED: tied for the highest Random Selection dr so far (cleared by the casualties).
+BROKEN, WOUNDED, PINNED, ELIM, REDUCED, REPLACED, HIT, SELECTED = 1, 2, 4, 8, 16, 32, 64, 128
 
 LltcFail = Literal["pinned", "broken"]
 LeaderLoss = Literal["worst", "each"]
@@ -318,8 +319,9 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
             ) -> tuple[Stage[State], ...]:
     """The stages of an attack on ``units`` (the same functions for the same attack, so
     the exact driver shares their work, keyed by the attack). Each is a stage on part of
-    the state (``part``): Random Selection reads only its candidates, a leader's check
-    only the leaders, another unit's check the leader helping it and that unit, its
+    the state (``part``): Random Selection reads only the highest dr so far where one
+    unit is selected (and marks who is tied for it: ``top_stage``), else its candidates;
+    the casualties are a piece per unit on its state; a leader's check only the leaders, another unit's check the leader helping it and that unit, its
     Leader Loss check the leaders lost and that unit. So the exact driver works a unit's
     check out once per state of the leaders and of that unit, not once per state of the
     whole stack; and the checks of units alike (seven 4-6-7s) are the same functions
@@ -380,6 +382,8 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
     def rs_stage(k: int) -> Stage[State]:
         i = steps[k][1]
         final = steps[k + 1][0] != "rs"
+        if n_sel == 1:
+            return top_stage(i, final)
 
         def rs(sub: State, d: Dice) -> State:
             roll = d.die(rule="asl.random_selection",
@@ -400,18 +404,35 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
 
         return part((0,), fixed(rs, ("asl.stack", units, result, drm, rd, k)))
 
+    def top_stage(i: int, final: bool) -> Stage[State]:
+        """Unit ``i``'s Random Selection dr where one unit is selected (K/#, 1KIA): it
+        reads only the highest dr so far (position 0) and marks who is tied for it in
+        the units' states, which are still as they started (Random Selection comes
+        first): a higher dr marks this unit alone, an equal one adds it, a lower one
+        leaves the marks (KEEP). So its transitions are one per highest dr, not one per
+        set of units tied. The last die leaves position 0 empty: the marks say it all."""
+        mine = start[i] | SELECTED
+        cleared = tuple(start[:i])
+        kept = (KEEP,) * i
+        what = msg("{who}: Random Selection dr", who=unit_msg(units[i].name))
+
+        def rs(sub: State, d: Dice) -> State:
+            roll = d.die(rule="asl.random_selection", what=what if d.explains else "")
+            top = sub[0]
+            if top == () or roll > top:
+                out = (roll, *cleared, mine)
+            else:
+                out = (top, *kept, mine if roll == top else KEEP)
+            return ((), *out[1:]) if final else out
+
+        return part((0,), fixed(rs, ("asl.stack.top", units, result, drm, rd, i, final)),
+                    writes=tuple(range(1, i + 2)))
+
     def run(k: int, d: Dice, ss: list[Any], aux: Any, lost: Lost) -> tuple[Any, Lost]:
         """Step ``k`` on the units' states ``ss``; what it leaves in the state's first
         value and in the leaders lost."""
         what, i = steps[k]
-        if what == "apply":
-            chosen = _selected(units, result, aux)
-            if kia:
-                _kia(d, units, ss, chosen, result)
-            else:
-                _k(d, units, ss, chosen)
-            aux = ()
-        elif what == "check":
+        if what == "check":
             _check_unit(d, units, ss, i, kind, mc_drm, _lead(units, ss, i, order, k))
         elif what == "ctx":
             aux, lost = _context(units, ss, start, result, order, k, rd)
@@ -456,15 +477,13 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
         (k for k, (what, _) in enumerate(steps) if what == "loss"), default=-1))
 
     def fields_of(k: int) -> tuple[int, ...]:
-        """The positions step ``k`` reads and changes: the casualties all (but the
-        leaders lost, none yet), a leader's check the leaders, the leaders' context the
-        leaders (and where it leaves the helper and the leaders lost), another unit's
-        check the helper and that unit, its Leader Loss check the leaders lost and that
-        unit, a leader's own Leader Loss check the leaders and the lost ones
-        (position 0)."""
+        """The positions step ``k`` reads and changes: a leader's check the leaders, the
+        leaders' context the leaders (and where it leaves the helper and the leaders
+        lost), another unit's check the helper and that unit, its Leader Loss check the
+        leaders lost and that unit, a leader's own Leader Loss check the leaders and the
+        lost ones (position 0). (Random Selection and the casualties have stages of
+        their own: ``top_stage``, ``rs_stage``, ``apply_stage``.)"""
         what, i = steps[k]
-        if what == "apply":
-            return tuple(range(m + 1))
         if what == "ctx":
             return (0, *leaders, lost_at)
         if what == "ll":
@@ -513,12 +532,14 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
         return part(fields, fixed(stage, ("asl.stack", units, result, drm, rd,
                                           key_of(ks))))
 
-    # one stage per Random Selection die, per check; a unit's Leader Loss checks join
-    # the stage before them (one piece each), and so does the leaders' context:
+    # one stage per Random Selection die, for the casualties, per check; a unit's Leader
+    # Loss checks join the stage before them (one piece each), and so does the leaders'
+    # context (but not the casualties' stage, a piece per unit):
     # fewer passes over many states
     groups: list[list[int]] = []
     for k, (what, _) in enumerate(steps):
-        if what in ("ll", "ctx", "loss") and groups and steps[groups[-1][-1]][0] != "rs":
+        if what in ("ll", "ctx", "loss") and groups and steps[groups[-1][-1]][0] not in (
+                "rs", "apply"):
             groups[-1].append(k)
         else:
             groups.append([k])
@@ -536,7 +557,22 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
         return make(tuple(runs[0])) if len(runs) == 1 else parts(
             *[make(tuple(r)) for r in runs])
 
-    return tuple(rs_stage(g[0]) if steps[g[0]][0] == "rs" else joined(g) for g in groups)
+    def apply_stage() -> Stage[State]:
+        """The KIA or K/ casualties, a piece per unit (:func:`_casualty`) on what
+        selects it (position 0: the units Random Selection chose, where it chose more
+        than one, else empty) and its state: the exact driver composes them per
+        distinct set of states, an estimate draws each from a few tables."""
+        everyone = bool(_selected(units, result, ()))
+        # units alike share their piece's transitions, unless position 0 names the units
+        # chosen (#KIA with more than one selected)
+        by_place = n_sel > 1 and steps[0][0] == "rs"
+        return parts(*(part((0, 1 + j), fixed(functools.partial(
+            _casualty, units[j], j, result, everyone, j == m - 1), (
+                "asl.stack.casualty", units[j]._replace(name=""), j if by_place else -1,
+                j == m - 1, result, everyone))) for j in range(m)))
+
+    return tuple(rs_stage(g[0]) if steps[g[0]][0] == "rs" else
+                 apply_stage() if steps[g[0]][0] == "apply" else joined(g) for g in groups)
 
 
 def _lead(units: tuple[Unit, ...], ss: list[int], i: int, order: dict[int, int], k: int
@@ -612,32 +648,35 @@ def _helper(units: tuple[Unit, ...], ss: list[int], i: int, order: dict[int, int
     return best
 
 
-def _kia(d: Dice, units: tuple[Unit, ...], ss: list[int], chosen: list[int],
-         result: str) -> None:
-    if len(chosen) == len(units):
-        d.note("asl.kia", "{res} eliminates every unit in the location", res=result)
-    for j in chosen:
-        d.note("asl.kia", "{who} is eliminated", who=unit_msg(units[j].name))
-        ss[j] = ELIM
-    for j, u in enumerate(units):
-        if j in chosen:
-            continue
-        if ss[j] & BROKEN:
-            d.note("asl.kia", "{who} was already broken: casualty reduction",
-                   who=unit_msg(u.name))
-            ss[j] = casualty(d, u, ss[j])
-        else:
-            d.note("asl.kia", "{who} breaks (DM)", who=unit_msg(u.name))
-            ss[j] = (ss[j] | BROKEN) & ~PINNED
-
-
-def _k(d: Dice, units: tuple[Unit, ...], ss: list[int], chosen: list[int]) -> None:
-    for j in chosen:
-        u = units[j]
+def _casualty(u: Unit, j: int, result: str, everyone: bool, last: bool, sub: State,
+              d: Dice) -> State:
+    """The KIA or K/ result on unit ``j`` (``sub``: what selects it, then its state):
+    selected by Random Selection (every unit where ``everyone``; else those in
+    ``sub[0]``, or marked SELECTED), KIA eliminates it and K/ reduces it (a leader
+    wounded by it takes no MC: HIT); not selected, KIA breaks it (a broken one suffers
+    casualty reduction) and K/ leaves it. The ``last`` unit's piece empties position 0."""
+    chosen, s = sub
+    kia = result.endswith("KIA")
+    selected = everyone or bool(s & SELECTED) or j in chosen
+    s &= ~SELECTED
+    if selected and kia:
+        if everyone and not j:
+            d.note("asl.kia", "{res} eliminates every unit in the location", res=result)
+        d.note("asl.kia", "{who} is eliminated", who=unit_msg(u.name))
+        s = ELIM
+    elif selected:
         d.note("asl.k", "{who} suffers the casualty reduction", who=unit_msg(u.name))
-        ss[j] = casualty(d, u, ss[j])
-        if u.kind == "leader" and not ss[j] & ELIM:
-            ss[j] |= HIT  # wounded: takes no MC of his own
+        s = casualty(d, u, s)
+        if u.kind == "leader" and not s & ELIM:
+            s |= HIT  # wounded: takes no MC of his own
+    elif kia and s & BROKEN:
+        d.note("asl.kia", "{who} was already broken: casualty reduction",
+               who=unit_msg(u.name))
+        s = casualty(d, u, s)
+    elif kia:
+        d.note("asl.kia", "{who} breaks (DM)", who=unit_msg(u.name))
+        s = (s | BROKEN) & ~PINNED
+    return (() if last else chosen, s)
 
 
 def apply_result(d: Dice, result: str, units: tuple[Unit, ...], drm: int,
