@@ -320,8 +320,9 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
     """The stages of an attack on ``units`` (the same functions for the same attack, so
     the exact driver shares their work, keyed by the attack). Each is a stage on part of
     the state (``part``): Random Selection reads only the highest dr so far where one
-    unit is selected (and marks who is tied for it: ``top_stage``), else its candidates;
-    the casualties are a piece per unit on its state; a leader's check only the leaders, another unit's check the leader helping it and that unit, its
+    unit is selected (and marks who is tied for it: ``top_stage``), else its
+    candidates; the casualties are a piece per unit on its state; a leader's check reads
+    only the leaders, another unit's check the leader helping it and that unit, its
     Leader Loss check the leaders lost and that unit. So the exact driver works a unit's
     check out once per state of the leaders and of that unit, not once per state of the
     whole stack; and the checks of units alike (seven 4-6-7s) are the same functions
