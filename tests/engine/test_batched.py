@@ -55,7 +55,7 @@ STACKS = st.tuples(
     st.lists(st.sampled_from(["squad:7", "hs:6", "squad:6:broken", "4-6-7", "2-4-7"]),
              min_size=1, max_size=3),
     st.sampled_from(["", ",leader:8:-1", ",9-2"]),
-    st.sampled_from(["K/1", "K/2", "1KIA", "1MC"]))
+    st.sampled_from(["K/1", "K/2", "1KIA", "2KIA", "1MC"]))
 
 
 @settings(max_examples=12, deadline=None, derandomize=True)

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from warroom.dice.sources import EnteredSource
 from warroom.engine import drivers
-from warroom.engine.context import Dice, fixed, part, parts, rows
+from warroom.engine.context import KEEP, Dice, fixed, part, parts, rows
 from warroom.engine.exact import chain_key, exact_run
 from warroom.engine.params import validate
 from warroom.engine.procedure import Params, outcome, procedure
@@ -339,3 +339,103 @@ def test_parts_join_only_stages_on_parts() -> None:
         parts(_first)
     with pytest.raises(ValueError):
         parts()
+
+
+# -- a stage that writes positions it does not read (part's ``writes``, KEEP) ----------
+# A toy Random Selection over four units: each unit's die reads only the highest die so
+# far (position 0) and marks who is tied for it (positions 1-4, known to be 0 before):
+# a higher die marks this unit alone (the others written 0), an equal one marks it too
+# and leaves the others' marks (KEEP), a lower one leaves every mark.
+UNITS = 4
+
+
+def _top(i: int) -> Any:
+    def rs(sub: tuple[Any, ...], d: Dice) -> tuple[Any, ...]:
+        CALLS[f"top{i}"] = CALLS.get(f"top{i}", 0) + 1
+        roll = d.die(rule="t.part.rs", what="rs")
+        top = sub[0]
+        if not top or roll > top:
+            return (roll, *(0,) * i, 1)
+        return (top, *(KEEP,) * i, 1 if roll == top else KEEP)
+
+    return part((0,), fixed(rs, ("t.part.top", i)), writes=tuple(range(1, i + 2)))
+
+
+TOPS = tuple(_top(i) for i in range(UNITS))
+
+
+def _selection(d: Dice) -> Mapping[str, Any]:
+    last, _ = d.stages((0, *(0,) * UNITS), (), rounds=0, opening=TOPS)
+    return {"top": last[0], "chosen": "".join(map(str, last[1:]))}
+
+
+def _brute_selection() -> dict[tuple[int, str], F]:
+    out: dict[tuple[int, str], F] = {}
+    for rolls in product(range(1, 7), repeat=UNITS):
+        top = max(rolls)
+        key = (top, "".join("1" if r == top else "0" for r in rolls))
+        out[key] = out.get(key, F(0)) + F(1, 6**UNITS)
+    return out
+
+
+def test_a_stage_writing_positions_it_does_not_read_equals_every_die() -> None:
+    CALLS.clear()
+    w = exact_run(_selection, ("top", "chosen"))
+    assert {k: F(v, w.denominator) for k, v in w.weights.items()} == _brute_selection()
+    # each die worked out once per highest die so far, not per set of marks (die 4 meets
+    # 6 highest dice, but 6 * 8 states): one run that finds the stage branches, then a
+    # run per face for each highest die met (the first die: nothing rolled yet, one)
+    assert CALLS["top0"] == 1 + 6
+    assert all(CALLS[f"top{i}"] == 1 + 6 * 6 for i in range(1, UNITS))
+
+
+def test_writes_on_packed_and_tuple_states_agree() -> None:
+    def done_never(d: Dice) -> Mapping[str, Any]:
+        last, _ = d.stages((0, *(0,) * UNITS), (), rounds=0, opening=TOPS,
+                           done=lambda s: False)
+        return {"top": last[0], "chosen": "".join(map(str, last[1:]))}
+
+    a = exact_run(_selection, ("top", "chosen"))
+    b = exact_run(done_never, ("top", "chosen"))
+    assert a.denominator == b.denominator and dict(a.weights) == dict(b.weights)
+
+
+def test_writes_roll_with_entered_dice_and_keep_what_is_kept() -> None:
+    # 3, 5, 5, 2: unit 2 clears unit 1's mark, unit 3 ties (unit 2's mark kept), unit 4
+    # lower (every mark kept)
+    assert _selection(RollDice(EnteredSource([3, 5, 5, 2]))) == {"top": 5, "chosen": "0110"}
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_writes_sampled_follow_the_exact_odds(batched: bool) -> None:
+    import random
+
+    from tests.helpers import close_enough
+    from warroom.engine.batched import simulate_batched
+    from warroom.engine.montecarlo import SampleDice
+
+    n = 6000
+    counts: dict[tuple[Any, ...], int] = {}
+    if batched:  # rows of codes in numpy (columns), tables per highest die
+        got = simulate_batched(_selection, ("top", "chosen"), n, 7)
+        assert got is not None
+        counts = got[0]
+    else:  # the sequential sampler's tables, one sample at a time
+        dice = SampleDice(random.Random(7))
+        for _ in range(n):
+            o = _selection(dice)
+            key = (o["top"], o["chosen"])
+            counts[key] = counts.get(key, 0) + 1
+    exact = _brute_selection()
+    assert set(counts) <= set(exact)
+    for key, p in exact.items():
+        assert close_enough(counts.get(key, 0) / n, float(p), n), (key, p)
+
+
+def test_only_written_positions_may_be_left_with_keep() -> None:
+    # KEEP at a position read leaves it too (the same as returning its value)
+    same = part((0,), fixed(lambda s, d: (KEEP,)))
+    assert exact_run(lambda d: {"s": d.stages((3,), (same,), rounds=1)[0]},
+                     ("s",)).weights == {((3,),): 1}
+    with pytest.raises(ValueError):
+        part((), fixed(lambda s, d: ()), writes=(0,))
