@@ -483,7 +483,7 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
         lost), another unit's check the helper and that unit, its Leader Loss check the
         leaders lost and that unit, a leader's own Leader Loss check the leaders and the
         lost ones (position 0). (Random Selection and the casualties have stages of
-        their own: ``top_stage``, ``rs_stage``, ``apply_stage``.)"""
+        their own: ``top_stage``, ``rs_stage``, ``apply_stages``.)"""
         what, i = steps[k]
         if what == "ctx":
             return (0, *leaders, lost_at)
@@ -558,22 +558,28 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
         return make(tuple(runs[0])) if len(runs) == 1 else parts(
             *[make(tuple(r)) for r in runs])
 
-    def apply_stage() -> Stage[State]:
-        """The KIA or K/ casualties, a piece per unit (:func:`_casualty`) on what
+    def apply_stages() -> list[Stage[State]]:
+        """The KIA or K/ casualties, a stage per unit (:func:`_casualty`) on what
         selects it (position 0: the units Random Selection chose, where it chose more
-        than one, else empty) and its state: the exact driver composes them per
-        distinct set of states, an estimate draws each from a few tables."""
+        than one, else empty) and its state: each worked out once per state of the
+        unit, not per set of states of the stack."""
         everyone = bool(_selected(units, result, ()))
-        # units alike share their piece's transitions, unless position 0 names the units
+        # units alike share their stage's transitions, unless position 0 names the units
         # chosen (#KIA with more than one selected)
         by_place = n_sel > 1 and steps[0][0] == "rs"
-        return parts(*(part((0, 1 + j), fixed(functools.partial(
+        return [part((0, 1 + j), fixed(functools.partial(
             _casualty, units[j], j, result, everyone, j == m - 1), (
                 "asl.stack.casualty", units[j]._replace(name=""), j if by_place else -1,
-                j == m - 1, result, everyone))) for j in range(m)))
+                j == m - 1, result, everyone))) for j in range(m)]
 
-    return tuple(rs_stage(g[0]) if steps[g[0]][0] == "rs" else
-                 apply_stage() if steps[g[0]][0] == "apply" else joined(g) for g in groups)
+    out: list[Stage[State]] = []
+    for g in groups:
+        what = steps[g[0]][0]
+        if what == "apply":
+            out += apply_stages()
+        else:
+            out.append(rs_stage(g[0]) if what == "rs" else joined(g))
+    return tuple(out)
 
 
 def _lead(units: tuple[Unit, ...], ss: list[int], i: int, order: dict[int, int], k: int
