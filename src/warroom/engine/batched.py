@@ -436,12 +436,24 @@ def _columnar(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[An
     found = _columns(run, state, first, each, rounds, n)
     if found is None:
         return None
-    columns, counts = found
-    return list(zip(zip(*columns, strict=True), counts, strict=True))
+    rows, counts, values = found
+    return list(zip(_decoded(rows, values, range(len(values))), counts.tolist(),
+                    strict=True))
+
+
+def _decoded(codes: Any, values: list[list[Any]], at: Sequence[int], first: int = 0
+             ) -> list[tuple[Any, ...]]:
+    """The values at positions ``at`` of rows of codes (``codes[:, f - first]`` holds
+    position ``f``'s), a tuple per row (each position's values looked up in numpy, the
+    tuples made in C)."""
+    import numpy as np
+
+    return list(zip(*(np.array(values[f] + [None], dtype=object)[:-1][
+        codes[:, f - first]].tolist() for f in at), strict=True))
 
 
 def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any],
-             rounds: int, n: int) -> tuple[list[list[Any]], list[int]] | None:
+             rounds: int, n: int) -> tuple[Any, Any, list[list[Any]]] | None:
     """``n`` samples through stages that are all on parts of the state (no ``done``: every
     sample runs every stage) held as columns: a row of value codes per distinct state,
     with its samples. Each piece groups the rows by the value of its part (numpy), and
@@ -449,9 +461,10 @@ def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any
     (the chances of every group side by side), then writes each change into the rows
     that drew it; rows that end alike are merged after a piece (while that pays:
     :data:`MERGE_USEFUL`). The Python work is per distinct value of a part, not per
-    state or sample. The last states as columns (each position's values, a list per
-    position) and their samples; None where a stage is not tabled (not marked fixed, or
-    too large): the caller then holds the states one by one."""
+    state or sample. The last states as rows of codes (an array: a row per state, a
+    column per position), their samples (an array) and each position's values by code;
+    None where a stage is not tabled (not marked fixed, or too large): the caller then
+    holds the states one by one."""
     import numpy as np
 
     items = [*first, *(item for _ in range(rounds) for item in each)]
@@ -500,9 +513,7 @@ def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any
             rows, counts = _merged_rows(rows, counts, [len(v) for v in values])
             kept = len(rows)
             merging = kept <= MERGE_USEFUL * before
-    columns = [np.array(values[f] + [None], dtype=object)[:-1][rows[:, f]].tolist()
-               for f in range(width)]
-    return columns, counts.tolist()
+    return rows, counts, values
 
 
 def _joined_counts(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
@@ -515,6 +526,7 @@ def _joined_counts(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any],
     with no state tuple built and no call in Python per last state; the rows with their
     samples (a row may come more than once: the caller adds them up). None where the
     stages do not run on columns (the caller holds the states one by one)."""
+
     first, each = _plan(run, opening, stages)
     items = [*first, *each]
     if not items or not all(type(item) is list and all(memo is not None
@@ -527,13 +539,22 @@ def _joined_counts(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any],
         found = _columns(run, state, first, each, rounds, n)
     if found is None:
         return None
-    columns, counts = found
-    h = (len(columns) + 1) // 2
-    # every column has a value per row: zip(strict=True) would say so if not
+    rows, counts, values = found
+    width = len(values)
+    h = (width + 1) // 2
     with acyclic():
-        pieces = [(range(h), list(zip(*columns[:h], strict=True))),
-                  (range(h, len(columns)), list(zip(*columns[h:], strict=True)))]
-        return list(zip(joined(pieces, rounds if each else 0), counts, strict=True))
+        pieces = []
+        for at in (range(h), range(h, width)):
+            # the half's distinct codes (numpy), their values (a tuple each), and each
+            # row's index among them
+            grouped = _grouped(rows, tuple(at), [len(values[f]) for f in at])
+            if grouped is None:  # too many codes for one key: a tuple per row
+                pieces.append((at, _decoded(rows, values, at), range(len(rows))))
+                continue
+            groups, inverse = grouped
+            pieces.append((at, _decoded(groups, values, at, at[0]), inverse.tolist()))
+        return list(zip(joined(pieces, rounds if each else 0), counts.tolist(),
+                        strict=True))
 
 
 LOOKUP_KEYS = 4

@@ -67,9 +67,10 @@ def columns(stage: F, form: Callable[..., Any]) -> F:
     return stage
 
 
-Pieces = Sequence[tuple[range, Sequence[tuple[Any, ...]]]]
-"""Last states in pieces (:func:`rows`' ``joined``): per piece, its positions and the
-values there of every state, in the same order for every piece."""
+Pieces = Sequence[tuple[range, Sequence[tuple[Any, ...]], Sequence[int]]]
+"""Last states in pieces (:func:`rows`' ``joined``): per piece, its positions, the
+distinct values found there, and for every state (in the same order for every piece)
+the index of its value among them."""
 
 
 def rows(fields: Sequence[str], row: Callable[[Any, int], tuple[Any, ...]], *,
@@ -85,10 +86,12 @@ def rows(fields: Sequence[str], row: Callable[[Any, int], tuple[Any, ...]], *,
 
     ``joined(pieces, rounds begun)``, when given, returns the rows of many last states at
     once (the same rows as ``row``, in order) from their values cut into consecutive
-    pieces of positions (:data:`Pieces`): the exact driver holds its states packed by
-    halves, so a row built from a part per piece (each worked out once per distinct
-    value of its piece) needs no state tuple built and cut again per last state, and no
-    call in Python per row when the parts are joined in C (``map``)."""
+    pieces of positions (:data:`Pieces`: each piece's distinct values, and each state's
+    index among them): the exact driver holds its states packed by halves, and the
+    batched Monte Carlo driver as rows of codes, so a row built from a part per piece
+    (each worked out once per distinct value of its piece, then picked by index) needs
+    no state tuple built and cut again per last state, and no call in Python per row
+    when the parts are joined in C (``map``)."""
     names = tuple(fields)
 
     def outcome(state: Any, fought: int) -> Row:

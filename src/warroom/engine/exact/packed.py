@@ -80,23 +80,29 @@ class Packed:
         masks, by_bits = self.masks, self.by_bits
         return tuple([by_bits[f][n & masks[f]] for f in at])
 
-    def pieces(self, packed: Iterable[int]) -> list[tuple[range, list[tuple[Any, ...]]]]:
-        """The values of each first and second half of the states packed ones stand
-        for, in order, with the positions of each half: each half's values worked out
-        once per distinct value (a few dozen of them), all of it in C (map)."""
+    def pieces(self, packed: Iterable[int]
+               ) -> list[tuple[range, list[tuple[Any, ...]], list[int]]]:
+        """The first and second half of the states packed ones stand for
+        (:data:`~warroom.engine.context.Pieces`): per half, its positions, its distinct
+        values (each worked out once: a few dozen) and each state's index among them,
+        all of it in C (map) but per distinct value."""
         ns = list(packed)
-        out: list[tuple[range, list[tuple[Any, ...]]]] = []
+        out: list[tuple[range, list[tuple[Any, ...]], list[int]]] = []
         for mask, at, known in self.halves:
             bits = list(map(mask.__and__, ns))
-            for b in set(bits).difference(known):
-                known[b] = self.fields(b, at)
-            out.append((at, list(map(known.__getitem__, bits))))
+            distinct = list(dict.fromkeys(bits))
+            for b in distinct:
+                if b not in known:
+                    known[b] = self.fields(b, at)
+            index = {b: i for i, b in enumerate(distinct)}
+            out.append((at, [known[b] for b in distinct], list(map(index.__getitem__, bits))))
         return out
 
     def unpacked(self, packed: Iterable[int]) -> list[tuple[Any, ...]]:
         """The states packed ones stand for, in order: each the two halves joined
         (:meth:`pieces`)."""
-        return list(map(operator.add, *(values for _, values in self.pieces(packed))))
+        return list(map(operator.add, *(map(values.__getitem__, index)
+                                         for _, values, index in self.pieces(packed))))
 
     def unpack(self, dist: dict[int, dict[Any, int]]) -> dict[int, dict[Any, int]]:
         with acyclic():

@@ -914,8 +914,8 @@ def _joined_rows(units: tuple[Unit, ...], tail: tuple[Any, ...]
                  ) -> Callable[[Pieces, int], Iterable[tuple[Any, ...]]]:
     """The rows of :func:`_last_row` for many last states at once, from their values cut
     into pieces (``context.rows``' ``joined``): each piece's part worked out once per
-    distinct value (:class:`_PieceViews`), the parts joined in C (map), no call in
-    Python per last state."""
+    distinct value (:class:`_PieceViews`), picked by each state's index, the parts
+    joined in C (map), no call in Python per last state."""
     views = _views(units)
     m = len(units)
     ends = _Ends(("-",) * (len(UNIT_FIELDS) - m), tail)
@@ -923,11 +923,12 @@ def _joined_rows(units: tuple[Unit, ...], tail: tuple[Any, ...]
 
     def joined(pieces: Pieces, _: int) -> Iterable[tuple[Any, ...]]:
         parts = []
-        for at, values in pieces:
+        for at, values, index in pieces:
             view = made.get(at)
             if view is None:
                 view = made[at] = _PieceViews(views, at, at[-1] < m if at else False)
-            parts.append(list(map(view.__getitem__, values)))
+            got = [view[v] for v in values]
+            parts.append(list(map(got.__getitem__, index)))
         cols: list[list[Iterable[Any]]] = [[map(itemgetter(n), p) for p in parts]
                                            for n in range(3)]
         text, names, counts = (functools.reduce(_joined, col) for col in cols)
