@@ -503,11 +503,17 @@ def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any
             inverse, weights=counts, minlength=len(subs)).astype(np.int64))
         if tables is None:
             return None
-        out_rows, out_counts = _tabled(run, at, code, rows, counts, inverse, tables)
-        for u in (u for u, table in enumerate(tables) if table is None):
-            _rolled(run, fn, at, subs[u], code, rows[inverse == u], counts[inverse == u],
-                    out_rows, out_counts)
-        rows, counts = np.concatenate(out_rows), np.concatenate(out_counts)
+        rolled_rows = [(u, rows[inverse == u], counts[inverse == u])
+                       for u, table in enumerate(tables) if table is None]
+        stay, more_rows, more_counts = _tabled(run, at, code, rows, counts, inverse, tables)
+        out_rows = [rows if stay is None else rows[stay], more_rows]
+        out_counts = [counts if stay is None else counts[stay], more_counts]
+        for u, mine, k in rolled_rows:
+            _rolled(run, fn, at, subs[u], code, mine, k, out_rows, out_counts)
+        if len(out_rows) > 2 or len(more_rows):
+            rows, counts = np.concatenate(out_rows), np.concatenate(out_counts)
+        else:  # every row changed in place
+            rows, counts = out_rows[0], out_counts[0]
         if merging or len(rows) >= MERGE_GROWTH * kept:
             before = len(rows)
             rows, counts = _merged_rows(rows, counts, [len(v) for v in values])
@@ -853,17 +859,18 @@ def _part_tables(run: _Run, fn: Callable[..., Any], memo: dict[Any, Any],
 
 
 def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], rows: Any,
-            counts: Any, inverse: Any, tables: list[Any]) -> tuple[list[Any], list[Any]]:
+            counts: Any, inverse: Any, tables: list[Any]) -> tuple[Any, Any, Any]:
     """The rows of the groups with a table drawn at once: each row's samples split among
-    its group's changes (the chances of all the groups side by side, padded with zeros),
-    each change written into a copy of the row (the new codes of a position written in
-    one ``where``, with no mask indexing). The rows of one sample first, then those of
-    several."""
+    its group's changes (the chances of all the groups side by side, padded with zeros).
+    A row of one sample takes its change in place (``rows`` is changed: the caller's to
+    change); a row of several becomes a copy per change that got some of them. The new
+    codes of a position are written in one ``where``, with no mask indexing. Returns the
+    rows that stay (a boolean mask; None: all), and the copies with their samples."""
     import numpy as np
 
     tabled = [u for u, table in enumerate(tables) if table is not None]
     if not tabled:
-        return [], []
+        return (np.zeros(len(rows), dtype=bool), rows[:0], counts[:0])
     widest = max(len(tables[u].values) for u in tabled)
     chances = np.zeros((len(tables), widest))
     chances[:, 0] = 1.0
@@ -880,7 +887,7 @@ def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], row
                 per.append(cells)
         per.extend([blank] * (widest - len(per)))
         made.append(per)
-    new = np.array(made, dtype=np.int64).reshape(len(tables) * widest, len(at))
+    new = np.array(made, dtype=rows.dtype).reshape(len(tables) * widest, len(at))
     has = np.zeros(len(tables), dtype=bool)
     has[tabled] = True
     live = has[inverse]
@@ -900,14 +907,20 @@ def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], row
     drawn = run.np.multinomial(k[many], chances[group[many]])
     rm, jm = np.nonzero(drawn)
     src = one if idx is None else idx[one]
-    got = [rows.take(src, axis=0), rows.take(many[rm] if idx is None else idx[many[rm]],
-                                             axis=0)]
-    for out, change in zip(got, (pick, group[many[rm]] * widest + jm), strict=True):
-        cells = new.take(change, axis=0)
-        for pj, f in enumerate(at):
-            c = cells[:, pj]
-            out[:, f] = np.where(c >= 0, c, out[:, f])
-    return got, [np.ones(len(one), dtype=np.int64), drawn[rm, jm]]
+    copies = rows.take(many[rm] if idx is None else idx[many[rm]], axis=0)
+    cells = new.take(pick, axis=0)
+    for pj, f in enumerate(at):  # in place
+        c = cells[:, pj]
+        rows[src, f] = np.where(c >= 0, c, rows[src, f])
+    cells = new.take(group[many[rm]] * widest + jm, axis=0)
+    for pj, f in enumerate(at):
+        c = cells[:, pj]
+        copies[:, f] = np.where(c >= 0, c, copies[:, f])
+    stay = None
+    if idx is not None or len(many):
+        stay = np.zeros(len(rows), dtype=bool)
+        stay[src] = True
+    return stay, copies, drawn[rm, jm]
 
 
 def _rolled(run: _Run, fn: Callable[..., Any], at: tuple[int, ...], sub: tuple[Any, ...],
@@ -1016,17 +1029,18 @@ def _spliced(st: tuple[Any, ...], at: tuple[int, ...],
 
 
 def simulate_batched(run_proc: Callable[[Dice], Any], fields: Sequence[str], samples: int,
-                     seed: int, *, stream: int = 0, tables: dict[str, Any] | None = None
-                     ) -> tuple[Counts, int] | None:
+                     seed: int, *, stream: int = 0, tables: dict[str, Any] | None = None,
+                     into: Counts | None = None) -> tuple[Counts, int] | None:
     """``samples`` samples of ``run_proc`` counted by outcome (rows of ``fields``), drawn
     from the generators of ``seed`` and ``stream`` (a chunk of a longer run: ``tables``,
     the same dict for each chunk, keeps the tables the chunks work out), or
     None where the procedure is not staged (its first request is not ``stages``,
     ``iterate`` or ``finish``): the caller then samples one at a time. With the counts,
     the run's work: its replays and (state, stage) steps, each about one sample's worth
-    of Python where states do not merge."""
+    of Python where states do not merge. ``into``: the counts are added to it (the
+    earlier chunks' of a run) and it is returned."""
     run = _Run(seed, stream, fields, tables)
-    counts: Counts = {}
+    counts: Counts = {} if into is None else into
     names = tuple(fields)
     from warroom.engine.exact import acyclic, gc_frozen
 

@@ -197,10 +197,9 @@ def _simulate_batched(proc: Procedure, params: Params, samples: int, seed: int,
         size = min(samples - done, BATCH_PILOT if not k else
                    samples if stop is None else BATCH_PILOT << k)
         got = simulate_batched(lambda d: proc.run(params, d), proc.fields, size, seed,
-                               stream=k, tables=tables)
+                               stream=k, tables=tables, into=counts)
         if got is None:
             return None
-        add(got[0])
         done, k = done + size, k + 1
         if progress is not None:
             progress(done, samples)
