@@ -268,8 +268,8 @@ def _steps(units: tuple[Unit, ...], result: str) -> tuple[Step, ...]:
     then each other unit's check followed by its Leader Loss check (A10.2: no later
     event depends on the order, and every leader lost by this attack is known by then),
     then the leaders' own Leader Loss checks. Between the leaders' checks and the
-    others', a step without dice (``ctx``) notes what the others' checks need of the
-    leaders: the leader who helps them and the leaders lost."""
+    others', a step without dice (``ctx``) notes what the later checks need of the
+    leaders: the leader who helps the others and the leaders lost."""
     m = len(units)
     if result == "-":
         return ()
@@ -285,8 +285,9 @@ def _steps(units: tuple[Unit, ...], result: str) -> tuple[Step, ...]:
     if not kia:
         steps += [("check", i) for i in leaders]
     others = [i for i, u in enumerate(units) if u.kind != "leader"]
-    if leaders and others:
-        # what every other unit's check needs of the leaders, known once they are done
+    if leaders and (others or (len(leaders) > 1 and result != "PTC")):
+        # what every other unit's check and every Leader Loss check need of the leaders,
+        # known once they are done
         steps.append(("ctx", 0))
     for i in others:  # each unit's check, then its Leader Loss check if leaders are lost
         steps += [("unit", i), ("loss", i)] if leaders and result != "PTC" else [("unit", i)]
@@ -448,14 +449,11 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
             leader_loss(d, i, ss, lost)
             if k == clear_lost:  # no later step reads the leaders lost here
                 lost = ()
-        else:  # "ll": a leader's own Leader Loss check, against the leaders lost
-            if k == clear_lost:  # the others' Leader Loss checks are over
+        else:  # "ll": a leader's own Leader Loss check, against the leaders lost (the
+            # attack's: a leader lost by these checks causes no further ones)
+            leader_loss(d, i, ss, lost)
+            if k == clear_lost:  # no later step reads the leaders lost here
                 lost = ()
-            gone = aux if aux and not first[k] else _lost(units, start, ss, rd)
-            if gone and first[k] and not after_unit[k]:
-                announce(d, gone)
-            leader_loss(d, i, ss, gone)
-            aux = () if k + 1 >= end else gone
         if clears[k]:
             # HIT (the K/ casualty leader) is cleared once the checks are over
             for j, s in enumerate(ss):
@@ -463,35 +461,25 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
                     ss[j] = s & ~HIT
         return aux, lost
 
-    # per step: the first of its kind in a row (a unit's: the first unit's), after some
-    # unit's step, clearing HIT
-    first = [k == 0 or (steps[k - 1][0] != what
-                        and not (what == "unit" and steps[k - 1][0] == "loss"))
-             for k, (what, _) in enumerate(steps)]
-    after_unit = [any(w == "unit" for w, _ in steps[:k]) for k in range(end)]
+    # per step: whether it clears HIT
     clears = [k + 1 >= end or steps[k + 1][0] == "ll" for k in range(end)]
     last_unit = max((k for k, (what, _) in enumerate(steps) if what == "unit"), default=-1)
-    # the leaders lost are cleared once the others' Leader Loss checks are over: by the
-    # leaders' own first one if any (so the others' last one is the same function as the
-    # others'), else by the others' last
-    clear_lost = next((k for k, (what, _) in enumerate(steps) if what == "ll"), max(
-        (k for k, (what, _) in enumerate(steps) if what == "loss"), default=-1))
+    # the leaders lost are cleared by the last Leader Loss check
+    clear_lost = max((k for k, (what, _) in enumerate(steps) if what in ("loss", "ll")),
+                     default=-1)
 
     def fields_of(k: int) -> tuple[int, ...]:
         """The positions step ``k`` reads and changes: a leader's check the leaders, the
         leaders' context the leaders (and where it leaves the helper and the leaders
-        lost), another unit's check the helper and that unit, its Leader Loss check the
-        leaders lost and that unit, a leader's own Leader Loss check the leaders and the
-        lost ones (position 0). (Random Selection and the casualties have stages of
+        lost), another unit's check the helper and that unit, any Leader Loss check the
+        leaders lost and that unit. (Random Selection and the casualties have stages of
         their own: ``top_stage``, ``rs_stage``, ``apply_stages``.)"""
         what, i = steps[k]
         if what == "ctx":
             return (0, *leaders, lost_at)
-        if what == "ll":
-            return (0, *leaders, lost_at) if k == clear_lost else (0, *leaders)
         if what == "unit":
             return (0, 1 + i) if leaders else (1 + i,)
-        if what == "loss":
+        if what in ("loss", "ll"):
             return (1 + i, lost_at)
         return leaders
 
@@ -500,11 +488,13 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
         unit's check (or Leader Loss check) by the unit and not its place, so the
         checks of units alike share their transitions (the unit's name only names it in
         the notes; clearing the K/ casualty leader's mark leaves the unit, not a leader,
-        as it is)."""
-        if len(ks) == 1 and steps[ks[0]][0] in ("unit", "loss"):
+        as it is). A leader's own Leader Loss check also by his place: the leaders lost
+        he compares himself with are the others."""
+        if len(ks) == 1 and steps[ks[0]][0] in ("unit", "loss", "ll"):
             k = ks[0]
             what, i = steps[k]
-            return (what, units[i]._replace(name=""), k == last_unit, k == clear_lost)
+            return (what, units[i]._replace(name=""), i if what == "ll" else -1,
+                    k == last_unit, k == clear_lost, clears[k])
         return ks
 
     def make(ks: tuple[int, ...]) -> Stage[State]:
@@ -545,18 +535,9 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
         else:
             groups.append([k])
     def joined(g: list[int]) -> Stage[State]:
-        # steps on the same values one after another are one piece (the leaders' own
-        # Leader Loss checks): a piece costs the exact driver more to work out and
-        # compose than the few replays it would save. A unit's check and its Leader
-        # Loss check read different values (the helper, the leaders lost): a piece each
-        runs: list[list[int]] = []
-        for k in g:
-            if runs and steps[k][0] == "ll" and steps[runs[-1][-1]][0] == "ll":
-                runs[-1].append(k)
-            else:
-                runs.append([k])
-        return make(tuple(runs[0])) if len(runs) == 1 else parts(
-            *[make(tuple(r)) for r in runs])
+        # a piece per step: a unit's check and any Leader Loss check read different
+        # values (the helper, the leaders lost), each worked out per value of its own
+        return make((g[0],)) if len(g) == 1 else parts(*[make((k,)) for k in g])
 
     def apply_stages() -> list[Stage[State]]:
         """The KIA or K/ casualties, a stage per unit (:func:`_casualty`) on what
@@ -598,8 +579,9 @@ def _context(units: tuple[Unit, ...], ss: list[int], start: tuple[int, ...], res
     leader has checked (step ``k``): the leader helping them (the same for each: every
     leader has checked by then) and the leaders lost by the attack. Clears the K/
     casualty leader's mark: no later check reads it."""
-    other = next(i for i, u in enumerate(units) if u.kind != "leader")
-    helper = _lead(units, ss, other, order, k) if not result.endswith("KIA") else (-1, 0)
+    other = next((i for i, u in enumerate(units) if u.kind != "leader"), -1)
+    helper = (_lead(units, ss, other, order, k)
+              if other >= 0 and not result.endswith("KIA") else (-1, 0))
     lost = _lost(units, start, ss, rd) if result != "PTC" else ()
     for j, u in enumerate(units):
         if u.kind == "leader" and ss[j] is not None:
