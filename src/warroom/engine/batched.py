@@ -481,12 +481,14 @@ def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any
             values[f].append(v)
         return c
 
+    coded: dict[tuple[int, tuple[int, ...]], Any] = {}  # tables' changes as codes
     rows = np.zeros((1, width), dtype=np.int64)
     counts = np.array([n], dtype=np.int64)
     merging, kept = True, 1  # whether the last merge paid; the rows it left
     for at, fn, memo, n_read in (piece for item in items for piece in _pieces(item)):
         if memo is _COLUMNS:  # a stage on the whole state with a columnar form
             rows, counts = _column_step(run, fn, rows, counts, values, codes)
+            coded.clear()  # coded afresh
             kept = len(rows)
             continue
         if memo is None:
@@ -505,7 +507,8 @@ def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any
             return None
         rolled_rows = [(u, rows[inverse == u], counts[inverse == u])
                        for u, table in enumerate(tables) if table is None]
-        stay, more_rows, more_counts = _tabled(run, at, code, rows, counts, inverse, tables)
+        stay, more_rows, more_counts = _tabled(run, at, code, rows, counts, inverse, tables,
+                                               coded)
         out_rows = [rows if stay is None else rows[stay], more_rows]
         out_counts = [counts if stay is None else counts[stay], more_counts]
         for u, mine, k in rolled_rows:
@@ -787,21 +790,34 @@ def _drawn_columns(run: _Run, fn: Callable[..., Any], cols: Sequence[Any]) -> li
     return out
 
 
+PICK_COLUMNS = 16
+"""Up to this many changes a row, :func:`_picked` compares each entry's uniform with its
+row's cumulative chances a column at a time (a gather and a comparison each: several
+times faster than a binary search among every row's changes laid end to end)."""
+
+
 def _picked(run: _Run, chances: Any, last: Any, group: Any) -> Any:
     """A categorical draw for each entry of ``group`` (its row of ``chances``: each row a
     transition's chances, padded with zeros past its ``last`` change), as the entry's
     place among every row's changes laid end to end (row ``g``'s change ``c`` at
     ``g * width + c``): one uniform each, placed among its row's cumulative chances, the
-    rows 3 apart and each past its last change at 2 (rounding never carries a uniform
-    into the next row, nor past the last change)."""
+    ones past each row's last change set to 2 (rounding never carries a uniform past the
+    last change): with few changes a row, counted a column at a time; else a binary
+    search among the rows laid end to end, 3 apart."""
     import numpy as np
 
+    width = chances.shape[1]
     cum = np.cumsum(chances, axis=1)
-    past = np.arange(chances.shape[1])[None, :] >= last[:, None]
+    past = np.arange(width)[None, :] >= last[:, None]
     cum[past] = 2.0
+    u = run.np.random(len(group))
+    if width <= PICK_COLUMNS:
+        out = group * width
+        for j in range(width - 1):
+            out += u >= np.ascontiguousarray(cum[:, j])[group]
+        return out
     cum += 3.0 * np.arange(len(chances))[:, None]
-    return np.searchsorted(cum.reshape(-1), run.np.random(len(group)) + 3.0 * group,
-                           side="right")
+    return np.searchsorted(cum.reshape(-1), u + 3.0 * group, side="right")
 
 
 def _grouped(rows: Any, at: tuple[int, ...], sizes: list[int]) -> tuple[Any, Any] | None:
@@ -859,13 +875,16 @@ def _part_tables(run: _Run, fn: Callable[..., Any], memo: dict[Any, Any],
 
 
 def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], rows: Any,
-            counts: Any, inverse: Any, tables: list[Any]) -> tuple[Any, Any, Any]:
+            counts: Any, inverse: Any, tables: list[Any],
+            coded: dict[tuple[int, tuple[int, ...]], Any]) -> tuple[Any, Any, Any]:
     """The rows of the groups with a table drawn at once: each row's samples split among
     its group's changes (the chances of all the groups side by side, padded with zeros).
     A row of one sample takes its change in place (``rows`` is changed: the caller's to
     change); a row of several becomes a copy per change that got some of them. The new
     codes of a position are written in one ``where``, with no mask indexing. Returns the
-    rows that stay (a boolean mask; None: all), and the copies with their samples."""
+    rows that stay (a boolean mask; None: all), and the copies with their samples.
+    ``coded``: each table's changes as codes and its chances, by table and positions
+    (kept by the caller for its run: the codes are its own)."""
     import numpy as np
 
     tabled = [u for u, table in enumerate(tables) if table is not None]
@@ -877,16 +896,21 @@ def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], row
     blank = [-1] * len(at)
     made: list[list[list[int]]] = []  # per group, per change: each position's new code
     for u, table in enumerate(tables):
-        per: list[list[int]] = []
-        if table is not None:
-            chances[u, :len(table.values)] = _probs(table)
+        if table is None:
+            made.append([blank] * widest)
+            continue
+        found = coded.get((id(table), at))
+        if found is None:  # each change's new codes, once per table and positions
+            per: list[list[int]] = []
             for change in table.values:
                 cells = blank.copy()
                 for pj, v in change:
                     cells[pj] = code(at[pj], v)
                 per.append(cells)
-        per.extend([blank] * (widest - len(per)))
-        made.append(per)
+            found = coded[id(table), at] = (per, _probs(table))
+        per, probs = found
+        chances[u, :len(per)] = probs
+        made.append(per + [blank] * (widest - len(per)))
     new = np.array(made, dtype=rows.dtype).reshape(len(tables) * widest, len(at))
     has = np.zeros(len(tables), dtype=bool)
     has[tabled] = True
@@ -908,12 +932,16 @@ def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], row
     rm, jm = np.nonzero(drawn)
     src = one if idx is None else idx[one]
     copies = rows.take(many[rm] if idx is None else idx[many[rm]], axis=0)
+    # only the positions some change writes (a unit's check leaves the leader helping
+    # it), and only the rows whose change writes it
+    written = [(pj, f) for pj, f in enumerate(at) if (new[:, pj] >= 0).any()]
     cells = new.take(pick, axis=0)
-    for pj, f in enumerate(at):  # in place
+    for pj, f in written:  # in place
         c = cells[:, pj]
-        rows[src, f] = np.where(c >= 0, c, rows[src, f])
+        put = c >= 0
+        rows[src[put], f] = c[put]
     cells = new.take(group[many[rm]] * widest + jm, axis=0)
-    for pj, f in enumerate(at):
+    for pj, f in written:
         c = cells[:, pj]
         copies[:, f] = np.where(c >= 0, c, copies[:, f])
     stay = None
