@@ -152,7 +152,9 @@ def test_finer_jobs_leave_a_long_worker_for_a_battle_actions_luck() -> None:
     heavy = [("fow.shoot_mixed", SLOW), ("fow.shoot_mixed", SLOW_TOO)]
 
     async def scenario() -> None:
-        srv = Serving(cache=OddsCache(), workers=2, estimate_seconds=30.0)
+        # the first job lingers while the second question's estimate is made (seconds
+        # on a slow or busy machine: past the default ten, the first would be reaped)
+        srv = Serving(cache=OddsCache(), workers=2, estimate_seconds=30.0, linger=600.0)
         await srv.start()
         try:
             for proc_id, raw in heavy:
