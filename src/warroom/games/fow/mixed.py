@@ -322,8 +322,10 @@ def dealt_groups(a: Allocation, hits: Any) -> Iterator[tuple[Any, tuple[int, ...
         # in_columns keeps such shots off the columns: a caller's bug, not a player's input
         raise RuleError("the hits of bunker busters that moved are dealt one plan at a time")
     n = len(a.weapons)
-    # which weapons hit, a bit each; the plan's declared types for each such set met
-    code = (hits > 0).astype(np.int64) @ (1 << np.arange(n, dtype=np.int64))
+    # which weapons hit, a bit each (no matter where no weapon declares a type); the
+    # plan's declared types for each such set met
+    code = (np.zeros(len(hits), dtype=np.int64) if a.plain
+            else (hits > 0).astype(np.int64) @ (1 << np.arange(n, dtype=np.int64)))
     layouts: dict[tuple[str, ...], int] = {}
     index = np.zeros(1 << n, dtype=np.int64)
     for c in np.unique(code).tolist():
