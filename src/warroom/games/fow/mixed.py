@@ -332,7 +332,10 @@ def dealt_groups(a: Allocation, hits: Any) -> Iterator[tuple[Any, tuple[int, ...
         declared = declared_types(a, tuple(c >> w & 1 for w in range(n)))
         index[c] = layouts.setdefault(declared, len(layouts))
     which = index[code]
-    for declared, j in layouts.items():
+    # the layouts in the order of their declared types (a bit per kind, in kind order),
+    # so that the draws that follow come in the same order for the same seed
+    for declared, j in sorted(layouts.items(), key=lambda item: sum(
+            1 << KINDS.index(kind) for kind in item[0])):
         sel = which == j
         for members, ranking, took in _dealt(
                 hits[sel], *_layout(a.weapons, a.teams, a.priority, declared)):
