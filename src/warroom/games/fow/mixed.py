@@ -353,7 +353,7 @@ def _dealt(hits: Any, order: tuple[int, ...],
     hit among the group's (:func:`_among`)."""
     import numpy as np
 
-    left = list(hits.astype(np.int16).T)
+    left = list(np.ascontiguousarray(hits.T, dtype=np.int16))  # a row per weapon
     total = hits.sum(axis=1).astype(np.int16)
     places = _places(order)
     for members, ranking in groups:
@@ -368,7 +368,8 @@ def _dealt(hits: Any, order: tuple[int, ...],
         np.cumsum(np.stack(took), axis=0, out=edges[1:])
         turns = _turns(np.arange(m, dtype=np.int16)[:, None, None], m)
         # each member's hits of each weapon: its turns up to the weapon's last hit, less
-        # those before its first (members × weapons × samples, seen samples first)
+        # those before its first (worked out members × weapons × samples, handed over
+        # samples × members × weapons)
         yield members, ranking[:len(took)], np.diff(_among(turns, edges), axis=1).transpose(
             2, 0, 1)
 
