@@ -4,7 +4,7 @@
 alone worked out once. The implementation below is the one it replaced, kept as an
 oracle: it deals the hits one at a time, team by team, and places a moving bunker
 buster's hits and levels the others a hit at a time (the groups and their order,
-``_layout``, and the shares, ``_slots``, are the product's: they did not change). Both
+``_layout``, are the product's: they did not change; the shares are counted here). Both
 must give the same plan for every question: weapons of every kind (bunker busters,
 moved, their own priority type), teams with every flag, the platoon's priority and
 movement, and the gun-tank split that the procedure makes from them (rule 8: each part
@@ -29,7 +29,6 @@ from warroom.games.fow.mixed import (
     Weapon,
     _declares,
     _layout,
-    _slots,
     allocate,
     parse_teams,
     parse_weapons,
@@ -48,7 +47,9 @@ def old_allocate(hits: tuple[int, ...], weapons: tuple[Weapon, ...], teams: tupl
         slots, pool = old_bunker_buster_slots(hits, weapons, teams, list(order), taken, moved)
         left = [pool.count(w) for w in range(len(weapons))]
     else:
-        slots = list(_slots(sum(hits), order))
+        slots = [0] * len(teams)  # an equal share each, the rest one each in order
+        for k in range(sum(hits)):
+            slots[order[k % len(teams)]] += 1
         left = list(hits)
     for members, ranking in groups:
         wanted = sum(slots[i] for i in members)

@@ -1,12 +1,12 @@
 """fow.shoot_mixed in columns (the batched Monte Carlo driver's form of the shot: the
 hits of many samples dealt at once, each team's result drawn from its weapons' exact
-transitions): the columnar allocation is the plan's, hit for hit; the batched and the
+transitions): the allocation's arithmetic, written once for the plan and the columns,
+deals as a hand-written dealer does a hit at a time, in both forms; the batched and the
 sequential drivers agree in distribution; the estimates follow the exact odds; the
 questions the form does not cover still sample one at a time."""
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -46,22 +46,55 @@ def questions(draw: Any) -> tuple[tuple[mixed.Weapon, ...], tuple[mixed.Team, ..
     return parsed, teams, priority, [list(h) for h in hits]
 
 
+def dealt_by_hand(hits: tuple[int, ...], weapons: tuple[mixed.Weapon, ...],
+                  teams: tuple[mixed.Team, ...], priority: str) -> list[list[int]]:
+    """The oracle: how many hits of each weapon each team takes, dealt a hit at a time
+    (no moving bunker busters). Only the order of the teams and the groups with the
+    weapons each takes first are the product's (``_layout``); the shares, the taking
+    and the dealing are counted here, hit by hit."""
+    declares = [w.priority if w.priority != "none" else priority for w in weapons]
+    declared = tuple(kind for kind in mixed.KINDS
+                     if any(h and declares[w] == kind for w, h in enumerate(hits)))
+    order, groups = mixed._layout(weapons, teams, priority, declared)
+    room = [0] * len(teams)
+    for k in range(sum(hits)):  # an equal share each, the rest one each in the order
+        room[order[k % len(teams)]] += 1
+    left = list(hits)
+    took = [[0] * len(weapons) for _ in teams]
+    for members, ranking in groups:
+        pool: list[int] = []  # the group's hits: a weapon's all before the next one's
+        wanted = sum(room[i] for i in members)
+        for w in ranking:
+            while left[w] and len(pool) < wanted:
+                pool.append(w)
+                left[w] -= 1
+        while pool:  # a hit at a time to each member in turn that has room left
+            for i in members:
+                if room[i] and pool:
+                    took[i][pool.pop(0)] += 1
+                    room[i] -= 1
+    assert not any(left)  # every hit dealt
+    return took
+
+
 @settings(max_examples=120, deadline=None, derandomize=True)
 @given(questions())
-def test_the_allocation_in_columns_is_the_plan(
+def test_the_allocation_deals_as_a_hit_at_a_time(
         case: tuple[tuple[mixed.Weapon, ...], tuple[mixed.Team, ...], str,
                     list[list[int]]]) -> None:
-    """Every team takes, of every weapon, as many hits in columns as the plan (the rules'
-    allocation, tested by hand in test_mixed.py) gives it, whatever the declared types."""
+    """Every team takes, of every weapon, as many hits in columns (many samples at once)
+    and in the plan (one count of hits: which hits, as weapon indices, in order) as the
+    hand-written dealer gives it, whatever the declared types."""
     weapons, teams, priority, hits = case
     allocation = mixed.Allocation(weapons, teams, priority, False)
     took = mixed.dealt_columns(allocation, np.array(hits))
     assert took.shape == (len(hits), len(teams), len(weapons))
     for row, got in zip(hits, took, strict=True):
+        want = dealt_by_hand(tuple(row), weapons, teams, priority)
+        assert got.tolist() == want, row
         plan = allocation.plan(tuple(row))
-        want = [[Counter(t)[w] for w in range(len(weapons))] for t in plan]
-        assert got.tolist() == want, (row, plan)
-        assert got.sum() == sum(row)  # no hit lost without a moving bunker buster
+        assert plan == tuple(tuple(w for w, k in enumerate(counts) for _ in range(k))
+                             for counts in want), (row, plan)
 
 
 def test_the_columns_deal_a_worked_example() -> None:

@@ -8,11 +8,12 @@ every team's saves with the existing per-team chains (``common.team_chain``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from fractions import Fraction
 from functools import lru_cache, partial
 from itertools import groupby, product
 from math import prod
+from operator import not_
 from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
@@ -237,7 +238,7 @@ Share = tuple[tuple[int, ...], int, bool, tuple[tuple[int, slice, tuple[slice, .
 how many hits it takes, whether those weapons are in the order of their indices (then
 every member's hits are too), and where the hits go (each member's index among the
 teams and the slices of the group's hits it takes, the first and the others:
-:func:`_deal`)."""
+:func:`_turns`, or :func:`_deal` where a moving bunker buster's hits went first)."""
 
 
 class Allocation:
@@ -280,7 +281,7 @@ class Allocation:
             found = self.shares.get(key)
             if found is None:
                 order, groups = _layout(self.weapons, self.teams, self.priority, declared)
-                found = self.shares[key] = _shares(groups, _slots(key[1], order))
+                found = self.shares[key] = _shares_of(groups, order, key[1])
             shares, left, taken = found, list(hits), None
         _take(shares, left, out)
         if taken is not None:  # with the hits of bunker busters placed first
@@ -309,30 +310,33 @@ def dealt_groups(a: Allocation, hits: Any) -> Iterator[tuple[Any, tuple[int, ...
     """:meth:`Allocation.plan` for many counts of hits at once (numpy: ``hits`` a row of
     each weapon's hits per sample), for the batched Monte Carlo driver (the shot's
     columnar form), group by group: the samples (a boolean mask), the group's members
-    and the weapons in its ranking order, and how many hits of each of them each member
-    takes (samples × members × weapons). Not with bunker busters that moved (rule 9
-    deals their hits first: the plan does it one count at a time). The layout is the
-    plan's (:func:`_layout`: the order the extra hits go in, the groups and the weapons
-    each takes first), per combination of declared types among the weapons that hit;
-    what the plan deals hit by hit is counted: a group takes its hits whole weapons at a
-    time in its ranking order (:func:`_take`), and member ``r`` of ``m`` takes the
-    positions ``r, r + m, ...`` of the group's hits below ``share × m`` and, with an
-    extra hit, the position ``share × m + r`` (:func:`_deal`: the extra hits go to the
-    first members)."""
+    and the weapons it takes, in its ranking order, and how many hits of each of them
+    each member takes (samples × members × weapons). Not with bunker busters that moved
+    (rule 9 deals their hits first: the plan does it one count at a time). The samples
+    go by the types declared by the weapons that hit (:func:`declared_types` of each
+    set of weapons that hit), each with the plan's layout (:func:`_layout`); then the
+    plan's own dealing runs on their columns (:func:`_dealt`)."""
     import numpy as np
 
     if a.busters:
         # in_columns keeps such shots off the columns: a caller's bug, not a player's input
         raise RuleError("the hits of bunker busters that moved are dealt one plan at a time")
-    mask = np.zeros(len(hits), dtype=np.int64)
-    if not a.plain:  # the types declared by the weapons that hit, a bit per kind
-        for bit, kind in enumerate(KINDS):
-            mine = [w for w, k in enumerate(a.declares) if k == kind]
-            if mine:
-                mask |= (hits[:, mine] > 0).any(axis=1).astype(np.int64) << bit
-    for m in np.unique(mask).tolist():
-        declared = tuple(kind for bit, kind in enumerate(KINDS) if m >> bit & 1)
-        sel = mask == m
+    n = len(a.weapons)
+    # which weapons hit, a bit each (no matter where no weapon declares a type); the
+    # plan's declared types for each such set met
+    code = (np.zeros(len(hits), dtype=np.int64) if a.plain
+            else (hits > 0).astype(np.int64) @ (1 << np.arange(n, dtype=np.int64)))
+    layouts: dict[tuple[str, ...], int] = {}
+    index = np.zeros(1 << n, dtype=np.int64)
+    for c in np.unique(code).tolist():
+        declared = declared_types(a, tuple(c >> w & 1 for w in range(n)))
+        index[c] = layouts.setdefault(declared, len(layouts))
+    which = index[code]
+    # the layouts in the order of their declared types (a bit per kind, in kind order),
+    # so that the draws that follow come in the same order for the same seed
+    for declared, j in sorted(layouts.items(), key=lambda item: sum(
+            1 << KINDS.index(kind) for kind in item[0])):
+        sel = which == j
         for members, ranking, took in _dealt(
                 hits[sel], *_layout(a.weapons, a.teams, a.priority, declared)):
             yield sel, members, ranking, took
@@ -341,62 +345,56 @@ def dealt_groups(a: Allocation, hits: Any) -> Iterator[tuple[Any, tuple[int, ...
 def _dealt(hits: Any, order: tuple[int, ...],
            groups: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
            ) -> Iterator[tuple[tuple[int, ...], tuple[int, ...], Any]]:
-    """:func:`dealt_groups` for one layout."""
+    """:func:`dealt_groups` for one layout: the plan's arithmetic run on the samples'
+    columns (an array of every sample's hits per weapon): each group's share
+    (:func:`_wanted`), the hits it takes of each weapon (:func:`_taken`), and where
+    they fall among the group's hits; each member takes its turns of them
+    (:func:`_turns`), so of each weapon the turns between the weapon's first and last
+    hit among the group's (:func:`_among`)."""
     import numpy as np
 
-    teams = len(order)
-    share, extra = np.divmod(hits.sum(axis=1).astype(np.int32), teams)  # _slots
-    rank = np.empty(teams, dtype=np.int32)
-    rank[list(order)] = np.arange(teams)
-    slots = share[:, None] + (rank[None, :] < extra[:, None])
-    left = hits.astype(np.int32)
+    left = list(np.ascontiguousarray(hits.T, dtype=np.int16))  # a row per weapon
+    total = hits.sum(axis=1).astype(np.int16)
+    places = _places(order)
     for members, ranking in groups:
         if not members:
             continue
-        mem, rk, m = np.array(members), np.array(ranking), len(members)
-        wanted = slots[:, mem].sum(axis=1, dtype=np.int32)[:, None]
-        avail = left[:, rk]
-        before = np.cumsum(avail, axis=1, dtype=np.int32) - avail
-        take = np.clip(wanted - before, 0, avail)  # _take: whole weapons in rank order
-        left[:, rk] = avail - take
-        # where each weapon's hits start among the group's, and where the last ends
-        edges = np.concatenate([np.minimum(before, wanted), wanted], axis=1)
-        full = (share * m)[:, None]  # the rounds every member takes a hit in
-        extras = (slots[:, mem] > share[:, None]).sum(axis=1, dtype=np.int32)[:, None]
-        r = np.arange(m, dtype=np.int16)[None, :, None]
-        # member r's hits below an edge x: its positions r, r + m, ... below full
-        # (x // m, and one more if r < x % m), and its extra hit at full + r if it has
-        # one (r < the members with an extra, and full + r < x)
-        q, rem = np.divmod(np.minimum(edges, full).astype(np.int16), m)
-        past = np.minimum(np.maximum(edges - full, 0), extras).astype(np.int16)
-        below = q[:, None, :] + (r < rem[:, None, :]) + (r < past[:, None, :])
-        yield members, ranking, np.diff(below, axis=2)
+        m = len(members)
+        took = _taken(left, ranking, _wanted(total, len(order), [places[i] for i in members]),
+                      _all_had)
+        # where each weapon's hits start among the group's, and where the last ends (a
+        # row each, the samples along it: numpy's loops run along the samples)
+        edges = np.zeros((len(took) + 1, len(hits)), dtype=np.int16)
+        np.cumsum(np.stack(took), axis=0, out=edges[1:])
+        turns = _turns(np.arange(m, dtype=np.int16)[:, None, None], m)
+        # each member's hits of each weapon: its turns up to the weapon's last hit, less
+        # those before its first (worked out members × weapons × samples, handed over
+        # samples × members × weapons)
+        yield members, ranking[:len(took)], np.diff(_among(turns, edges), axis=1).transpose(
+            2, 0, 1)
+
+
+def _all_had(wanted: Any) -> bool:
+    """:func:`_taken`'s ``done`` for the columns: every sample has all it wants."""
+    return not wanted.any()
 
 
 def _take(shares: tuple[Share, ...], left: list[int], out: list[tuple[int, ...]]) -> None:
-    """Deal ``shares`` (:func:`_shares`): each group takes its hits, whole weapons in its
-    ranking order, from ``left`` (each weapon's hits not yet dealt) and hands each member
-    its slices of them, into ``out`` (the hits each team takes, as weapon indices)."""
+    """Deal ``shares`` (:func:`_shares_of`): each group takes its hits, whole weapons in
+    its ranking order (:func:`_taken`), from ``left`` (each weapon's hits not yet dealt)
+    and hands each member its slices of them, into ``out`` (the hits each team takes,
+    as weapon indices)."""
     for ranking, wanted, ordered, deal in shares:
         chosen: list[int] = []  # the group's hits: whole weapons in ``ranking`` order
-        for w in ranking:
-            k = left[w]
-            if k:
-                if k >= wanted:
-                    chosen += [w] * wanted
-                    left[w] = k - wanted
-                    break
-                chosen += [w] * k
-                left[w] = 0
-                wanted -= k
-        if chosen:
-            for i, first, more in deal:
-                took = chosen[first]
+        _taken(left, ranking, wanted, not_, chosen)
+        for i, first, more in deal:
+            took = chosen[first]
+            if more:  # only where a moving bunker buster's hits went first
                 for part in more:
                     took += chosen[part]
-                if not ordered:
-                    took.sort()
-                out[i] = tuple(took)
+            if not ordered:
+                took.sort()
+            out[i] = tuple(took)
 
 
 @lru_cache(maxsize=256)
@@ -434,7 +432,7 @@ def _order_shares(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority
                   declared: tuple[str, ...], order: tuple[int, ...], total: int
                   ) -> tuple[Share, ...]:
     """The groups' shares of ``total`` hits with the teams in ``order``."""
-    return _shares(_groups(weapons, teams, priority, declared, order), _slots(total, order))
+    return _shares_of(_groups(weapons, teams, priority, declared, order), order, total)
 
 
 def team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
@@ -444,10 +442,29 @@ def team_roll(team: Team, weapons: tuple[Weapon, ...], took: tuple[int, ...],
     return _team_roll(team._replace(n=0), weapons, took, saves)
 
 
+def _shares_of(groups: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
+               order: tuple[int, ...], total: int) -> tuple[Share, ...]:
+    """Each group's share of ``total`` hits with the teams in ``order`` (groups that take
+    none left out): how many it takes (:func:`_wanted`) and each member's turns
+    (:func:`_turns`)."""
+    places = _places(order)
+    out = []
+    for members, ranking in groups:
+        if not members:
+            continue
+        wanted = _wanted(total, len(order), [places[i] for i in members])
+        if wanted:
+            m = len(members)
+            out.append((ranking, wanted, list(ranking) == sorted(ranking), tuple(
+                (i, _turns(r, m), ()) for r, i in enumerate(members[:wanted]))))
+    return tuple(out)
+
+
 def _shares(groups: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...],
-            slots: tuple[int, ...] | list[int]) -> tuple[Share, ...]:
-    """Each group's share of the hits when the teams take ``slots`` hits (groups that
-    take none left out)."""
+            slots: list[int]) -> tuple[Share, ...]:
+    """Each group's share of the hits when the teams take ``slots`` hits, whatever they
+    are (groups that take none left out): with a moving bunker buster's hits placed
+    first (:func:`_bunker_buster_slots`), dealt by :func:`_deal`."""
     out = []
     for members, ranking in groups:
         caps = tuple([slots[i] for i in members])
@@ -510,21 +527,76 @@ def _groups(weapons: tuple[Weapon, ...], teams: tuple[Team, ...], priority: str,
 
 
 @lru_cache(maxsize=1024)
-def _slots(total: int, order: tuple[int, ...]) -> tuple[int, ...]:
-    """How many hits each team takes: an equal share, the rest one each in ``order``."""
-    share, extra = divmod(total, len(order))
-    slots = [share] * len(order)
-    for i in order[:extra]:
-        slots[i] += 1
-    return tuple(slots)
+def _places(order: tuple[int, ...]) -> tuple[int, ...]:
+    """Each team's place in ``order`` (teams' indices)."""
+    places = [0] * len(order)
+    for place, i in enumerate(order):
+        places[i] = place
+    return tuple(places)
+
+
+# The allocation's arithmetic, written once for the plan (one count of each weapon's
+# hits, plain ints) and for the batched driver's columns (numpy arrays with an entry per
+# sample): :func:`_wanted`, :func:`_taken`, :func:`_turns` (and :func:`_among`, which
+# counts a member's turns among the first of the group's hits) use only operators that
+# mean the same on both.
+
+def _wanted(total: Any, teams: int, places: list[int]) -> Any:
+    """Rules 1-4 and 6: every team takes an equal share of the ``total`` hits and the
+    rest go one each in the order (:func:`_layout`): how many a group takes whose
+    members stand at ``places`` in the order of ``teams`` teams."""
+    share, extra = divmod(total, teams)
+    wanted = share * len(places)
+    for place in places:
+        wanted = wanted + (place < extra)
+    return wanted
+
+
+def _taken(left: list[Any], ranking: tuple[int, ...], wanted: Any,
+           done: Callable[[Any], bool] = not_, listed: list[int] | None = None
+           ) -> list[Any]:
+    """Rules 6 and 7: a group takes its ``wanted`` hits whole weapons at a time, in its
+    ``ranking`` order, from ``left`` (each weapon's hits not yet dealt, which loses
+    them), up to where it is ``done`` (it wants none more): how many of each weapon, in
+    ranking order; or, given ``listed`` (the plan), the hits it takes put there, in
+    that order, as weapon indices."""
+    took: list[Any] = []
+    for w in ranking:
+        more = left[w]
+        k = more - (more - wanted) * (more > wanted)  # all of them, or as many as wanted
+        left[w] = more - k
+        wanted = wanted - k
+        if listed is None:
+            took.append(k)
+        else:
+            listed += [w] * k
+        if done(wanted):
+            break
+    return took
+
+
+def _turns(r: Any, m: int) -> slice:
+    """Rule 5: a group's hits go a hit at a time to each member in turn, weapon after
+    weapon in the order it took them. Its members with an extra hit come first (they
+    are first in the order), so every round goes all the way round but the last, and
+    member ``r`` of ``m`` takes the group's ``r``-th hit and every ``m``-th after it."""
+    return slice(r, None, m)
+
+
+def _among(turns: slice, x: Any) -> Any:
+    """How many of its ``turns`` (:func:`_turns`) a member takes among the group's first
+    ``x`` hits."""
+    rounds, rest = divmod(x, turns.step)  # every round gives it one, and so may the rest
+    return rounds + (turns.start < rest)
 
 
 @lru_cache(maxsize=1024)
 def _deal(caps: tuple[int, ...]) -> tuple[tuple[slice, ...], ...]:
     """Where hits dealt a hit at a time to each member in turn that has room left
-    (``caps``) go: the positions each member takes among the hits, as slices. The
-    members with room go round after round; while the same ``width`` of them have room,
-    the member ``r``-th among them takes every ``width``-th hit from the ``r``-th."""
+    (``caps``, whatever they are: with a moving bunker buster's hits placed first) go:
+    the positions each member takes among the hits, as slices. The members with room go
+    round after round; while the same ``width`` of them have room, the member ``r``-th
+    among them takes its turns (:func:`_turns`) from where those rounds start."""
     out: list[list[slice]] = [[] for _ in caps]
     start = done = 0
     for level in sorted(set(caps) - {0}):  # the rounds up to the next member's last one
@@ -532,7 +604,8 @@ def _deal(caps: tuple[int, ...]) -> tuple[tuple[slice, ...], ...]:
         width = len(room)
         stop = start + (level - done) * width
         for r, i in enumerate(room):
-            out[i].append(slice(start + r, stop, width))
+            turns = _turns(r, width)
+            out[i].append(slice(start + turns.start, stop, turns.step))
         start, done = stop, level
     return tuple(map(tuple, out))
 
