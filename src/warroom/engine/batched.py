@@ -880,9 +880,10 @@ def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], row
     """The rows of the groups with a table drawn at once: each row's samples split among
     its group's changes (the chances of all the groups side by side, padded with zeros).
     A row of one sample takes its change in place (``rows`` is changed: the caller's to
-    change); a row of several becomes a copy per change that got some of them. The new
-    codes of a position are written in one ``where``, with no mask indexing. Returns the
-    rows that stay (a boolean mask; None: all), and the copies with their samples.
+    change), at the positions its change writes; a row of several becomes a copy per
+    change that got some of them (the new codes of a position written in one ``where``).
+    Returns the rows that stay (a boolean mask; None: all), and the copies with their
+    samples.
     ``coded``: each table's changes as codes and its chances, by table and positions
     (kept by the caller for its run: the codes are its own)."""
     import numpy as np

@@ -523,10 +523,9 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
         return part(fields, fixed(stage, ("asl.stack", units, result, drm, rd,
                                           key_of(ks))))
 
-    # one stage per Random Selection die, for the casualties, per check; a unit's Leader
-    # Loss checks join the stage before them (one piece each), and so does the leaders'
-    # context (but not the casualties' stage, a piece per unit):
-    # fewer passes over many states
+    # a stage per Random Selection die, per unit's casualty, per check; a unit's Leader
+    # Loss check joins the stage before it (a piece each), and so does the leaders'
+    # context: fewer passes over many states
     groups: list[list[int]] = []
     for k, (what, _) in enumerate(steps):
         if what in ("ll", "ctx", "loss") and groups and steps[groups[-1][-1]][0] not in (
