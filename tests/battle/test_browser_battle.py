@@ -152,8 +152,7 @@ def turn(browser: Any, page: Any, server_url: str) -> None:
     assert page.evaluate("window.notReloaded") is True
 
     # A shoots with dice typed in: 6 6 1 2 at 3+ is 2 hits on the T-34s
-    page.select_option("#do-unit", "Tigers")
-    page.select_option("#do-target", "T-34s")
+    pick(page, ["Tigers"], "T-34s", "demo.pool")  # each pick's form in before the next
     page.fill("#do-dice", "6,6,1,2")
     page.click("#do-roll")
     expect(page.locator("#log li").first).to_contain_text("Dice pool Tigers → T-34s: "
@@ -163,8 +162,7 @@ def turn(browser: Any, page: Any, server_url: str) -> None:
     # undo, then roll with the battle's dice; undo and roll again: the same dice
     page.click("#undo")
     expect(page.locator('tr[data-unit="T-34s"] .markers')).to_have_text("")
-    page.select_option("#do-unit", "Tigers")
-    page.select_option("#do-target", "T-34s")
+    pick(page, ["Tigers"], "T-34s", "demo.pool")  # each pick's form in before the next
     with page.expect_navigation():
         page.click("#do-roll")
     first = page.locator("#log li").first.locator(".dice").inner_text()
@@ -173,8 +171,7 @@ def turn(browser: Any, page: Any, server_url: str) -> None:
     expect(phone_b.locator("#undo-request")).to_be_visible(timeout=12_000)
     phone_b.click("#undo-accept")
     expect(page.locator('tr[data-unit="T-34s"] .markers')).to_have_text("", timeout=12_000)
-    page.select_option("#do-unit", "Tigers")
-    page.select_option("#do-target", "T-34s")
+    pick(page, ["Tigers"], "T-34s", "demo.pool")  # each pick's form in before the next
     with page.expect_navigation():
         page.click("#do-roll")
     assert page.locator("#log li").first.locator(".dice").inner_text() == first
