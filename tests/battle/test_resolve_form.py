@@ -157,6 +157,28 @@ def test_roll_records_and_a_stale_roll_keeps_what_was_typed(
     assert event["params"]["gone_to_ground"] is False  # as the player's form said
 
 
+def test_a_roll_from_a_form_filled_for_other_units_takes_the_units_values(
+        client: Any, fow: dict[str, str]) -> None:
+    """Roll tapped before the form of a new pick came back (a slow phone): the form still
+    holds what the Shermans filled (3 dice, AT 10, ``_for`` the Shermans), the units sent
+    are the Fireflies. The roll takes the Fireflies' 2 dice at AT 14 (the units' values
+    are filled again), keeping the range the player typed."""
+    bid, ka, base = fow["id"], fow["A"], fow["base"]
+    r = client.post(f"{base}/resolve", data={
+        "unit": "Fireflies", "target": "Panthers", "procedure": "fow.shoot",
+        "_for": "fow.shoot|Shermans|Panthers", "_filled": "dice,at", "p._sent": "1",
+        "p.dice": "3", "p.at": "10", "p.range_cm": "50", "expect": "4",
+        "dice": "6 1 2 6"}, follow_redirects=False)
+    assert r.status_code == 303, text(r)
+    event = client.get(f"/api/battles/{bid}/log?key={ka}").json()[-1]
+    # two dice to hit (6 hits the veterans at 4+, 1 misses), the hit's armour save (2:
+    # 10 + 2 is below AT 14) and its firepower test (6): four dice, not the Shermans'
+    # three to hit
+    assert event["unit"] == "Fireflies" and event["dice"] == [6, 1, 2, 6]
+    assert event["params"]["dice"] == 2 and event["params"]["at"] == 14
+    assert event["given"]["range_cm"] == "50" and "dice" not in event["given"]
+
+
 def test_several_acting_units_need_their_profiles(client: Any, fow: dict[str, str],
                                                   tmp_path: Path) -> None:
     """Stats-only units (a battle stored before profiles were required) cannot act

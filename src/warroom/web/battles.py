@@ -1064,7 +1064,8 @@ async def page_resolve_roll(battle_id: str, key: str, request: Request) -> Respo
         st = bt.state(battle_id)
         proc = bt.procedure(st.game, choice.procedure)
         filled, _where = resolve.unit_values(bt, st, proc, choice, side)
-        typed = raw_params(describe(proc.params), form, resolve.PREFIX)
+        typed = resolve.typed_values(proc, form, choice, raw_params(
+            describe(proc.params), form, resolve.PREFIX), keep=True)
         dice_text = str(form.get("dice") or "")
         entered = parse_dice(dice_text) if dice_text.strip() else None
         return proc.id, resolve.explicit(proc, typed, filled), entered

@@ -208,7 +208,8 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
 
     Values the player typed for this procedure are kept, except those the units filled
     (they are filled again from the units as they are now); with ``keep`` (working out
-    odds or dice for the form as it is, or a refused write) every typed value is kept."""
+    odds or dice for the form as it is, or a refused write) every typed value is kept
+    (:func:`typed_values`)."""
     from urllib.parse import urlencode
 
     from warroom import api
@@ -252,13 +253,8 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
         return view
     specs = api.param_specs(proc)
     fields_for = str(form.get("_for") or "").partition("|")[0]
-    typed = raw_params(specs, form, PREFIX) if fields_for == proc.id else {}
-    if not keep:
-        # a new form for these units: what the units filled last time is filled again
-        # from the units as they are now
-        # (and a value left at its default lets the units fill it)
-        old = set(str(form.get("_filled") or "").split(","))
-        typed = explicit(proc, {k: v for k, v in typed.items() if k not in old}, {})
+    typed = typed_values(proc, form, choice, raw_params(specs, form, PREFIX)
+                         if fields_for == proc.id else {}, keep=keep)
     # only what differs from the units (or the defaults) is the player's own
     typed = explicit(proc, typed, values)
     raw = {**values, **typed}
@@ -274,6 +270,20 @@ def build(request: Any, bt: Battles, st: State, side: str | None, form: Form, co
         _, params = api.prepare(proc.id, raw, bt.registry)
         view.dice_next = dice_next(proc, params, view.dice_text, tr)
     return view
+
+
+def typed_values(proc: Procedure, form: Form, choice: Choice, typed: dict[str, Any], *,
+                 keep: bool) -> dict[str, Any]:
+    """What the player typed on ``form`` (``typed``: its parameter fields) for
+    ``choice``. With ``keep`` (the form as it is: its odds, its dice, a Roll) every value,
+    unless the form was filled for other units (its ``_for`` is another choice: a Roll
+    tapped before a new pick's form came back). Otherwise (a new form for these units)
+    what the units filled last time (``_filled``) is left out, to be filled again from
+    the units as they are now, and so is a value left at its default."""
+    if keep and str(form.get("_for") or "") == choice.key:
+        return typed
+    old = set(str(form.get("_filled") or "").split(","))
+    return explicit(proc, {k: v for k, v in typed.items() if k not in old}, {})
 
 
 def fold_rare(fields: Sequence[FieldForm], filled: Mapping[str, str]
