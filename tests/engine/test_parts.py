@@ -439,3 +439,68 @@ def test_only_written_positions_may_be_left_with_keep() -> None:
                      ("s",)).weights == {((3,),): 1}
     with pytest.raises(ValueError):
         part((), fixed(lambda s, d: ()), writes=(0,))
+
+
+# -- a stage keyed by what its changes depend on (part's ``key``) ------------------------
+# x is a die; then twice, a die hits (z + 1) on 4+ where x is even, on 5+ where it is odd:
+# the stage reads x and z, but its changes depend only on x's parity and z.
+def _parity_hit(s: tuple[int, int], d: Dice) -> tuple[int, int]:
+    CALLS["keyed"] = CALLS.get("keyed", 0) + 1
+    x, z = s
+    return (KEEP, z + int(d.die(rule="t.part.hit", what="hit") >= 4 + x % 2))
+
+
+KEYED = part((0, 2), fixed(_parity_hit), key=fixed(lambda s: (s[0] % 2, s[1]), "t.part.parity"))
+
+
+def _keyed_fight(d: Dice) -> Mapping[str, Any]:
+    (x, _, z), _ = d.stages((0, 0, 0), (KEYED,), rounds=2, opening=(FIRST,))
+    return {"x": x, "z": z}
+
+
+def _brute_keyed() -> dict[tuple[int, int], F]:
+    out: dict[tuple[int, int], F] = {}
+    for x, a, b in product(range(1, 7), repeat=3):
+        key = (x, int(a >= 4 + x % 2) + int(b >= 4 + x % 2))
+        out[key] = out.get(key, F(0)) + F(1, 6**3)
+    return out
+
+
+def test_a_keyed_stage_equals_every_die_and_is_worked_out_once_per_key() -> None:
+    CALLS.clear()
+    w = exact_run(_keyed_fight, ("x", "z"))
+    assert {k: F(v, w.denominator) for k, v in w.weights.items()} == _brute_keyed()
+    # keys met: (parity, 0) in the first round, (parity, 1) too in the second: 4 in all,
+    # each a run per face, after one run that finds the stage branches; by the values
+    # read, (x, 0) then (x, 1), it would be 12 (1 + 12 * 6 runs)
+    assert CALLS["keyed"] == 1 + 4 * 6
+
+
+def test_a_keyed_stage_rolls_with_entered_dice() -> None:
+    # x = 3 (odd: 5+): 5 hits, 4 misses
+    assert _keyed_fight(RollDice(EnteredSource([3, 5, 4]))) == {"x": 3, "z": 1}
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_a_keyed_stage_sampled_follows_the_exact_odds(batched: bool) -> None:
+    import random
+
+    from tests.helpers import close_enough
+    from warroom.engine.batched import simulate_batched
+    from warroom.engine.montecarlo import SampleDice
+
+    n = 6000
+    counts: dict[tuple[Any, ...], int] = {}
+    if batched:
+        got = simulate_batched(_keyed_fight, ("x", "z"), n, 11)
+        assert got is not None
+        counts = got[0]
+    else:
+        dice = SampleDice(random.Random(11))
+        for _ in range(n):
+            o = _keyed_fight(dice)
+            counts[o["x"], o["z"]] = counts.get((o["x"], o["z"]), 0) + 1
+    exact = _brute_keyed()
+    assert set(counts) <= set(exact)
+    for key, p in exact.items():
+        assert close_enough(counts.get(key, 0) / n, float(p), n), (key, p)

@@ -332,10 +332,11 @@ def _merged(pairs: Any) -> list[tuple[Any, int]]:
     return list(out.items())
 
 
-_Piece = tuple[tuple[int, ...], Callable[..., Any], Any, int]
+_Piece = tuple[tuple[int, ...], Callable[..., Any], Any, int,
+               Callable[[tuple[Any, ...]], Any] | None]
 """A stage on part of the state: its positions, its function on them, where its
-transitions are kept by the value of the positions it reads (None: it runs as it is),
-and how many of its positions it reads (the first: context.part)."""
+transitions are kept by the value of the positions it reads or by its key (None: it runs
+as it is), how many of its positions it reads (the first) and its key (context.part)."""
 
 
 def _plan(run: _Run, opening: tuple[Stage[Any], ...], stages: tuple[Stage[Any], ...]
@@ -346,7 +347,8 @@ def _plan(run: _Run, opening: tuple[Stage[Any], ...], stages: tuple[Stage[Any], 
         steps = part_pieces(stage)
         if steps is None:
             return stage
-        return [(positions, fn, run.sampler._part_memo(fn), n) for positions, fn, n in steps]
+        return [(positions, fn, run.sampler._part_memo(fn, key), n, key)
+                for positions, fn, n, key in steps]
 
     return [one(f) for f in opening], [one(f) for f in stages]
 
@@ -485,7 +487,7 @@ def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any
     rows = np.zeros((1, width), dtype=np.int64)
     counts = np.array([n], dtype=np.int64)
     merging, kept = True, 1  # whether the last merge paid; the rows it left
-    for at, fn, memo, n_read in (piece for item in items for piece in _pieces(item)):
+    for at, fn, memo, n_read, key in (piece for item in items for piece in _pieces(item)):
         if memo is _COLUMNS:  # a stage on the whole state with a columnar form
             rows, counts = _column_step(run, fn, rows, counts, values, codes)
             coded.clear()  # coded afresh
@@ -501,7 +503,7 @@ def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any
         # each group's values, a position at a time (in C): one tuple per group
         subs = list(zip(*(map(values[f].__getitem__, groups[:, j].tolist())
                           for j, f in enumerate(read)), strict=True))
-        tables = _part_tables(run, fn, memo, subs, len(at), np.bincount(
+        tables = _part_tables(run, fn, memo, key, subs, len(at), np.bincount(
             inverse, weights=counts, minlength=len(subs)).astype(np.int64))
         if tables is None:
             return None
@@ -539,7 +541,7 @@ def _joined_counts(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any],
     first, each = _plan(run, opening, stages)
     items = [*first, *each]
     if not items or not all(type(item) is list and all(memo is not None
-                                                       for _, _, memo, _ in item)
+                                                       for _, _, memo, _, _ in item)
                             for item in items):
         return None
     from warroom.engine.exact import acyclic
@@ -593,7 +595,7 @@ def _form(stage: Any) -> Callable[..., Any] | None:
 def _pieces(item: Any) -> list[Any]:
     """:func:`_columnar`'s pieces of a planned stage: a stage on parts is its pieces, a
     stage with a columnar form one piece of its own."""
-    return item if type(item) is list else [((), _form(item), _COLUMNS, 0)]
+    return item if type(item) is list else [((), _form(item), _COLUMNS, 0, None)]
 
 
 def _column_step(run: _Run, form: Callable[..., Any], rows: Any, counts: Any,
@@ -847,30 +849,46 @@ def _grouped(rows: Any, at: tuple[int, ...], sizes: list[int]) -> tuple[Any, Any
 
 
 def _part_tables(run: _Run, fn: Callable[..., Any], memo: dict[Any, Any],
-                 subs: list[tuple[Any, ...]], width: int, samples: Any) -> list[Any] | None:
+                 key: Callable[[tuple[Any, ...]], Any] | None, subs: list[tuple[Any, ...]],
+                 width: int, samples: Any) -> list[Any] | None:
     """Each value's exact transition (None: its samples run the stage one by one: a value
     seen too rarely to pay for its table); None where one is too large. ``subs``: the
-    values of the positions the stage reads, of ``width`` in all."""
+    values of the positions the stage reads, of ``width`` in all; ``key``: what keys
+    the transitions (context.part; None: the values)."""
     tables: list[Any] = []
     seen = run.tabled.setdefault(id(memo), [0, 0])  # tables worked out, their changes
-    for sub, k in zip(subs, samples.tolist(), strict=True):
-        table = memo.get(sub, 0)
+    ks = samples.tolist()
+    mks: list[Any] = subs
+    if key is not None:  # the samples of every value of a key count towards its table
+        mks = list(map(key, subs))
+        per: dict[Any, int] = {}
+        for mk, k in zip(mks, ks, strict=True):
+            per[mk] = per.get(mk, 0) + k
+        ks = list(map(per.__getitem__, mks))
+    decided: dict[Any, Any] = {}  # per key met here: its table (None: rolled)
+    for sub, mk, k in zip(subs, mks, ks, strict=True):
+        if key is not None and mk in decided:
+            tables.append(decided[mk])
+            continue
+        table = memo.get(mk, 0)
         if type(table) is int:  # samples seen from this value: rolled until it pays
             # a stage whose tables have few changes (a die) is cheap to table: its
             # values are tabled sooner (at about as many samples as changes)
             pays = (COLUMN_TABLE_FROM if not seen[0] else
                     max(2, min(COLUMN_TABLE_FROM, -(-seen[1] // seen[0]))))
             if table + k < pays:
-                memo[sub] = table + k
+                memo[mk] = table + k
                 tables.append(None)
+                decided[mk] = None
                 continue
-            table = memo[sub] = run.sampler._work_part(fn, sub, width)
+            table = memo[mk] = run.sampler._work_part(fn, sub, width)
             if table is not RAW:
                 seen[0] += 1
                 seen[1] += len(table.values)
         if table is RAW:
             return None
         tables.append(table)
+        decided[mk] = table
     return tables
 
 
@@ -1030,15 +1048,16 @@ def _parts_step(run: _Run, pieces: list[_Piece], s: tuple[Any, ...], k: int, fou
         if i == len(pieces):
             _add(out, (st, fought), c)
             continue
-        at, fn, memo, n_read = pieces[i]
+        at, fn, memo, n_read, key = pieces[i]
         sub = tuple([st[at[f]] for f in range(n_read)])
-        table = memo.get(sub, 0) if memo is not None else RAW
+        mk = sub if key is None else key(sub)
+        table = memo.get(mk, 0) if memo is not None else RAW
         if type(table) is int:  # samples seen from this value: rolled until it pays
             if table + c < PART_TABLE_FROM:
-                memo[sub] = table + c
+                memo[mk] = table + c
                 table = RAW
             else:
-                table = memo[sub] = sampler._work_part(fn, sub, len(at))
+                table = memo[mk] = sampler._work_part(fn, sub, len(at))
         if table is RAW:
             for _ in range(c):
                 todo.append((_spliced(st, at, sampler._run_part(fn, sub, at)), 1, i + 1))

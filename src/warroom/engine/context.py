@@ -158,7 +158,8 @@ def part_changes(sub: tuple[Any, ...], after: tuple[Any, ...]) -> tuple[tuple[in
 
 
 def part(fields: Sequence[int], stage: Callable[[tuple[Any, ...], Dice], tuple[Any, ...]],
-         writes: Sequence[int] = ()) -> Stage[Any]:
+         writes: Sequence[int] = (), key: Callable[[tuple[Any, ...]], Any] | None = None
+         ) -> Stage[Any]:
     """A stage that reads and changes only the state's values at ``fields`` (positions,
     in order): ``stage`` is called with those values as a tuple and returns their next
     values, the rest of the state is left as it is. Rolling, that is all it does. The
@@ -172,7 +173,18 @@ def part(fields: Sequence[int], stage: Callable[[tuple[Any, ...], Dice], tuple[A
     is), and its transitions are still worked out once per value of ``fields`` alone:
     a Random Selection die that reads only the highest roll so far and marks who is
     tied for it (the units' states, known at that point) has a few transitions, not one
-    per set of units tied."""
+    per set of units tied.
+
+    ``key``: what the stage's changes depend on, from the values of ``fields``; values
+    with the same key share one transition (worked out from the first met). Values
+    with equal keys must be changed alike: the same positions left as they are, the
+    others set to the same values with the same chances. A unit's Leader Loss check
+    reads the leaders lost but depends only on its state and the check they call for,
+    so a stack works out a few of them, not one per set of leaders lost. Like the
+    stage, the key must be fixed by what the stage computes (a function of the same
+    values: stages made alike and marked :func:`fixed` alike share their transitions),
+    and it is worth marking :func:`fixed` itself (else its stage's transitions are kept
+    for its own plan only)."""
     at = (*fields, *writes)
     if not at or len(set(at)) != len(at) or min(at) < 0 or not fields:
         raise ValueError(f"a part of a state names distinct positions, got {fields!r}, "
@@ -190,7 +202,7 @@ def part(fields: Sequence[int], stage: Callable[[tuple[Any, ...], Dice], tuple[A
                 out[f] = v
         return tuple(out)
 
-    whole._warroom_part = (at, stage, n)  # type: ignore[attr-defined]
+    whole._warroom_part = (at, stage, n, key)  # type: ignore[attr-defined]
     return whole
 
 
@@ -206,12 +218,12 @@ def parts(*stages: Stage[Any]) -> Stage[Any]:
     if not pieces or any(p is None for p in pieces):
         raise ValueError("parts() joins stages made by part()")
     at = tuple(sorted({f for p in pieces if p is not None for f in p[0]}))
-    local = tuple((tuple(at.index(f) for f in p[0]), p[1], p[2]) for p in pieces
+    local = tuple((tuple(at.index(f) for f in p[0]), p[1], p[2], p[3]) for p in pieces
                   if p is not None)
 
     def composed(sub: tuple[Any, ...], d: Dice) -> tuple[Any, ...]:
         values = list(sub)
-        for positions, fn, n in local:
+        for positions, fn, n, _ in local:
             after = fn(tuple([values[j] for j in positions[:n]]), d)
             if not isinstance(after, tuple) or len(after) != len(positions):
                 raise RuleError(f"a stage on {len(positions)} values must return "
@@ -229,7 +241,7 @@ def parts(*stages: Stage[Any]) -> Stage[Any]:
             state = stage(state, d)
         return state
 
-    whole._warroom_part = (at, fixed(composed), len(at))  # type: ignore[attr-defined]
+    whole._warroom_part = (at, fixed(composed), len(at), None)  # type: ignore[attr-defined]
     return whole
 
 

@@ -101,9 +101,11 @@ def _joined(items: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-PartPiece = tuple[tuple[int, ...], Callable[..., Any], int]
-"""A stage on part of the state: its positions in the whole state, its function, and how
-many of its positions it reads (the first; the others it only writes: context.part)."""
+PartPiece = tuple[tuple[int, ...], Callable[..., Any], int,
+                  Callable[[tuple[Any, ...]], Any] | None]
+"""A stage on part of the state: its positions in the whole state, its function, how
+many of its positions it reads (the first; the others it only writes) and what keys its
+transitions (None: the values it reads) (context.part)."""
 
 
 def part_pieces(stage: Stage[Any]) -> list[PartPiece] | None:
@@ -112,17 +114,18 @@ def part_pieces(stage: Stage[Any]) -> list[PartPiece] | None:
     part = getattr(stage, "_warroom_part", None)
     if part is None:
         return None
-    at, inner, n = part
+    at, inner, n, key = part
     pieces = getattr(inner, "_warroom_parts", None)
-    return ([(tuple(at[j] for j in positions), fn, k) for positions, fn, k in pieces]
-            if pieces is not None else [(at, inner, n)])
+    return ([(tuple(at[j] for j in positions), fn, k, kf) for positions, fn, k, kf in pieces]
+            if pieces is not None else [(at, inner, n, key)])
 
 
 _PartStep = tuple[int, Callable[[Any], tuple[Any, ...]], dict[Any, Any],
-                  tuple[tuple[int, ...], Callable[..., Any], dict[Any, Any] | None]]
+                  tuple[tuple[int, ...], Callable[..., Any], dict[Any, Any] | None,
+                        Callable[[tuple[Any, ...]], Any] | None]]
 """A step of :meth:`SampleDice._part_steps`: the position of its part when it has one
 (else -1), the getter of its part, the transitions it has drawn from, and its positions,
-function and shared memo (:meth:`SampleDice._part_memo`)."""
+function, shared memo (:meth:`SampleDice._part_memo`) and key (context.part)."""
 
 
 class SampleDice(Dice):
@@ -361,21 +364,26 @@ class SampleDice(Dice):
         if steps is None:
             return stage
         return tuple((positions[0] if n == 1 else -1, _getter(positions[:n]), {},
-                      (positions, fn, self._part_memo(fn))) for positions, fn, n in steps)
+                      (positions, fn, self._part_memo(fn, key), key))
+                     for positions, fn, n, key in steps)
 
-    def _part_memo(self, fn: Callable[..., Any]) -> dict[Any, Any] | None:
-        """Where ``fn``'s transitions are kept, by the value of its part (shared by
-        functions computing the same, like a chain's table); None: run as it is (not
-        marked :func:`~warroom.engine.context.fixed`, as for chains, or no key)."""
+    def _part_memo(self, fn: Callable[..., Any],
+                   key: Callable[[tuple[Any, ...]], Any] | None = None
+                   ) -> dict[Any, Any] | None:
+        """Where ``fn``'s transitions are kept, by the value of its part or by ``key`` of
+        it (shared by functions computing the same, like a chain's table; a key that
+        names nothing: kept for this function alone); None: run as it is (not marked
+        :func:`~warroom.engine.context.fixed`, as for chains, or no key)."""
         if not getattr(fn, "_warroom_fixed", False):
             return None
-        memo: dict[Any, Any] | None = self._parts.get(fn)
-        if memo is None and fn not in self._parts:
-            from warroom.engine.exact import chain_key
+        memo: dict[Any, Any] | None = self._parts.get((fn, key))
+        if memo is None and (fn, key) not in self._parts:
+            from warroom.engine.exact import chain_key, part_key
 
-            key = chain_key(fn)
-            memo = None if key is None else self._parts.setdefault(("part", key), {})
-            self._parts[fn] = memo
+            named = part_key(fn, key)
+            memo = (self._parts.setdefault(("part", named), {}) if named is not None else
+                    None if chain_key(fn) is None else {})
+            self._parts[fn, key] = memo
         return memo
 
     def _part_steps(self, steps: tuple[_PartStep, ...], state: list[Any]) -> None:
@@ -403,22 +411,24 @@ class SampleDice(Dice):
                 state[f] = v
 
     def _part_step(self, step: tuple[tuple[int, ...], Callable[..., Any],
-                                     dict[Any, Any] | None],
+                                     dict[Any, Any] | None,
+                                     Callable[[tuple[Any, ...]], Any] | None],
                    key: Any, single: bool, drawn: dict[Any, Any], state: list[Any]) -> None:
         """One step of :meth:`_part_steps` from a value its step has not drawn from yet:
         the transition from the value of ``fn``'s part (kept as the changes it makes,
         (index in the part, value) pairs, by every function computing the same) worked
         out once the value has come up :data:`PART_TABLE_AFTER` times and then drawn
         from (and kept by the step), or the stage run as it is."""
-        at, fn, memo = step
+        at, fn, memo, keyed = step
         sub = (key,) if single else key
-        table = memo.get(sub, 0) if memo is not None else RAW
+        mk = sub if keyed is None else keyed(sub)
+        table = memo.get(mk, 0) if memo is not None else RAW
         if type(table) is int:  # this value seen ``table`` times before
             if table + 1 < PART_TABLE_AFTER:  # rolled until its table pays
-                memo[sub] = table + 1  # type: ignore[index]
+                memo[mk] = table + 1  # type: ignore[index]
                 table = RAW
             else:
-                table = memo[sub] = self._work_part(fn, sub, len(at))  # type: ignore[index]
+                table = memo[mk] = self._work_part(fn, sub, len(at))  # type: ignore[index]
         if table is RAW:
             change = self._run_part(fn, sub, at)
             for j, v in change:

@@ -553,9 +553,12 @@ def test_six_unit_stack_checks_follow_distinct_states(monkeypatch: pytest.Monkey
     """The structure that makes the six-unit K/1 stack fast (its time is a benchmark
     row): every check is a piece of a stage on part of the state, worked out once per
     value of that part (a unit's check per leader helping it and the unit's own state,
-    its Leader Loss check per leaders lost and the unit's state, and so each leader's own
-    Leader Loss check), so the checks are replayed 649 times for 21,716 joint outcomes
-    (661 when the leaders' own Leader Loss checks were one piece per state of all the
+    its Leader Loss check per check the leaders lost call for and the unit's state, and
+    so each leader's own Leader Loss check; a leader's check per DRM helping him and his
+    state, not per state of every leader), so the checks are replayed 375 times for
+    21,716 joint outcomes (649 when the Leader Loss checks were worked out per set of
+    leaders lost and the leaders' checks per state of every leader; 661 when the
+    leaders' own Leader Loss checks were one piece per state of all the
     leaders; 860 before each piece's runs went leaf first, with no run only
     to find where it branches; 2,618 when a unit's check and its Leader Loss check were one
     piece per leaders' context, helper and lost leaders together, and the unit's state;
@@ -573,7 +576,7 @@ def test_six_unit_stack_checks_follow_distinct_states(monkeypatch: pytest.Monkey
     units = "squad:7:3,leader:8:-1:elr=3,hs:6:2:broken,squad:6,leader:9:-2,hs:5"
     d = warroom.odds("asl.ift_on_stack", units=units, result="K/1")
     assert len(d.weights) == 21_716
-    assert calls[0] == 649
+    assert calls[0] == 375
 
 
 def test_an_estimate_makes_the_attack_plan_and_rows_once() -> None:

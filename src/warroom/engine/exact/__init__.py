@@ -33,7 +33,7 @@ from warroom.engine.exact.dice import (
     plain_transition,
 )
 from warroom.engine.exact.kernels import KRONECKER_BITS, multinomial_dense, multinomial_keys
-from warroom.engine.exact.keys import chain_key, stage_key
+from warroom.engine.exact.keys import chain_key, part_key, stage_key
 from warroom.engine.exact.lazy import EVAL_MEMO, lazy_outcomes
 from warroom.engine.exact.pools import POOL_TABLES
 
@@ -55,6 +55,7 @@ __all__ = [
     "lazy_outcomes",
     "multinomial_dense",
     "multinomial_keys",
+    "part_key",
     "plain_transition",
     "stage_key",
 ]

@@ -13,8 +13,20 @@ def stage_key(stage: Callable[..., Any]) -> Any:
     part = getattr(stage, "_warroom_part", None)
     if part is None:
         return chain_key(stage)
-    inner = chain_key(part[1])
+    inner = part_key(part[1], part[3])
     return None if inner is None else ("part", part[0], part[2], inner)
+
+
+def part_key(fn: Callable[..., Any], key: Callable[..., Any] | None) -> Any:
+    """What a stage on part of the state computes (context.part): its function's key
+    (:func:`chain_key`), with that of the function keying its transitions where it has
+    one (a transition kept by a key is another stage's than one kept by the values).
+    None: not memoised beyond its plan."""
+    inner = chain_key(fn)
+    if key is None or inner is None:
+        return inner
+    outer = chain_key(key)
+    return None if outer is None else ("keyed", inner, outer)
 
 
 def chain_key(chain: Callable[..., Any] | None, depth: int = 0) -> Any:

@@ -110,7 +110,8 @@ class Packed:
                     for r, states in dist.items()}
 
 
-def packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any], int],
+def packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any], int,
+                                  Callable[[Any], Any] | None],
                       token: Any, memo: dict[Any, Any], dist: dict[int, dict[Any, int]],
                       buckets: dict[int, dict[int, dict[Any, int]]], bump: int,
                       shared: dict[Any, Any], packed: Packed, *, make: MakeDice
@@ -121,7 +122,7 @@ def packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], A
     states (and, for a position the part only writes, the bits to clear and set), and
     applied. Whether any state moved; None, with nothing done, when a position would get
     more values than its bits can number (the caller goes on with tuples)."""
-    at, inner, _, n = part
+    at, inner, _, n, key = part
     width = len(at)
     fields = tuple(map(str, range(width)))
     part_mask = packed.mask(at[:n])
@@ -147,7 +148,8 @@ def packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], A
             if g in moves:
                 continue
             changes, sden = part_transition(inner, packed.fields(g, at[:n]), at, token,
-                                            memo, width, fields, shared, make=make)
+                                            memo, width, fields, shared, make=make,
+                                            key=key)
             adds: list[tuple[int, int, int, int]] = []
             for ch, w2 in changes:
                 add, keep, put = 0, -1, 0

@@ -13,7 +13,7 @@ from warroom.engine.context import Stage, part_changes
 from warroom.engine.exact import transitions
 from warroom.engine.exact.collector import acyclic
 from warroom.engine.exact.core import MakeDice, Outcome, Transition
-from warroom.engine.exact.keys import chain_key
+from warroom.engine.exact.keys import part_key
 
 
 def single(f: int) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
@@ -21,7 +21,8 @@ def single(f: int) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
     return lambda s: (s[f],)
 
 
-def part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any], int], token: Any,
+def part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any], int,
+                           Callable[[Any], Any] | None], token: Any,
                memo: dict[Any, Any], dist: dict[int, dict[Outcome, int]],
                buckets: dict[int, dict[int, dict[Outcome, int]]],
                done: Callable[[Any], bool] | None, bump: int, shared: dict[Any, Any], *,
@@ -35,7 +36,7 @@ def part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any], in
     any state is spliced: their weights are put over one denominator for the stage (the
     states go into one bucket, with nothing to merge and scale afterwards) and each
     change is spliced into the states of its group in one tight loop."""
-    at, inner, get, _ = part
+    at, inner, get, _, key = part
     width = len(at)
     fields = tuple(map(str, range(width)))
     moved = False
@@ -63,7 +64,7 @@ def part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any], in
         for sub in groups:
             if sub not in seen:
                 seen[sub] = part_transition(inner, sub, at, token, memo, width, fields, shared,
-                                            make=make)
+                                            make=make, key=key)
     common = lcm(*{sden for _, sden in seen.values()}) if seen else 1
     into = buckets.setdefault(common, {})
     with acyclic():
@@ -125,11 +126,13 @@ integer weights over one denominator."""
 
 def part_transition(inner: Stage[Any], sub: Any, at: tuple[int, ...], token: Any,
                     memo: dict[Any, Any], width: int, fields: tuple[str, ...],
-                    shared: dict[Any, Any], *, make: MakeDice) -> Changes:
+                    shared: dict[Any, Any], *, make: MakeDice,
+                    key: Callable[[Any], Any] | None = None) -> Changes:
     """A part stage's transition from the values ``sub`` of the positions it reads, as
     the changes it makes to the state (position in ``at``, value) with their weights,
-    memoised under ``token``."""
-    found = memo.get((token, sub))
+    memoised under ``token`` and the values (or their ``key``: context.part)."""
+    mk = (token, sub if key is None else key(sub))
+    found = memo.get(mk)
     if found is None:
         pieces = getattr(inner, "_warroom_parts", None)
         if pieces is not None:  # context.parts: composed from its pieces' transitions
@@ -139,14 +142,15 @@ def part_transition(inner: Stage[Any], sub: Any, at: tuple[int, ...], token: Any
                                                    make=make)
         if len(after) == 1:  # certain: weight 1 over 1
             after, sden = [(after[0][0], 1)], 1
-        found = memo[token, sub] = (
+        found = memo[mk] = (
             [(tuple([(at[j], v) for j, v in part_changes(sub, s2)]), w2)
              for s2, w2 in after],
             sden)
     return found
 
 
-def composed_transition(pieces: tuple[tuple[tuple[int, ...], Stage[Any], int], ...], sub: Any,
+def composed_transition(pieces: tuple[tuple[tuple[int, ...], Stage[Any], int,
+                                             Callable[[Any], Any] | None], ...], sub: Any,
                         memo: dict[Any, Any], shared: dict[Any, Any], *, make: MakeDice
                         ) -> Transition:
     """The transition of stages on parts one after another (:func:`~warroom.engine.
@@ -156,20 +160,21 @@ def composed_transition(pieces: tuple[tuple[tuple[int, ...], Stage[Any], int], .
     tokens = shared.get(("parts tokens", pieces))
     if tokens is None:
         tokens = []
-        for positions, fn, n in pieces:
-            key = chain_key(fn)
-            tokens.append(object() if key is None else shared.setdefault(
-                ("stage token", ("part", positions, n, key)), object()))
+        for positions, fn, n, keyed in pieces:
+            named = part_key(fn, keyed)
+            tokens.append(object() if named is None else shared.setdefault(
+                ("stage token", ("part", positions, n, named)), object()))
         shared["parts tokens", pieces] = tokens
     dist: dict[Outcome, int] = {sub: 1}
     den = 1
-    for (positions, fn, n), token in zip(pieces, tokens, strict=True):
+    for (positions, fn, n, keyed), token in zip(pieces, tokens, strict=True):
         get = operator.itemgetter(*positions[:n]) if n > 1 else single(positions[0])
         fields = tuple(map(str, range(len(positions))))
         buckets: dict[int, dict[Outcome, int]] = {}
         for s, w in dist.items():
             changes, sden = part_transition(fn, get(s), positions, token, memo,
-                                            len(positions), fields, shared, make=make)
+                                            len(positions), fields, shared, make=make,
+                                            key=keyed)
             bucket = buckets.setdefault(sden, {})
             for ch, w2 in changes:
                 if ch:

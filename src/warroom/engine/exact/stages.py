@@ -19,10 +19,12 @@ from warroom.engine.exact.core import MakeDice, Outcome
 from warroom.engine.exact.packed import Packed, packed_part_stage
 from warroom.engine.exact.parts import part_stage, single
 
-Part = tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any], int]
+Part = tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any], int,
+             Callable[[Any], Any] | None]
 """A stage on part of the state (context.part): its positions, the function on them, how
-to read from a state the positions it reads, and how many it reads (the first of its
-positions; the others it only writes)."""
+to read from a state the positions it reads, how many it reads (the first of its
+positions; the others it only writes) and what keys its transitions (None: the values it
+reads)."""
 
 Dist = dict[int, dict[Any, int]]
 """Rounds begun -> state -> integer weight (over a denominator held beside it)."""
@@ -68,8 +70,8 @@ def part_of(stage: Stage[Any]) -> Part | None:
     part = getattr(stage, "_warroom_part", None)
     if part is None:
         return None
-    at, inner, n = part
-    return (at, inner, operator.itemgetter(*at[:n]) if n > 1 else single(at[0]), n)
+    at, inner, n, key = part
+    return (at, inner, operator.itemgetter(*at[:n]) if n > 1 else single(at[0]), n, key)
 
 
 class _Programme:

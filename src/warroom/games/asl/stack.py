@@ -520,8 +520,46 @@ def _stages(units: tuple[Unit, ...], result: str, drm: int, rd: Readings
                 out[-1] = lost
             return tuple(out)
 
-        return part(fields, fixed(stage, ("asl.stack", units, result, drm, rd,
-                                          key_of(ks))))
+        name = ("asl.stack", units, result, drm, rd, key_of(ks))
+        keyed = keyed_by(ks, fields)
+        return part(fields, fixed(stage, name),
+                    key=None if keyed is None else fixed(keyed, ("key", name)))
+
+    def keyed_by(ks: tuple[int, ...], fields: tuple[int, ...]
+                 ) -> Callable[[State], Any] | None:
+        """What a single step's changes depend on (``part``'s key), where that is less
+        than the values it reads: a leader's check on his state and the DRM of the
+        leader helping him (not every other leader's state); a Leader Loss check on the
+        unit's state and the check the leaders lost call for (not which leaders they
+        are), and whether it clears the leaders lost. None: the values read."""
+        if len(ks) != 1:
+            return None
+        k = ks[0]
+        what, i = steps[k]
+        if what == "check" and not clears[k]:
+            at = {j - 1: n for n, j in enumerate(fields)}
+            me = at[i]
+
+            def check_key(sub: State) -> Any:
+                ss: list[Any] = [None] * m
+                for j, n in at.items():
+                    ss[j] = sub[n]
+                return sub[me], _lead(units, ss, i, order, k)[1]
+
+            return check_key
+        if what in ("loss", "ll"):
+            clearing = k == clear_lost
+
+            def loss_key(sub: State) -> Any:
+                s, lost = sub
+                if s & ELIM or not lost:
+                    return s, (), clearing and bool(lost)
+                key = (i, s, lost)
+                plan = loss_plans[key] if key in loss_plans else loss_plan(i, s, lost)
+                return s, plan, clearing
+
+            return loss_key
+        return None
 
     # a stage per Random Selection die, per unit's casualty, per check; a unit's Leader
     # Loss check joins the stage before it (a piece each), and so does the leaders'
