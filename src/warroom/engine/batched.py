@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -72,12 +73,15 @@ _ALONE: Any = object()
 
 class _Counted:
     """What :meth:`BatchDice.finish` hands back: outcomes (rows of the procedure's
-    fields) with their samples. The procedure returns it as it is."""
+    fields) with their samples, and outcomes of one sample each (``ones``: an estimate's
+    samples rarely end alike). The procedure returns it as it is."""
 
-    __slots__ = ("rows",)
+    __slots__ = ("ones", "rows")
 
-    def __init__(self, rows: list[tuple[tuple[Any, ...], int]]) -> None:
+    def __init__(self, rows: list[tuple[tuple[Any, ...], int]],
+                 ones: list[tuple[Any, ...]] | None = None) -> None:
         self.rows = rows
+        self.ones = ones or []
 
     def __getitem__(self, name: str) -> Any:
         raise RuleError("a procedure must return the outcome of Dice.finish as it is")
@@ -299,13 +303,15 @@ class BatchDice(Dice):
         joined = getattr(outcome, "_warroom_joined", None)  # and many rows at once
         if (joined is not None and row is not None and row[0] == fields and done is None
                 and self.count >= COLUMNS_FROM):
-            rows = _joined_counts(self.run, state, tuple(opening), tuple(stages), rounds,
-                                  self.count, joined)
-            if rows is not None:
-                if rows and len(rows[0][0]) != len(fields):
-                    raise RuleError(f"an outcome row of {len(fields)} fields has "
-                                    f"{len(rows[0][0])} values: {rows[0][0]!r}")
-                return _Counted(rows)  # type: ignore[return-value]
+            found = _joined_counts(self.run, state, tuple(opening), tuple(stages), rounds,
+                                   self.count, joined)
+            if found is not None:
+                ones, rows = found
+                for one in (ones[:1] or [key for key, _ in rows[:1]]):
+                    if len(one) != len(fields):
+                        raise RuleError(f"an outcome row of {len(fields)} fields has "
+                                        f"{len(one)} values: {one!r}")
+                return _Counted(rows, ones)  # type: ignore[return-value]
         last = _population(self.run, state, tuple(opening), tuple(stages), rounds, done,
                            True, self.count)
         out: dict[tuple[Any, ...], int] = {}
@@ -484,14 +490,14 @@ def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any
         return c
 
     coded: dict[tuple[int, tuple[int, ...]], Any] = {}  # tables' changes as codes
-    rows = np.zeros((1, width), dtype=np.int64)
-    counts = np.array([n], dtype=np.int64)
+    held = _Held(np.zeros((1, width), dtype=np.int64), np.array([n], dtype=np.int64))
     merging, kept = True, 1  # whether the last merge paid; the rows it left
     for at, fn, memo, n_read, key in (piece for item in items for piece in _pieces(item)):
+        rows, counts = held.rows(), held.counts()
         if memo is _COLUMNS:  # a stage on the whole state with a columnar form
-            rows, counts = _column_step(run, fn, rows, counts, values, codes)
+            held = _Held(*_column_step(run, fn, rows, counts, values, codes))
             coded.clear()  # coded afresh
-            kept = len(rows)
+            kept = held.n
             continue
         if memo is None:
             return None  # not tabled
@@ -507,36 +513,36 @@ def _columns(run: _Run, state: tuple[Any, ...], first: list[Any], each: list[Any
             inverse, weights=counts, minlength=len(subs)).astype(np.int64))
         if tables is None:
             return None
-        rolled_rows = [(u, rows[inverse == u], counts[inverse == u])
-                       for u, table in enumerate(tables) if table is None]
-        stay, more_rows, more_counts = _tabled(run, at, code, rows, counts, inverse, tables,
-                                               coded)
-        out_rows = [rows if stay is None else rows[stay], more_rows]
-        out_counts = [counts if stay is None else counts[stay], more_counts]
-        for u, mine, k in rolled_rows:
-            _rolled(run, fn, at, subs[u], code, mine, k, out_rows, out_counts)
-        if len(out_rows) > 2 or len(more_rows):
-            rows, counts = np.concatenate(out_rows), np.concatenate(out_counts)
-        else:  # every row changed in place
-            rows, counts = out_rows[0], out_counts[0]
-        if merging or len(rows) >= MERGE_GROWTH * kept:
-            before = len(rows)
-            rows, counts = _merged_rows(rows, counts, [len(v) for v in values])
-            kept = len(rows)
+        more = [_tabled(run, at, code, rows, counts, inverse, tables, coded)]
+        rolled = np.array([table is None for table in tables])
+        if rolled.any():
+            more.append(_rolled(run, fn, at, subs, code, rows, counts, inverse,
+                                np.flatnonzero(rolled[inverse])))
+        for more_rows, more_counts in more:
+            held.extend(more_rows, more_counts)
+        if merging or held.n >= MERGE_GROWTH * kept:
+            before = held.n
+            held = _Held(*_merged_rows(held.rows(), held.counts(),
+                                       [len(v) for v in values]))
+            kept = held.n
             merging = kept <= MERGE_USEFUL * before
+    rows, counts = held.rows(), held.counts()
     return rows, counts, values
 
 
 def _joined_counts(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any], ...],
                    stages: tuple[Stage[Any], ...], rounds: int, n: int,
                    joined: Callable[[Pieces, int], Iterable[tuple[Any, ...]]]
-                   ) -> list[tuple[tuple[Any, ...], int]] | None:
+                   ) -> tuple[list[tuple[Any, ...]], list[tuple[tuple[Any, ...], int]]] | None:
     """``Dice.finish`` on columns (:func:`_columns`) for an outcome with ``joined`` rows
     (``context.rows``): the last states handed to ``joined`` as the values of their
     first and second half, so their rows are put together per distinct half (and in C)
-    with no state tuple built and no call in Python per last state; the rows with their
-    samples (a row may come more than once: the caller adds them up). None where the
-    stages do not run on columns (the caller holds the states one by one)."""
+    with no state tuple built and no call in Python per last state; the rows of one
+    sample each, then the others with their samples (a row may come more than once:
+    the caller adds them up). None where the stages do not run on columns (the caller
+    holds the states one by one)."""
+
+    import numpy as np
 
     first, each = _plan(run, opening, stages)
     items = [*first, *each]
@@ -551,6 +557,12 @@ def _joined_counts(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any],
     if found is None:
         return None
     rows, counts, values = found
+    # the rows of one sample first (counted in C by the caller)
+    alone = counts == 1
+    n_ones = int(alone.sum())
+    if 0 < n_ones < len(rows):
+        order = np.concatenate([np.flatnonzero(alone), np.flatnonzero(~alone)])
+        rows, counts = rows[order], counts[order]
     width = len(values)
     h = (width + 1) // 2
     with acyclic():
@@ -564,8 +576,11 @@ def _joined_counts(run: _Run, state: tuple[Any, ...], opening: tuple[Stage[Any],
                 continue
             groups, inverse = grouped
             pieces.append((at, _decoded(groups, values, at, at[0]), inverse.tolist()))
-        return list(zip(joined(pieces, rounds if each else 0), counts.tolist(),
-                        strict=True))
+        keys = list(joined(pieces, rounds if each else 0))
+        if len(keys) != len(rows):
+            raise RuleError(f"{len(keys)} outcome rows for {len(rows)} last states")
+        return keys[:n_ones], list(zip(keys[n_ones:], counts[n_ones:].tolist(),
+                                       strict=True))
 
 
 LOOKUP_KEYS = 4
@@ -840,8 +855,13 @@ def _grouped(rows: Any, at: tuple[int, ...], sizes: list[int]) -> tuple[Any, Any
         seen[key] = True
         keys = np.flatnonzero(seen)
         inverse = (np.cumsum(seen) - 1)[key]
-    else:
-        keys, inverse = np.unique(key, return_inverse=True)
+    else:  # sorted: each run of equal keys a group
+        order, starts = _runs(key)
+        keys = key[order[starts]]
+        runs = np.zeros(len(key), dtype=np.int64)
+        runs[starts[1:]] = 1
+        inverse = np.empty(len(key), dtype=np.int64)
+        inverse[order] = np.cumsum(runs)
     groups = np.zeros((len(keys), len(at)), dtype=np.int64)
     for j in range(len(at) - 1, -1, -1):
         keys, groups[:, j] = np.divmod(keys, sizes[j])
@@ -894,48 +914,53 @@ def _part_tables(run: _Run, fn: Callable[..., Any], memo: dict[Any, Any],
 
 def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], rows: Any,
             counts: Any, inverse: Any, tables: list[Any],
-            coded: dict[tuple[int, tuple[int, ...]], Any]) -> tuple[Any, Any, Any]:
+            coded: dict[tuple[int, tuple[int, ...]], Any]) -> tuple[Any, Any]:
     """The rows of the groups with a table drawn at once: each row's samples split among
-    its group's changes (the chances of all the groups side by side, padded with zeros).
-    A row of one sample takes its change in place (``rows`` is changed: the caller's to
-    change), at the positions its change writes; a row of several becomes a copy per
-    change that got some of them (the new codes of a position written in one ``where``).
-    Returns the rows that stay (a boolean mask; None: all), and the copies with their
-    samples.
+    its table's changes (the chances of every distinct table side by side, padded with
+    zeros: groups whose values have one key share a table).
+    A row takes its first change that got samples in place (``rows`` and ``counts`` are
+    changed: the caller's to change), at the positions its change writes; each further
+    change that got some is a copy of the row as it was (the new codes of a position
+    written in one ``where``). Returns the copies with their samples.
     ``coded``: each table's changes as codes and its chances, by table and positions
     (kept by the caller for its run: the codes are its own)."""
     import numpy as np
 
-    tabled = [u for u, table in enumerate(tables) if table is not None]
-    if not tabled:
-        return (np.zeros(len(rows), dtype=bool), rows[:0], counts[:0])
-    widest = max(len(tables[u].values) for u in tabled)
-    chances = np.zeros((len(tables), widest))
-    chances[:, 0] = 1.0
-    blank = [-1] * len(at)
-    made: list[list[list[int]]] = []  # per group, per change: each position's new code
-    for u, table in enumerate(tables):
+    # the distinct tables, and each group's among them
+    distinct: dict[int, int] = {}
+    order: list[Any] = []
+    which: list[int] = []
+    for table in tables:
         if table is None:
-            made.append([blank] * widest)
+            which.append(-1)  # rolled (_rolled)
             continue
+        j = distinct.get(id(table))
+        if j is None:
+            j = distinct[id(table)] = len(order)
+            order.append(table)
+        which.append(j)
+    if not order:
+        return rows[:0], counts[:0]
+    widest = max(len(table.values) for table in order)
+    chances = np.zeros((len(order), widest))
+    new = np.full((len(order), widest, len(at)), -1, dtype=rows.dtype)
+    for j, table in enumerate(order):
         found = coded.get((id(table), at))
         if found is None:  # each change's new codes, once per table and positions
-            per: list[list[int]] = []
-            for change in table.values:
-                cells = blank.copy()
+            cells = np.full((len(table.values), len(at)), -1, dtype=rows.dtype)
+            for made, change in enumerate(table.values):
                 for pj, v in change:
-                    cells[pj] = code(at[pj], v)
-                per.append(cells)
-            found = coded[id(table), at] = (per, _probs(table))
-        per, probs = found
-        chances[u, :len(per)] = probs
-        made.append(per + [blank] * (widest - len(per)))
-    new = np.array(made, dtype=rows.dtype).reshape(len(tables) * widest, len(at))
-    has = np.zeros(len(tables), dtype=bool)
-    has[tabled] = True
-    live = has[inverse]
+                    cells[made, pj] = code(at[pj], v)
+            found = coded[id(table), at] = (cells, _probs(table))
+        cells, probs = found
+        new[j, :len(cells)] = cells
+        chances[j, :len(probs)] = probs
+    new = new.reshape(len(order) * widest, len(at))
+    last = np.array([len(table.values) - 1 for table in order])
+    tab = np.array(which)[inverse]  # each row's table
+    live = tab >= 0
     idx = np.flatnonzero(live) if not live.all() else None
-    group = inverse if idx is None else inverse[idx]
+    group = tab if idx is None else tab[idx]
     k = counts if idx is None else counts[idx]
     # a row of one sample draws its change from one uniform (a categorical draw: the
     # same law as the multinomial of one, at a third of its cost): the uniform plus the
@@ -944,47 +969,99 @@ def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], row
     # multinomial, each change that got some a copy of the row
     single = k == 1
     one = np.flatnonzero(single)
-    last = np.array([len(t.values) - 1 if t is not None else 0 for t in tables])
     pick = _picked(run, chances, last, group[one])
     many = np.flatnonzero(~single)
     drawn = run.np.multinomial(k[many], chances[group[many]])
-    rm, jm = np.nonzero(drawn)
+    rm, jm = np.nonzero(drawn)  # each row's changes that got samples, in order
+    got = drawn[rm, jm]
+    # each row's first such change is made in place (with its samples); the others
+    # are copies of the row as it was
+    first = np.ones(len(rm), dtype=bool)
+    first[1:] = rm[1:] != rm[:-1]
     src = one if idx is None else idx[one]
-    copies = rows.take(many[rm] if idx is None else idx[many[rm]], axis=0)
+    at_many = many[rm] if idx is None else idx[many[rm]]
+    copies = rows[at_many[~first]]
     # only the positions some change writes (a unit's check leaves the leader helping
     # it), and only the rows whose change writes it
     written = [(pj, f) for pj, f in enumerate(at) if (new[:, pj] >= 0).any()]
-    cells = new.take(pick, axis=0)
+    into = np.concatenate([src, at_many[first]])
+    put = new.take(np.concatenate([pick, (group[many] * widest)[rm[first]] + jm[first]]),
+                   axis=0)
     for pj, f in written:  # in place
-        c = cells[:, pj]
-        put = c >= 0
-        rows[src[put], f] = c[put]
-    cells = new.take(group[many[rm]] * widest + jm, axis=0)
+        c = put[:, pj]
+        some = c >= 0
+        rows[into[some], f] = c[some]
+    counts[at_many[first]] = got[first]
+    put = new.take((group[many] * widest)[rm[~first]] + jm[~first], axis=0)
     for pj, f in written:
-        c = cells[:, pj]
+        c = put[:, pj]
         copies[:, f] = np.where(c >= 0, c, copies[:, f])
-    stay = None
-    if idx is not None or len(many):
-        stay = np.zeros(len(rows), dtype=bool)
-        stay[src] = True
-    return stay, copies, drawn[rm, jm]
+    return copies, got[~first]
 
 
-def _rolled(run: _Run, fn: Callable[..., Any], at: tuple[int, ...], sub: tuple[Any, ...],
-            code: Callable[[int, Any], int], rows: Any, counts: Any, out_rows: list[Any],
-            out_counts: list[Any]) -> None:
-    """The samples of rows whose part has a value seen too rarely to table: each runs the
-    stage (the sequential sampler) in a row of its own."""
+class _Held:
+    """Rows of codes and their samples, with room to grow: rows added are copied once,
+    not the rows already held (a piece changes most rows in place and adds a few)."""
+
+    def __init__(self, rows: Any, counts: Any) -> None:
+        import numpy as np
+
+        self.n = n = len(rows)
+        room = n + n // 2 + 16
+        # a column at a time (the pieces read and write a few positions of every row)
+        self._rows = np.empty((room, rows.shape[1]), dtype=np.int64, order="F")
+        self._rows[:n] = rows
+        self._counts = np.empty(room, dtype=np.int64)
+        self._counts[:n] = counts
+
+    def rows(self) -> Any:
+        return self._rows[:self.n]
+
+    def counts(self) -> Any:
+        return self._counts[:self.n]
+
+    def extend(self, rows: Any, counts: Any) -> None:
+        import numpy as np
+
+        n, more = self.n, len(rows)
+        if not more:
+            return
+        if n + more > len(self._rows):
+            room = 2 * (n + more)
+            grown = np.empty((room, self._rows.shape[1]), dtype=np.int64, order="F")
+            grown[:n] = self._rows[:n]
+            self._rows = grown
+            grown_counts = np.empty(room, dtype=np.int64)
+            grown_counts[:n] = self._counts[:n]
+            self._counts = grown_counts
+        self._rows[n:n + more] = rows
+        self._counts[n:n + more] = counts
+        self.n = n + more
+
+
+def _rolled(run: _Run, fn: Callable[..., Any], at: tuple[int, ...],
+            subs: list[tuple[Any, ...]], code: Callable[[int, Any], int], rows: Any,
+            counts: Any, inverse: Any, where: Any) -> tuple[Any, Any]:
+    """The samples of the rows ``where`` (their group's value seen too rarely to table):
+    each runs the stage (the sequential sampler), the first of a row in place (the row
+    then holds that sample alone), the others in copies of the row as it was. Returns
+    the copies and their samples (one each)."""
     import numpy as np
 
-    one = np.ones(1, dtype=np.int64)
-    for i, k in enumerate(counts.tolist()):
-        for _ in range(k):
-            got = rows[i:i + 1].copy()
-            for pj, v in run.sampler._run_part(fn, sub, at):
-                got[0, at[pj]] = code(at[pj], v)
-            out_rows.append(got)
-            out_counts.append(one)
+    out: list[Any] = []
+    for i, u, k in zip(where.tolist(), inverse[where].tolist(), counts[where].tolist(),
+                       strict=True):
+        was = rows[i].copy()
+        for j in range(k):
+            got = rows[i] if not j else was.copy()
+            for pj, v in run.sampler._run_part(fn, subs[u], at):
+                got[at[pj]] = code(at[pj], v)
+            if j:
+                out.append(got)
+        counts[i] = 1
+    if not out:
+        return rows[:0], counts[:0]
+    return np.array(out), np.ones(len(out), dtype=np.int64)
 
 
 def _merged_rows(rows: Any, counts: Any, sizes: list[int]) -> tuple[Any, Any]:
@@ -992,16 +1069,34 @@ def _merged_rows(rows: Any, counts: Any, sizes: list[int]) -> tuple[Any, Any]:
     one int64 key; else as they are."""
     import numpy as np
 
-    if math.prod(sizes) >= 1 << 62:
+    if math.prod(sizes) >= 1 << 62 or len(rows) < 2:
         return rows, counts
     key = np.zeros(len(rows), dtype=np.int64)
     for f, size in enumerate(sizes):
         key = key * size + rows[:, f]
-    keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    if len(keys) == len(rows):
+    order, starts = _runs(key)
+    if len(starts) == len(rows):
         return rows, counts
-    return rows[first], np.bincount(inverse.reshape(-1), weights=counts,
-                                    minlength=len(keys)).astype(np.int64)
+    # each run's first row in the sorted order stands for it, kept where it was (the
+    # rows read in order: cheaper than gathered in the sorted order)
+    kept = np.zeros(len(rows), dtype=bool)
+    kept[order[starts]] = True
+    added = np.zeros(len(rows), dtype=np.int64)
+    added[order[starts]] = np.add.reduceat(counts[order], starts)
+    return rows[kept], added[kept]
+
+
+def _runs(key: Any) -> tuple[Any, Any]:
+    """The order that sorts ``key`` (an int64 array) and where each run of equal keys
+    starts in it (cheaper than np.unique's first places and inverse)."""
+    import numpy as np
+
+    order = np.argsort(key)
+    ordered = key[order]
+    new = np.empty(len(key), dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    return order, np.flatnonzero(new)
 
 
 def _add(out: dict[Any, int], key: Any, k: int) -> None:
@@ -1086,9 +1181,10 @@ def simulate_batched(run_proc: Callable[[Dice], Any], fields: Sequence[str], sam
     ``iterate`` or ``finish``): the caller then samples one at a time. With the counts,
     the run's work: its replays and (state, stage) steps, each about one sample's worth
     of Python where states do not merge. ``into``: the counts are added to it (the
-    earlier chunks' of a run) and it is returned."""
+    earlier chunks' of a run) and it is returned (a ``Counter`` counts the outcomes of
+    one sample each in C; the counts are a ``Counter`` where there is no ``into``)."""
     run = _Run(seed, stream, fields, tables)
-    counts: Counts = {} if into is None else into
+    counts: Counts = Counter() if into is None else into
     names = tuple(fields)
     from warroom.engine.exact import acyclic, gc_frozen
 
@@ -1098,6 +1194,11 @@ def simulate_batched(run_proc: Callable[[Dice], Any], fields: Sequence[str], sam
                 if type(out) is _Counted:
                     get = counts.get
                     with acyclic():
+                        if isinstance(counts, Counter):  # counted in C
+                            counts.update(out.ones)
+                        else:
+                            for key in out.ones:
+                                counts[key] = get(key, 0) + 1
                         for key, k in out.rows:
                             counts[key] = get(key, 0) + k
                     continue

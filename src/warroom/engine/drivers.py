@@ -6,6 +6,7 @@ import contextlib
 import math
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -185,7 +186,7 @@ def _simulate_batched(proc: Procedure, params: Params, samples: int, seed: int,
     from warroom.engine.batched import simulate_batched
 
     start = time.perf_counter()
-    counts: dict[tuple[Any, ...], int] = {}
+    counts: Counter[tuple[Any, ...]] = Counter()  # (the batched driver counts in C)
     tables: dict[str, Any] = {}  # the pilot's tables, kept for the rest
     done, k = 0, 0
 
@@ -210,7 +211,7 @@ def _simulate_batched(proc: Procedure, params: Params, samples: int, seed: int,
             break
     if progress is not None:
         progress(done, samples)
-    return _counted(proc, params, counts, done, samples, seed, start)
+    return _counted(proc, params, dict(counts), done, samples, seed, start)
 
 
 def _counted(proc: Procedure, params: Params, counts: dict[tuple[Any, ...], int], done: int,
