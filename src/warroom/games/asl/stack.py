@@ -6,8 +6,9 @@ the attack (A10.2)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache, lru_cache
+from itertools import repeat
 from operator import add, itemgetter
 from typing import Any, Literal, NamedTuple
 
@@ -915,45 +916,48 @@ class _PieceViews(dict[State, tuple[str, tuple[str, ...], int]]):
         return found
 
 
-class _Ends(dict[int, tuple[Any, ...]]):
-    """The end of a row by the packed counts: the empty slots' ``-``, the counts, the
-    extra fields."""
-
-    def __init__(self, pad: tuple[str, ...], tail: tuple[Any, ...]) -> None:
-        super().__init__()
-        self.pad, self.tail = pad, tail
-
-    def __missing__(self, packed: int) -> tuple[Any, ...]:
-        self[packed] = found = (*self.pad, packed & 255, packed >> 8 & 255, packed >> 16,
-                                *self.tail)
-        return found
-
-
 def _joined_rows(units: tuple[Unit, ...], tail: tuple[Any, ...]
                  ) -> Callable[[Pieces, int], Iterable[tuple[Any, ...]]]:
     """The rows of :func:`_last_row` for many last states at once, from their values cut
     into pieces (``context.rows``' ``joined``): each piece's part worked out once per
-    distinct value (:class:`_PieceViews`), picked by each state's index, the parts
-    joined in C (map), no call in Python per last state."""
+    distinct value (:class:`_PieceViews`), picked by each state's index a field at a
+    time, the fields zipped into rows in C (one tuple a row, no call in Python per
+    last state); the counts added in numpy."""
     views = _views(units)
     m = len(units)
-    ends = _Ends(("-",) * (len(UNIT_FIELDS) - m), tail)
+    pad = ("-",) * (len(UNIT_FIELDS) - m)
     made: dict[range, _PieceViews] = {}
 
     def joined(pieces: Pieces, _: int) -> Iterable[tuple[Any, ...]]:
-        parts = []
+        import numpy as np
+
+        texts: list[Iterable[str]] = []
+        names: list[Iterable[str]] = []
+        packed: Any = 0
         for at, values, index in pieces:
             view = made.get(at)
             if view is None:
                 view = made[at] = _PieceViews(views, at, at[-1] < m if at else False)
             got = [view[v] for v in values]
-            parts.append(list(map(got.__getitem__, index)))
-        cols: list[list[Iterable[Any]]] = [[map(itemgetter(n), p) for p in parts]
-                                           for n in range(3)]
-        text, names, counts = (functools.reduce(_joined, col) for col in cols)
-        return map(add, map(add, zip(text), names), map(ends.__getitem__, counts))
+            # each state's value picked for every field in C (itemgetter of one index
+            # gives no tuple)
+            pick = itemgetter(*index) if len(index) > 1 else _one_by_one(index)
+            texts.append(pick([g[0] for g in got]))
+            for j in range(len(got[0][1]) if got else 0):  # each unit's state name
+                names.append(pick([g[1][j] for g in got]))
+            packed = packed + np.array([g[2] for g in got], dtype=np.int64)[
+                np.asarray(index, dtype=np.intp)]
+        counts = [(packed & 255).tolist(), (packed >> 8 & 255).tolist(),
+                  (packed >> 16).tolist()]
+        return zip(functools.reduce(_joined, texts), *names, *map(repeat, pad), *counts,
+                   *map(repeat, tail), strict=False)  # (the repeats never end)
 
     return joined
+
+
+def _one_by_one(index: Sequence[int]) -> Callable[[list[Any]], list[Any]]:
+    """What ``itemgetter(*index)`` does for more than one index, for any number."""
+    return lambda values: [values[i] for i in index]
 
 
 def _joined(a: Iterable[Any], b: Iterable[Any]) -> Iterable[Any]:
