@@ -266,9 +266,17 @@ def test_the_api_counts_a_tenth_of_a_point_when_asked(tmp_path: Path,
     assert plain["estimate"] is True and plain["samples"] == FULL
     assert plain["refining"] is False and "refining_to" not in plain
     assert c.post("/api/v1/odds", json={**body, "margin": 0.005}).json() == plain
-    # exact odds where they fit: the margin changes nothing
-    small = c.post("/api/v1/odds", json={"procedure": "demo.pool", "params": {"dice": 2},
-                                         "margin": 0.001}).json()
+    # exact odds where they fit: the margin changes nothing (this API waits for nothing:
+    # on a loaded machine the exact job may still be queued behind the finer count, and
+    # the answer says so; asked again, the exact odds, never a finer estimate)
+    ask = {"procedure": "demo.pool", "params": {"dice": 2}, "margin": 0.001}
+    small = c.post("/api/v1/odds", json=ask).json()
+    for _ in range(600):
+        if not small.get("exact_pending"):
+            break
+        assert small["estimate"] is True and not small["refining"], small
+        time.sleep(0.1)
+        small = c.post("/api/v1/odds", json=ask).json()
     assert small["estimate"] is False
 
 

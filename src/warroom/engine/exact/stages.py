@@ -91,6 +91,9 @@ class _Programme:
         self.tokens = ([shared.setdefault(("stage token", k), object()) for k in keys]
                        if keys else [])
         self.parts = [part_of(f) for f in (*opening, *stages)]
+        # positions some stage has run on: every state still holds its first value at
+        # the others (a stage reading only those meets one value of its part)
+        self.touched: set[int] = set()
         self.dist: Dist = {0: {state: 1}}
         self.packed: Packed | None = None
         self.packs = True  # until a position has more values than a packed state numbers
@@ -113,10 +116,13 @@ class _Programme:
             if self.packed is not None:
                 self.dist, self.packed = self.packed.unpack(self.dist), None
             moved = self._whole(stage, token, memo, buckets, bump)
+            self.touched.update(range(self.width))
         else:
             moved = False
+            fresh = self.touched.isdisjoint(part[0][:part[3]])
+            self.touched.update(part[0])
             if self.done is None and self.packs:
-                moved = self._packed_part(part, token, memo, buckets, bump)
+                moved = self._packed_part(part, token, memo, buckets, bump, fresh)
             if self.packed is None:  # tuples (never packed, or a position ran out of bits)
                 moved = part_stage(part, token, memo, self.dist, buckets, self.done, bump,
                                    self.shared, make=self.make)
@@ -124,7 +130,7 @@ class _Programme:
         return buckets if moved else None
 
     def _packed_part(self, part: Part, token: Any, memo: dict[Any, Any], buckets: Buckets,
-                     bump: int) -> bool:
+                     bump: int, fresh: bool) -> bool:
         """A stage on a part over packed states (packing them first); when a position
         has too many values to number, the states go on as tuples (unpacked, and the
         stage left to the tuple path)."""
@@ -136,7 +142,8 @@ class _Programme:
                 return False
             self.packed, self.dist = packed, packed_dist
         found_moved = packed_part_stage(part, token, memo, self.dist, buckets, bump,
-                                        self.shared, self.packed, make=self.make)
+                                        self.shared, self.packed, make=self.make,
+                                        fresh=fresh)
         if found_moved is None:  # a position with too many values: tuples
             self.dist, self.packed, self.packs = self.packed.unpack(self.dist), None, False
             return False
