@@ -27,7 +27,7 @@ class Outcomes:
 
     __slots__ = ("den", "names", "options", "plain")
 
-    def __init__(self, options: list[tuple[Any, int]], den: int,
+    def __init__(self, options: list[tuple[Any, int]] | dict[Any, int], den: int,
                  names: tuple[str, ...] | None = None, plain: bool = False) -> None:
         self.options = options  # mappings, or rows of the fields ``names`` (context.rows)
         self.den = den

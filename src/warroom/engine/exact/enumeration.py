@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from warroom.engine import tally as _tally
@@ -176,7 +176,10 @@ def finished(out: Outcomes, pick: Callable[[Any], Outcome], fields: tuple[str, .
             if missing:
                 raise RuleError(f"procedure did not return outcome field {missing[0]!r}")
             at = [out.names.index(f) for f in fields]
-            options = [(tuple([r[j] for j in at]), w) for r, w in options]
+            options = [(tuple([r[j] for j in at]), w) for r, w in _pairs(options)]
+        if out.plain and num == 1 and not bucket and type(options) is dict:
+            plain[den * out.den] = options  # distinct plain rows, made for this answer
+            return
         finished_rows(options, num, den * out.den, bucket, lazy, out.plain)
         return
     for mapping, w in options:
@@ -192,24 +195,32 @@ LAZY_TYPES = frozenset((Sym, Cond, _tally.Count))
 _first = operator.itemgetter(0)
 
 
-def finished_rows(options: list[tuple[Outcome, int]], num: int, den: int,
-                   bucket: dict[Outcome, int], lazy: list[tuple[int, int, dict[Outcome, int]]],
+def _pairs(options: list[tuple[Outcome, int]] | dict[Outcome, int]
+           ) -> Iterable[tuple[Outcome, int]]:
+    return options.items() if type(options) is dict else options
+
+
+def finished_rows(options: list[tuple[Outcome, int]] | dict[Outcome, int], num: int,
+                   den: int, bucket: dict[Outcome, int],
+                   lazy: list[tuple[int, int, dict[Outcome, int]]],
                    plain: bool = False) -> None:
-    """Count outcome rows reached with weight num/den. There are thousands of them, so
-    the usual case (no lazy count in any row, nothing counted yet) is done in bulk: the
-    types of every value in one pass, the rows into the bucket as they are, and added up
-    one by one only if two rows are equal. ``plain``: the rows hold no lazy count
-    (``context.rows``), no value's type is looked at."""
+    """Count outcome rows reached with weight num/den (pairs, or a mapping of distinct
+    rows). There are thousands of them, so the usual case (no lazy count in any row,
+    nothing counted yet) is done in bulk: the types of every value in one pass, the rows
+    into the bucket as they are, and added up one by one only if two rows are equal.
+    ``plain``: the rows hold no lazy count (``context.rows``), no value's type is looked
+    at."""
     lazy_types = LAZY_TYPES
     if not bucket and num == 1 and (plain or lazy_types.isdisjoint(
-            set(map(type, itertools.chain.from_iterable(map(_first, options)))))):
+            set(map(type, itertools.chain.from_iterable(
+                options if type(options) is dict else map(_first, options)))))):
         bucket.update(options)
         if len(bucket) == len(options):
             return
         bucket.clear()
     isdisjoint = lazy_types.isdisjoint
     get = bucket.get
-    for key, w in options:
+    for key, w in _pairs(options):
         if plain or isdisjoint(map(type, key)):
             bucket[key] = get(key, 0) + num * w
         else:

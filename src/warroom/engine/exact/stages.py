@@ -281,12 +281,20 @@ class Last:
 
     def rows(self, row: Callable[[Any, int], Any],
              joined: Callable[[Pieces, int], Iterable[Any]] | None = None
-             ) -> list[tuple[Any, int]]:
+             ) -> list[tuple[Any, int]] | dict[Any, int]:
         """``row(last state, rounds begun)`` of each last state, with its weight; with
         packed states and ``joined`` (``context.rows``), the rows of each round's states
-        at once from the values of their halves."""
+        at once from the values of their halves (one round whose states all give rows
+        of their own: the rows as a mapping to their weights, made in C)."""
         out: list[tuple[Any, int]] = []
         with acyclic():
+            if joined is not None and self.packed is not None and len(self.dist) == 1:
+                ((r, states),) = self.dist.items()
+                made = list(joined(self.packed.pieces(states), r))
+                rows = dict(zip(made, self._weights(states), strict=True))
+                if len(rows) == len(states):
+                    return rows
+                return list(zip(made, self._weights(states), strict=True))
             if joined is not None and self.packed is not None:
                 for r, states in self.dist.items():
                     out += zip(joined(self.packed.pieces(states), r),
