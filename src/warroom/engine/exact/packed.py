@@ -85,17 +85,30 @@ class Packed:
         """The first and second half of the states packed ones stand for
         (:data:`~warroom.engine.context.Pieces`): per half, its positions, its distinct
         values (each worked out once: a few dozen) and each state's index among them,
-        with no call in Python per state but per distinct value."""
+        with no call in Python per state but per distinct value (in numpy where every
+        state's bits fit in an int64, as they mostly do: interleaved, small numbers
+        fill the low bits)."""
+        import numpy as np
+
         ns = list(packed)
+        try:  # small numbers (every state's bits below bit 63): cut in numpy
+            column = np.fromiter(ns, dtype=np.int64, count=len(ns))
+        except OverflowError:
+            column = None
         out: list[tuple[range, list[tuple[Any, ...]], list[int]]] = []
         for mask, at, known in self.halves:
-            bits = [n & mask for n in ns]  # (twice as fast as map(mask.__and__, ns))
-            distinct = list(dict.fromkeys(bits))
+            if column is not None:
+                found, where = np.unique(column & (mask & _LOW63), return_inverse=True)
+                distinct, index = found.tolist(), where.reshape(-1).tolist()
+            else:
+                bits = [n & mask for n in ns]
+                distinct = list(dict.fromkeys(bits))
+                numbered = {b: i for i, b in enumerate(distinct)}
+                index = list(map(numbered.__getitem__, bits))
             for b in distinct:
                 if b not in known:
                     known[b] = self.fields(b, at)
-            index = {b: i for i, b in enumerate(distinct)}
-            out.append((at, [known[b] for b in distinct], list(map(index.__getitem__, bits))))
+            out.append((at, [known[b] for b in distinct], index))
         return out
 
     def unpacked(self, packed: Iterable[int]) -> list[tuple[Any, ...]]:
@@ -108,6 +121,10 @@ class Packed:
         with acyclic():
             return {r: dict(zip(self.unpacked(states), states.values(), strict=True))
                     for r, states in dist.items()}
+
+
+_LOW63 = (1 << 63) - 1
+"""The bits an int64 holds (a state's bits, when they fit, are cut in numpy)."""
 
 
 def packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], Any], int,
