@@ -963,10 +963,9 @@ def _tabled(run: _Run, at: tuple[int, ...], code: Callable[[int, Any], int], row
     group = tab if idx is None else tab[idx]
     k = counts if idx is None else counts[idx]
     # a row of one sample draws its change from one uniform (a categorical draw: the
-    # same law as the multinomial of one, at a third of its cost): the uniform plus the
-    # row's group looked up at once in every group's cumulative chances laid end to end
-    # (each group's shifted by its number); the other rows split their samples in one
-    # multinomial, each change that got some a copy of the row
+    # same law as the multinomial of one, at a third of its cost), placed among its
+    # table's cumulative chances (_picked); the other rows split their samples in one
+    # multinomial
     single = k == 1
     one = np.flatnonzero(single)
     pick = _picked(run, chances, last, group[one])
