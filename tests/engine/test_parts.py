@@ -504,3 +504,19 @@ def test_a_keyed_stage_sampled_follows_the_exact_odds(batched: bool) -> None:
     assert set(counts) <= set(exact)
     for key, p in exact.items():
         assert close_enough(counts.get(key, 0) / n, float(p), n), (key, p)
+
+
+@pytest.mark.parametrize("low_keeps", [True, False])
+def test_a_stage_on_untouched_positions_adds_up_changes_that_meet(low_keeps: bool) -> None:
+    # a stage on a position no stage has run on (every state holds one value there)
+    # whose changes can lead to one state: on one half of the die it keeps position 1
+    # as it is (5), on the other it writes 5 there; both are the state (1, 5), 6/6,
+    # whichever of the two changes comes first
+    def stage(s: tuple[int], d: Dice) -> tuple[int, int]:
+        low = d.die(rule="t.meet", what="meet") <= 3
+        return (1, KEEP if low == low_keeps else 5)
+
+    meet = part((0,), fixed(stage, ("t.meet", low_keeps)), writes=(1,))
+    w = exact_run(lambda d: {"s": d.stages((0, 5), (), rounds=0, opening=(meet,))[0]},
+                  ("s",))
+    assert {k: F(v, w.denominator) for k, v in w.weights.items()} == {((1, 5),): F(1)}

@@ -190,6 +190,9 @@ def packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], A
         return False
     common = lcm(*{sden for _, sden in moves.values()})
     into = buckets.setdefault(common, {})
+    # one group whose every change is to positions read: its states differ off the
+    # part and its changes on it, so every state leads to a new one (nothing to add up)
+    apart = fresh and all(keep == -1 for adds, _ in moves.values() for _, keep, _, _ in adds)
     with acyclic():
         for r, groups in rounds:
             bucket = into.setdefault(r + bump, {})
@@ -198,9 +201,7 @@ def packed_part_stage(part: tuple[tuple[int, ...], Stage[Any], Callable[[Any], A
                 scale = common // sden
                 for add, keep, put, w2 in adds:
                     w2 *= scale
-                    if fresh and keep == -1 and len(groups) == 1:
-                        # (one group's states differ off the part, its changes on it:
-                        # every state a new one)
+                    if apart:
                         for s, w in group:
                             bucket[s + add] = w * w2
                         continue
